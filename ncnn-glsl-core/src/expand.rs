@@ -1,0 +1,77 @@
+//! Assembly: a user's shader, a target and (optionally) a device become the
+//! finished text naga is given, with the way back to the user's files.
+
+use std::path::PathBuf;
+
+use crate::device::DeviceCaps;
+use crate::diag::{Diagnostics, Span};
+use crate::ext;
+use crate::preprocess::{preprocess, Preprocessed};
+use crate::source::{FileId, Loader, SourceFile, SourceMap};
+use crate::target::Target;
+
+/// The finished text of one shader for one target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expanded {
+    /// What it was expanded for.
+    pub target: Target,
+    /// The user's file, every file it included, and the extension prelude.
+    pub sources: SourceMap,
+    /// The user's file.
+    pub main: FileId,
+    /// The finished text and its map.
+    pub pp: Preprocessed,
+}
+
+/// The display name of the virtual file that holds the extension prelude.
+pub const PRELUDE_NAME: &str = "<ncnn glsl extension>";
+
+impl Expanded {
+    /// The finished GLSL.
+    pub fn text(&self) -> &str {
+        &self.pp.text
+    }
+
+    /// The source span of bytes `start..start + len` of the finished text
+    /// (a naga span), mapped back through the preprocessor.
+    pub fn span_of(&self, start: usize, len: usize) -> Option<Span> {
+        let text = self.text();
+        let start = start.min(text.len());
+        let before = text.get(..start)?;
+        let line = before.matches('\n').count() as u32 + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = text.get(line_start..start)?.chars().count() as u32 + 1;
+        let loc = self.pp.map.locate(line, column)?;
+        let end = (start + len).min(text.len());
+        let len = text
+            .get(start..end)
+            .map_or(1, |s| s.split('\n').next().unwrap_or("").chars().count()) as u32;
+        Some(Span::at(&self.sources, loc, len))
+    }
+}
+
+/// Expands `source` for `target`: the prelude of the extension goes after the
+/// `#version` line, then everything is preprocessed into finished text.
+/// With `device`, its device macros are defined too.
+pub fn expand(
+    source: SourceFile,
+    target: &Target,
+    device: Option<&DeviceCaps>,
+    loader: &dyn Loader,
+    search_paths: &[PathBuf],
+) -> Result<Expanded, Diagnostics> {
+    let mut sources = SourceMap::new();
+    let main = sources.add(source);
+    let prelude = sources.add(SourceFile {
+        name: PRELUDE_NAME.to_string(),
+        path: None,
+        text: ext::prelude(target, device),
+    });
+    let pp = preprocess(&mut sources, main, Some(prelude), loader, search_paths)?;
+    Ok(Expanded {
+        target: *target,
+        sources,
+        main,
+        pp,
+    })
+}

@@ -1,0 +1,34 @@
+//! ncnn's GLSL extension as a build-time feature of Rust.
+//!
+//! A compute shader written with the extension (`sfpvec4`, `buffer_ld4`,
+//! `psc`, `NCNN_fp16_storage`, ...) is expanded for a [`Target`] (effective
+//! options and device bits) into finished GLSL, then compiled through naga into
+//! checked SPIR-V with its reflection. Errors point at the user's file, line and
+//! column.
+//!
+//! ```text
+//! source --expand--> finished GLSL (+ line map) --compile--> SPIR-V + reflection
+//! ```
+//!
+//! Modules, in the order data flows: [`options`] and [`device`] (what is
+//! wanted, what a device has), [`target`], [`ext`] (the extension's text),
+//! [`preprocess`], [`expand`] (assembly), [`compile`] (naga, repairs,
+//! reflection), [`diag`] (errors).
+
+pub mod compile;
+pub mod device;
+pub mod diag;
+pub mod expand;
+pub mod ext;
+pub mod options;
+pub mod preprocess;
+pub mod source;
+pub mod target;
+
+pub use compile::{compile, CompileOptions, Compiled};
+pub use device::{narrow, DeviceBits, DeviceCaps, DeviceType};
+pub use diag::{Diagnostic, Diagnostics, Span};
+pub use expand::{expand, Expanded};
+pub use options::{Flag, Options};
+pub use source::{FsLoader, Loader, MemoryLoader, SourceFile};
+pub use target::Target;
