@@ -27,6 +27,36 @@ pub struct Expanded {
 pub const PRELUDE_NAME: &str = "<ncnn glsl extension>";
 
 impl Expanded {
+    /// Text that is already finished (no extension, no preprocessing), mapped
+    /// one to one onto `source`. For tests and for GLSL written without the extension.
+    pub fn verbatim(source: SourceFile, target: Target) -> Expanded {
+        use crate::preprocess::{LineMap, Segment};
+        use crate::source::Location;
+        let mut sources = SourceMap::new();
+        let main = sources.add(source);
+        let text = sources.get(main).text.clone();
+        let lines = (1..=text.split('\n').count() as u32)
+            .map(|line| {
+                vec![Segment {
+                    out_column: 1,
+                    source: Location { file: main, line, column: 1 },
+                    verbatim: true,
+                }]
+            })
+            .collect();
+        Expanded {
+            target,
+            sources,
+            main,
+            pp: Preprocessed {
+                text,
+                map: LineMap { lines },
+                included: Vec::new(),
+                tested: Vec::new(),
+            },
+        }
+    }
+
     /// The finished GLSL.
     pub fn text(&self) -> &str {
         &self.pp.text
