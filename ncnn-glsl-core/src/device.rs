@@ -94,10 +94,16 @@ impl DeviceCaps {
             (Flag::Int16Packed, true),
             (Flag::Fp16Storage, s16),
             (Flag::Int16Storage, s16 && self.feature("shaderInt16")),
-            (Flag::Fp16Uniform, self.feature("uniformAndStorageBuffer16BitAccess")),
+            (
+                Flag::Fp16Uniform,
+                self.feature("uniformAndStorageBuffer16BitAccess"),
+            ),
             (Flag::Fp16Arithmetic, self.feature("shaderFloat16")),
             (Flag::Int8Storage, self.feature("storageBuffer8BitAccess")),
-            (Flag::Int8Uniform, self.feature("uniformAndStorageBuffer8BitAccess")),
+            (
+                Flag::Int8Uniform,
+                self.feature("uniformAndStorageBuffer8BitAccess"),
+            ),
             (Flag::Int8Arithmetic, self.feature("shaderInt8")),
             (Flag::Bf16Storage, self.feature("shaderBFloat16Type")),
             (
@@ -155,7 +161,9 @@ pub fn narrow_to(wanted: Options, supported: Options) -> Options {
 
 /// The device features that change the text of an expansion besides the
 /// options (spec section 3 and 5: `S16`, `U16`, `shaderInt16`, `shaderInt64`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct DeviceBits {
     /// `storageBuffer16BitAccess`.
     pub storage16: bool,
@@ -195,8 +203,14 @@ mod tests {
     #[test]
     fn bare_device_keeps_only_packed_modes() {
         let d = dev(&[], DeviceType::IntegratedGpu);
-        assert_eq!(narrow(Options::NCNN_DEFAULT, &d).to_string(), "fp16p+int8p+int16p");
-        assert_eq!(narrow(Options::ALL, &d).to_string(), "fp16p+bf16p+int8p+int16p");
+        assert_eq!(
+            narrow(Options::NCNN_DEFAULT, &d).to_string(),
+            "fp16p+int8p+int16p"
+        );
+        assert_eq!(
+            narrow(Options::ALL, &d).to_string(),
+            "fp16p+bf16p+int8p+int16p"
+        );
     }
 
     #[test]
@@ -211,7 +225,10 @@ mod tests {
     #[test]
     fn fp16u_follows_fp16a_and_int16s_needs_int16() {
         let d = dev(
-            &["storageBuffer16BitAccess", "uniformAndStorageBuffer16BitAccess"],
+            &[
+                "storageBuffer16BitAccess",
+                "uniformAndStorageBuffer16BitAccess",
+            ],
             DeviceType::Cpu,
         );
         let o = narrow("fp16s+fp16u+int16s+local".parse().unwrap(), &d);
@@ -220,7 +237,10 @@ mod tests {
 
     #[test]
     fn narrowing_never_adds_and_is_idempotent() {
-        let d = dev(&["storageBuffer16BitAccess", "shaderFloat16"], DeviceType::DiscreteGpu);
+        let d = dev(
+            &["storageBuffer16BitAccess", "shaderFloat16"],
+            DeviceType::DiscreteGpu,
+        );
         for o in Options::every() {
             let n = narrow(o, &d);
             assert!(n.is_subset_of(o), "{o} -> {n}");

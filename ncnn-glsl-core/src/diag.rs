@@ -77,7 +77,11 @@ impl fmt::Display for Diagnostic {
         match &self.span {
             None => write!(f, "error: {}", self.message)?,
             Some(s) => {
-                write!(f, "{}:{}:{}: error: {}", s.file, s.line, s.column, self.message)?;
+                write!(
+                    f,
+                    "{}:{}:{}: error: {}",
+                    s.file, s.line, s.column, self.message
+                )?;
                 let gutter = s.line.to_string().len();
                 let text = s.line_text.replace('\t', " ");
                 write!(f, "\n{:gutter$} |\n{} | {}", "", s.line, text)?;

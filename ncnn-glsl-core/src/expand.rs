@@ -39,7 +39,11 @@ impl Expanded {
             .map(|line| {
                 vec![Segment {
                     out_column: 1,
-                    source: Location { file: main, line, column: 1 },
+                    source: Location {
+                        file: main,
+                        line,
+                        column: 1,
+                    },
                     verbatim: true,
                 }]
             })
@@ -75,7 +79,8 @@ impl Expanded {
         let end = (start + len).min(text.len());
         let len = text
             .get(start..end)
-            .map_or(1, |s| s.split('\n').next().unwrap_or("").chars().count()) as u32;
+            .map_or(1, |s| s.split('\n').next().unwrap_or("").chars().count())
+            as u32;
         Some(Span::at(&self.sources, loc, len))
     }
 }

@@ -261,7 +261,10 @@ mod tests {
         let o: Options = "fp16s+fp16a".parse().unwrap();
         assert!(o.has(Flag::Fp16Storage) && o.has(Flag::Fp16Arithmetic));
         assert_eq!(o.flags().count(), 2);
-        assert_eq!("fp16a+fp16s".parse::<Options>().unwrap().to_string(), "fp16s+fp16a");
+        assert_eq!(
+            "fp16a+fp16s".parse::<Options>().unwrap().to_string(),
+            "fp16s+fp16a"
+        );
         assert_eq!(
             "int8s+int8a".parse::<Options>().unwrap().to_string(),
             "int8s+int8a"

@@ -9,7 +9,9 @@ use crate::device::{narrow, DeviceBits, DeviceCaps};
 use crate::options::Options;
 
 /// The effective options and device bits of one expansion.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct Target {
     /// Effective options (already narrowed).
     pub options: Options,

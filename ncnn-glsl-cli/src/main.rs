@@ -1,0 +1,137 @@
+//! `ncnn-glsl`: expand and compile ncnn-extended compute shaders from the command line.
+//!
+//! ```text
+//! ncnn-glsl expand  FILE --mode MODE [--device-caps CAPS.json] [-I DIR]...
+//! ncnn-glsl compile FILE --mode MODE [--device-caps CAPS.json] [-I DIR]... -o OUT.spv
+//! ```
+//! Errors go to stderr as `file:line:column: error: ...`; the exit status is 1.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use ncnn_glsl_core::{
+    compile, expand, CompileOptions, DeviceCaps, Expanded, FsLoader, Options, SourceFile, Target,
+};
+
+#[derive(Parser)]
+#[command(
+    name = "ncnn-glsl",
+    version,
+    about = "ncnn's GLSL extension, expanded and compiled through naga"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the finished GLSL that naga is given.
+    Expand(Input),
+    /// Compile to SPIR-V.
+    Compile {
+        #[command(flatten)]
+        input: Input,
+        /// Where to write the SPIR-V.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Keep debug names in the SPIR-V.
+        #[arg(long)]
+        debug_names: bool,
+    },
+}
+
+#[derive(Args)]
+struct Input {
+    /// The shader (`.comp`) to read.
+    file: PathBuf,
+    /// Wanted options as a mode string: `fp32`, `fp16p`, `fp16s+fp16a`, `int8s+int8a`, ...
+    #[arg(long, default_value = "fp32")]
+    mode: Options,
+    /// A device description (JSON, as `ncnn-glsl probe --json` writes): the mode is
+    /// narrowed to what it supports and its device macros are defined.
+    #[arg(long = "device-caps", value_name = "CAPS.json")]
+    device_caps: Option<PathBuf>,
+    /// A directory searched for `#include` files after the including file's own.
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Command) -> Result<(), String> {
+    match command {
+        Command::Expand(input) => {
+            let expanded = expand_input(&input)?;
+            print!("{}", expanded.text());
+            Ok(())
+        }
+        Command::Compile {
+            input,
+            output,
+            debug_names,
+        } => {
+            let expanded = expand_input(&input)?;
+            let compiled =
+                compile(&expanded, &CompileOptions { debug_names }).map_err(|d| d.to_string())?;
+            let bytes: Vec<u8> = compiled
+                .spirv
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            std::fs::write(&output, bytes)
+                .map_err(|e| format!("error: cannot write `{}`: {e}", output.display()))
+        }
+    }
+}
+
+fn expand_input(input: &Input) -> Result<Expanded, String> {
+    let source = read_source(&input.file)?;
+    let device = input.device_caps.as_deref().map(read_device).transpose()?;
+    let target = match &device {
+        Some(d) => Target::for_device(input.mode, d),
+        None => Target::for_mode(input.mode),
+    };
+    if target.options != input.mode {
+        eprintln!(
+            "note: the device narrows mode `{}` to `{}`",
+            input.mode, target.options
+        );
+    }
+    expand(source, &target, device.as_ref(), &FsLoader, &input.include).map_err(|d| d.to_string())
+}
+
+fn read_source(path: &Path) -> Result<SourceFile, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("error: cannot read shader `{}`: {e}", path.display()))?;
+    Ok(SourceFile {
+        name: path.display().to_string(),
+        path: Some(path.to_path_buf()),
+        text,
+    })
+}
+
+fn read_device(path: &Path) -> Result<DeviceCaps, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "error: cannot read device description `{}`: {e}",
+            path.display()
+        )
+    })?;
+    DeviceCaps::from_json(&text).map_err(|e| {
+        format!(
+            "error: `{}` is not a device description: {e}",
+            path.display()
+        )
+    })
+}
