@@ -24,6 +24,7 @@ pub mod options;
 pub mod preprocess;
 pub mod source;
 pub mod target;
+pub mod variant;
 
 pub use compile::{compile, CompileOptions, Compiled};
 pub use device::{narrow, DeviceBits, DeviceCaps, DeviceType};

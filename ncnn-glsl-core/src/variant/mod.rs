@@ -1,0 +1,5 @@
+//! The variant model: which variants a shader's set holds, and which one a
+//! device runs. Pure and testable without a compiler in the loop.
+
+pub mod decl;
+pub mod select;
