@@ -155,6 +155,11 @@ impl Options {
         self.0
     }
 
+    /// The set with raw `bits`, ignoring bits past the last flag.
+    pub const fn from_bits_truncate(bits: u16) -> Options {
+        Options(bits & Options::ALL.0)
+    }
+
     /// Every one of the 2^13 sets, for exhaustive tests.
     pub fn every() -> impl Iterator<Item = Options> {
         (0..=Options::ALL.0).map(Options)

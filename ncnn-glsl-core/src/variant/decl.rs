@@ -60,9 +60,13 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Declaration, Diagnosti
     for (line_no, line) in code_lines(&sources.get(file).text) {
         let line = line.as_str();
         let trimmed = line.trim_start();
-        let Some(rest) = trimmed.strip_prefix('#') else { continue };
+        let Some(rest) = trimmed.strip_prefix('#') else {
+            continue;
+        };
         let rest = rest.trim_start();
-        let Some(rest) = rest.strip_prefix("pragma") else { continue };
+        let Some(rest) = rest.strip_prefix("pragma") else {
+            continue;
+        };
         let mut words = WordIter::new(line, line.len() - rest.len());
         match words.next() {
             Some((w, _)) if w == PREFIX => {}
@@ -77,41 +81,79 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Declaration, Diagnosti
             Diagnostic::at(Span::at(sources, at(col), len.max(1) as u32), msg)
         };
         let Some((kind, kind_col)) = words.next() else {
-            errors.push(err(line.len(), 1, "`#pragma ncnn_glsl` needs `axis`, `device` or `exclude`".into()));
+            errors.push(err(
+                line.len(),
+                1,
+                "`#pragma ncnn_glsl` needs `axis`, `device` or `exclude`".into(),
+            ));
             continue;
         };
         match kind {
             "axis" | "device" => {
                 let Some((name, name_col)) = words.next() else {
-                    errors.push(err(kind_col, kind.len(), format!("`{kind}` needs a macro name and its values")));
+                    errors.push(err(
+                        kind_col,
+                        kind.len(),
+                        format!("`{kind}` needs a macro name and its values"),
+                    ));
                     continue;
                 };
                 if !is_identifier(name) {
-                    errors.push(err(name_col, name.len(), format!("`{name}` is not a macro name")));
+                    errors.push(err(
+                        name_col,
+                        name.len(),
+                        format!("`{name}` is not a macro name"),
+                    ));
                     continue;
                 }
                 if kind == "device" && !name.starts_with("ncnn_") {
-                    errors.push(err(name_col, name.len(), format!("`{name}` is not a device macro (device macros start with `ncnn_`)")));
+                    errors.push(err(
+                        name_col,
+                        name.len(),
+                        format!(
+                            "`{name}` is not a device macro (device macros start with `ncnn_`)"
+                        ),
+                    ));
                     continue;
                 }
                 let mut values = Vec::new();
                 for (v, col) in words.by_ref() {
                     match parse_int(v) {
                         Some(x) if !values.contains(&x) => values.push(x),
-                        Some(_) => errors.push(err(col, v.len(), format!("value `{v}` of `{name}` is listed twice"))),
-                        None => errors.push(err(col, v.len(), format!("`{v}` is not an integer value for `{name}`"))),
+                        Some(_) => errors.push(err(
+                            col,
+                            v.len(),
+                            format!("value `{v}` of `{name}` is listed twice"),
+                        )),
+                        None => errors.push(err(
+                            col,
+                            v.len(),
+                            format!("`{v}` is not an integer value for `{name}`"),
+                        )),
                     }
                 }
                 if values.is_empty() {
-                    errors.push(err(name_col, name.len(), format!("`{name}` lists no values")));
+                    errors.push(err(
+                        name_col,
+                        name.len(),
+                        format!("`{name}` lists no values"),
+                    ));
                     continue;
                 }
                 let all = decl.axes.iter().chain(&decl.device);
                 if all.clone().any(|a| a.name == name) {
-                    errors.push(err(name_col, name.len(), format!("`{name}` is declared twice")));
+                    errors.push(err(
+                        name_col,
+                        name.len(),
+                        format!("`{name}` is declared twice"),
+                    ));
                     continue;
                 }
-                let axis = Axis { name: name.to_string(), values, at: at(name_col) };
+                let axis = Axis {
+                    name: name.to_string(),
+                    values,
+                    at: at(name_col),
+                };
                 if kind == "axis" {
                     decl.axes.push(axis);
                 } else {
@@ -124,15 +166,29 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Declaration, Diagnosti
                     any = true;
                     match m.parse::<Options>() {
                         Ok(o) if o != Options::FP32 => decl.exclude.push((o, at(col))),
-                        Ok(_) => errors.push(err(col, m.len(), "`fp32` cannot be excluded: it is the last fallback".into())),
+                        Ok(_) => errors.push(err(
+                            col,
+                            m.len(),
+                            "`fp32` cannot be excluded: it is the last fallback".into(),
+                        )),
                         Err(e) => errors.push(err(col, m.len(), e.to_string())),
                     }
                 }
                 if !any {
-                    errors.push(err(kind_col, kind.len(), "`exclude` needs a mode, e.g. `exclude fp16a`".into()));
+                    errors.push(err(
+                        kind_col,
+                        kind.len(),
+                        "`exclude` needs a mode, e.g. `exclude fp16a`".into(),
+                    ));
                 }
             }
-            other => errors.push(err(kind_col, other.len(), format!("unknown `#pragma ncnn_glsl {other}` (expected `axis`, `device` or `exclude`)"))),
+            other => errors.push(err(
+                kind_col,
+                other.len(),
+                format!(
+                    "unknown `#pragma ncnn_glsl {other}` (expected `axis`, `device` or `exclude`)"
+                ),
+            )),
         }
     }
     let combos = decl
@@ -158,7 +214,8 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Declaration, Diagnosti
 
 fn is_identifier(s: &str) -> bool {
     let mut c = s.chars();
-    c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
         && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
 }
 
@@ -167,7 +224,10 @@ fn parse_int(s: &str) -> Option<i64> {
         Some(d) => (true, d),
         None => (false, s),
     };
-    let v = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let v = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         Some(h) => i64::from_str_radix(h, 16).ok()?,
         None => digits.parse::<i64>().ok()?,
     };
@@ -243,7 +303,11 @@ mod tests {
 
     fn parse_text(text: &str) -> Result<Declaration, String> {
         let mut s = SourceMap::new();
-        let f = s.add(SourceFile { name: "x.comp".into(), path: None, text: text.into() });
+        let f = s.add(SourceFile {
+            name: "x.comp".into(),
+            path: None,
+            text: text.into(),
+        });
         parse(&s, f).map_err(|d| d.to_string())
     }
 
@@ -266,7 +330,10 @@ mod tests {
     #[test]
     fn errors_point_at_the_bad_word() {
         let e = parse_text("#version 450\n#pragma ncnn_glsl axis X 1 two\n").unwrap_err();
-        assert!(e.starts_with("x.comp:2:28: error: `two` is not an integer value for `X`"), "{e}");
+        assert!(
+            e.starts_with("x.comp:2:28: error: `two` is not an integer value for `X`"),
+            "{e}"
+        );
         let e = parse_text("#pragma ncnn_glsl device subgroupSize 8\n").unwrap_err();
         assert!(e.contains("not a device macro"), "{e}");
         let e = parse_text("#pragma ncnn_glsl exclude fp32\n").unwrap_err();
@@ -274,7 +341,10 @@ mod tests {
         let e = parse_text("#pragma ncnn_glsl exclude fp61a\n").unwrap_err();
         assert!(e.contains("`fp61a` is not an option"), "{e}");
         let e = parse_text("#pragma ncnn_glsl axis A 1\n#pragma ncnn_glsl axis A 2\n").unwrap_err();
-        assert!(e.contains("x.comp:2:24") && e.contains("declared twice"), "{e}");
+        assert!(
+            e.contains("x.comp:2:24") && e.contains("declared twice"),
+            "{e}"
+        );
         let e = parse_text("#pragma ncnn_glsl frobnicate\n").unwrap_err();
         assert!(e.contains("unknown `#pragma ncnn_glsl frobnicate`"), "{e}");
     }

@@ -3,3 +3,4 @@
 
 pub mod decl;
 pub mod select;
+pub mod space;

@@ -26,19 +26,58 @@ struct Step {
 }
 
 const STEPS: &[Step] = &[
-    Step { remove: &[Flag::Fp16Uniform], add_if_removed: None },
-    Step { remove: &[Flag::Fp16Arithmetic], add_if_removed: None },
-    Step { remove: &[Flag::Int8Uniform], add_if_removed: None },
-    Step { remove: &[Flag::Int8Arithmetic], add_if_removed: None },
-    Step { remove: &[Flag::ShaderLocalMemory], add_if_removed: None },
-    Step { remove: &[Flag::Bf16Storage], add_if_removed: Some(Flag::Bf16Packed) },
-    Step { remove: &[Flag::Fp16Storage], add_if_removed: Some(Flag::Fp16Packed) },
-    Step { remove: &[Flag::Int8Storage], add_if_removed: Some(Flag::Int8Packed) },
-    Step { remove: &[Flag::Int16Storage], add_if_removed: Some(Flag::Int16Packed) },
-    Step { remove: &[Flag::Bf16Packed], add_if_removed: None },
-    Step { remove: &[Flag::Fp16Packed], add_if_removed: None },
-    Step { remove: &[Flag::Int8Packed], add_if_removed: None },
-    Step { remove: &[Flag::Int16Packed], add_if_removed: None },
+    Step {
+        remove: &[Flag::Fp16Uniform],
+        add_if_removed: None,
+    },
+    Step {
+        remove: &[Flag::Fp16Arithmetic],
+        add_if_removed: None,
+    },
+    Step {
+        remove: &[Flag::Int8Uniform],
+        add_if_removed: None,
+    },
+    Step {
+        remove: &[Flag::Int8Arithmetic],
+        add_if_removed: None,
+    },
+    Step {
+        remove: &[Flag::ShaderLocalMemory],
+        add_if_removed: None,
+    },
+    Step {
+        remove: &[Flag::Bf16Storage],
+        add_if_removed: Some(Flag::Bf16Packed),
+    },
+    Step {
+        remove: &[Flag::Fp16Storage],
+        add_if_removed: Some(Flag::Fp16Packed),
+    },
+    Step {
+        remove: &[Flag::Int8Storage],
+        add_if_removed: Some(Flag::Int8Packed),
+    },
+    Step {
+        remove: &[Flag::Int16Storage],
+        add_if_removed: Some(Flag::Int16Packed),
+    },
+    Step {
+        remove: &[Flag::Bf16Packed],
+        add_if_removed: None,
+    },
+    Step {
+        remove: &[Flag::Fp16Packed],
+        add_if_removed: None,
+    },
+    Step {
+        remove: &[Flag::Int8Packed],
+        add_if_removed: None,
+    },
+    Step {
+        remove: &[Flag::Int16Packed],
+        add_if_removed: None,
+    },
 ];
 
 /// The candidates for effective options `options`, best first: `options`
