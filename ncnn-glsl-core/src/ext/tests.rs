@@ -282,6 +282,9 @@ fn every_spec_name_is_defined_in_every_target_and_helpers_are_complete() {
             }
         }
         assert!(!text.contains("#if"), "{t}: the text is for one mode only");
+        // `ncnn_` is the device macros' namespace (section 7); nothing else may use it.
+        let ours: Vec<&String> = names.iter().filter(|n| n.starts_with("ncnn_")).collect();
+        assert_eq!(ours, ["ncnn_glsl_version"], "{t}");
     }
 }
 
@@ -364,24 +367,24 @@ fn shared_word_stores_are_atomic() {
         let float_shared = matches!(mode, "fp16p" | "fp16p+fp16a" | "bf16p");
         for name in ["buffer_st1", "buffer_cp1", "buffer_cp4to1"] {
             assert_eq!(
-                line(name).contains("ncnn_ext_st_lane("),
+                line(name).contains("ncnnext_st_lane("),
                 float_shared,
                 "{mode} {name}"
             );
         }
         // int8 without int8s: every fp32 target packs int8 too.
         for name in ["i8buffer_st1", "i8buffer_cp1"] {
-            assert!(line(name).contains("ncnn_ext_st_lane("), "{mode} {name}");
+            assert!(line(name).contains("ncnnext_st_lane("), "{mode} {name}");
         }
         assert_eq!(
-            line("i16buffer_st1").contains("ncnn_ext_st_lane("),
+            line("i16buffer_st1").contains("ncnnext_st_lane("),
             mode == "int16p",
             "{mode}"
         );
-        if text.contains("ncnn_ext_st_lane(") {
+        if text.contains("ncnnext_st_lane(") {
             let def = functions::HELPERS
                 .iter()
-                .find(|h| h.name == "ncnn_ext_st_lane")
+                .find(|h| h.name == "ncnnext_st_lane")
                 .unwrap();
             assert!(def.text.contains("atomicCompSwap"));
         }
@@ -406,7 +409,7 @@ fn device_macros_only_with_a_device_and_before_the_definitions() {
     assert!(with.contains("#define ncnn_subgroupSize 64\n"));
 }
 
-/// The GLSL formula of `ncnn_ext_float2int8`, in f32 arithmetic.
+/// The GLSL formula of `ncnnext_float2int8`, in f32 arithmetic.
 fn float2int8(v: f32) -> i32 {
     let t = v.trunc();
     let step = if (v - t).abs() >= 0.5 { 1.0 } else { 0.0 };
@@ -466,7 +469,7 @@ fn have_glslang() -> bool {
 
 fn glslang(text: &str, tag: &str) -> Glslang {
     let dir = std::env::temp_dir();
-    let base = dir.join(format!("ncnn_ext_{}_{}", std::process::id(), tag));
+    let base = dir.join(format!("ncnnext_{}_{}", std::process::id(), tag));
     let comp = base.with_extension("comp");
     let spv = base.with_extension("spv");
     std::fs::write(&comp, text).unwrap();
@@ -500,7 +503,9 @@ fn glslang(text: &str, tag: &str) -> Glslang {
     } else {
         Glslang::Failed(log)
     };
-    let _ = std::fs::remove_file(&comp);
+    if std::env::var_os("NCNN_EXT_KEEP").is_none() {
+        let _ = std::fs::remove_file(&comp);
+    }
     let _ = std::fs::remove_file(&spv);
     result
 }
@@ -560,5 +565,179 @@ fn prelude_snapshots() {
     for t in spec_targets() {
         let name = format!("prelude_{}", slug(&t));
         insta::assert_snapshot!(name.as_str(), prelude(&t, None));
+    }
+}
+
+/// naga's own preprocessor, parser and validator on `src` with the prelude:
+/// shows the extension's text is naga-clean wherever the spec allows it.
+fn naga_check(src: &str, t: &Target) -> Result<(), String> {
+    let text = with_prelude(src, &prelude(t, None));
+    let module = naga::front::glsl::Frontend::default()
+        .parse(
+            &naga::front::glsl::Options::from(naga::ShaderStage::Compute),
+            &text,
+        )
+        .map_err(|e| e.emit_to_string(&text))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| e.emit_to_string(&text))?;
+    // Down to SPIR-V and spirv-val, when it is installed: naga may accept
+    // what it then writes wrongly.
+    let (module, info) = naga::back::pipeline_constants::process_overrides(
+        &module,
+        &info,
+        None,
+        &naga::back::PipelineConstants::default(),
+    )
+    .map_err(|e| format!("{e:?}"))?;
+    let options = naga::back::spv::Options {
+        lang_version: (1, 3),
+        ..Default::default()
+    };
+    let words =
+        naga::back::spv::write_vec(&module, &info, &options, None).map_err(|e| format!("{e:?}"))?;
+    let path = std::env::temp_dir().join(format!(
+        "ncnnext_naga_{}_{}.spv",
+        std::process::id(),
+        slug(t).replace('+', "_")
+    ));
+    std::fs::write(
+        &path,
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let out = Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.1"])
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    match out {
+        Ok(o) if !o.status.success() => Err(format!(
+            "spirv-val: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The targets whose types naga knows: no 8/16/64-bit integer or bfloat16 type.
+fn naga_targets() -> Vec<Target> {
+    [
+        "fp32",
+        "fp16p",
+        "fp16p+fp16a",
+        "fp16s",
+        "fp16s+fp16a",
+        "fp16s+fp16a+fp16u",
+        "bf16p",
+        "int8p+int8a",
+        "int16p",
+        "local",
+    ]
+    .iter()
+    .map(|m| Target::for_mode(m.parse().unwrap()))
+    .collect()
+}
+
+#[test]
+fn naga_accepts_the_extension_where_it_can() {
+    let src = shader("extension_naga.comp");
+    let seed = shader("seed_example.comp").replace("writeonly ", "");
+    let mut failures = Vec::new();
+    for t in naga_targets() {
+        for (name, s) in [("extension_naga", &src), ("seed_example", &seed)] {
+            if let Err(e) = naga_check(s, &t) {
+                failures.push(format!("== {name} {t}\n{e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn naga_rejects_what_the_compiler_must_reject() {
+    // Pins notes/naga.md: shared-word stores need atomics, which naga's GLSL
+    // frontend lacks, so the compiler must name them; the text stays correct GLSL.
+    let src = shader("extension_everything.comp");
+    let e = naga_check(&src, &Target::for_mode("fp16p".parse().unwrap())).unwrap_err();
+    assert!(e.contains("atomicCompSwap"), "{e}");
+    let e = naga_check(&src, &Target::for_mode("int8s".parse().unwrap())).unwrap_err();
+    assert!(e.contains("int8_t"), "{e}");
+}
+
+/// A device that has everything the tables name, with odd values where the
+/// encodings differ (negative, 64-bit, float).
+fn full_device() -> DeviceCaps {
+    let mut d = DeviceCaps {
+        name: "full".into(),
+        api_version: 4206898,
+        driver_version: 2_400_000_000,
+        vendor_id: 0x10de,
+        device_id: 0x2331,
+        device_type: DeviceType::DiscreteGpu,
+        ..DeviceCaps::default()
+    };
+    for (exts, fields) in EXTENSION_FEATURES {
+        d.extensions.insert(exts[0].to_string(), 3);
+        for f in *fields {
+            d.features.insert(f.to_string(), f.len() % 2 == 0);
+        }
+    }
+    for f in CORE_FEATURES {
+        d.features.insert(f.to_string(), true);
+    }
+    for (i, (name, kind)) in LIMITS.iter().chain(OTHER_PROPERTIES).enumerate() {
+        let v = match kind {
+            PropKind::U32 => 1 + i as u64,
+            PropKind::I32 => (-(i as i64)) as u64,
+            PropKind::U64 => (i as u64) << 33,
+            PropKind::F32 => u64::from((i as f32 * 0.37).to_bits()),
+        };
+        d.properties.insert(name.to_string(), v);
+    }
+    d.properties.insert("supportedOperations".into(), 0x7ff);
+    d
+}
+
+#[test]
+fn device_macros_are_valid_glsl_in_if_and_in_code() {
+    if !have_glslang() {
+        return;
+    }
+    let d = full_device();
+    let t = Target::for_device(Options::NCNN_DEFAULT, &d);
+    let p = prelude(&t, Some(&d));
+    let mut macros = String::new();
+    device_macros(&d, &mut macros);
+    assert!(p.contains(&macros));
+    let mut body = String::new();
+    for line in macros.lines() {
+        let mut parts = line.split(' ');
+        let name = parts.nth(1).unwrap();
+        let value = parts.next().unwrap();
+        if value.ends_with("ul") {
+            body.push_str(&format!("    big += {name};\n"));
+        } else if value.contains(['.', 'e']) {
+            body.push_str(&format!("    f += {name};\n"));
+        } else {
+            body.push_str(&format!("#if {name} >= 0\n    n += int({name});\n#endif\n"));
+        }
+    }
+    let src = format!(
+        "#version 450\nlayout (local_size_x = 1) in;\nlayout (binding = 0) buffer o {{ float out_f; int out_n; uint64_t out_big; }};\nvoid main()\n{{\n    float f = 0.0;\n    int n = 0;\n    uint64_t big = 0ul;\n{body}    out_f = f;\n    out_n = n;\n    out_big = big;\n}}\n"
+    );
+    assert!(src.contains("big += ncnn_sparseAddressSpaceSize"), "{src}");
+    assert!(src.contains("f += ncnn_timestampPeriod"), "{src}");
+    match glslang(&with_prelude(&src, &p), "device_macros") {
+        Glslang::Ok => {}
+        Glslang::MissingBf16 => panic!("no bf16s here"),
+        Glslang::Failed(log) => panic!("{log}"),
     }
 }
