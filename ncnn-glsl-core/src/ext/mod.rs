@@ -1,13 +1,203 @@
 //! The ncnn GLSL extension: the text injected after `#version` for a target
 //! (spec/extension.md sections 1 to 7), built from tables.
+//!
+//! Each name of the extension is one [`Row`] of a table, with one cell per
+//! mode class ([`FloatClass`], [`Int8Class`], [`Int16Class`]); the prelude
+//! holds only the cells of the target's classes, so the text of a mode reads
+//! like what that mode means, with no `#if` in it.
+//!
+//! The text is meant for a C preprocessor (ours, or glslang's). Constructs
+//! naga cannot parse are written in correct glslang GLSL where no naga-able
+//! equivalent exists (atomic compare-and-swap for shared-word stores,
+//! 8/16/64-bit integer and bfloat16 types); the compiler rejects those.
 
-use crate::device::DeviceCaps;
+mod device_macros;
+mod functions;
+mod macros;
+mod types;
+
+pub use device_macros::{
+    device_macros, format_property, subgroup_size, PropKind, CORE_FEATURES, EXTENSION_FEATURES,
+    FLOAT_PROPERTIES, LIMITS, OTHER_PROPERTIES, SUBGROUP_SHORTHANDS, SUBGROUP_SIZE_BY_VENDOR,
+};
+pub use macros::{
+    extension_lines, option_macros, OptionsTest, TargetTest, EXTENSIONS, OPTION_MACROS,
+};
+pub use types::{FloatClass, Int16Class, Int8Class};
+
+use crate::device::{DeviceBits, DeviceCaps};
+use crate::options::Options;
 use crate::target::Target;
+
+/// One name of the extension and its definition in each column.
+///
+/// `defs` pairs a column mask (bit `c` = column `c` of the row's class)
+/// with the macro body, or `None` where the name is not defined. Every
+/// column of the class appears in exactly one pair (a test checks it).
+pub(crate) struct Row {
+    /// The macro name.
+    pub name: &'static str,
+    /// `""` for an object-like macro, `"(a,b)"` for a function-like one.
+    pub params: &'static str,
+    /// (columns, body) pairs.
+    pub defs: &'static [(u32, Option<&'static str>)],
+}
+
+impl Row {
+    /// An object-like macro (a type).
+    pub(crate) const fn obj(
+        name: &'static str,
+        defs: &'static [(u32, Option<&'static str>)],
+    ) -> Row {
+        Row {
+            name,
+            params: "",
+            defs,
+        }
+    }
+
+    /// A function-like macro.
+    pub(crate) const fn func(
+        name: &'static str,
+        params: &'static str,
+        defs: &'static [(u32, Option<&'static str>)],
+    ) -> Row {
+        Row { name, params, defs }
+    }
+
+    /// The body in column `bit`, if the name is defined there.
+    pub(crate) fn body(&self, bit: u32) -> Option<&'static str> {
+        self.defs
+            .iter()
+            .find(|(mask, _)| mask & bit != 0)
+            .and_then(|(_, b)| *b)
+    }
+}
+
+/// Writes `#define`s of `rows` for the column `bit`.
+fn emit_rows(rows: &[Row], bit: u32, out: &mut String) {
+    for row in rows {
+        if let Some(body) = row.body(bit) {
+            out.push_str(&format!("#define {}{} {}\n", row.name, row.params, body));
+        }
+    }
+}
+
+/// The extension's own definitions for `target` (spec sections 3 to 6),
+/// without `#extension` lines or option and device macros.
+pub fn definitions(target: &Target) -> String {
+    let f = FloatClass::of(target).bit();
+    let i8 = Int8Class::of(target).bit();
+    let i16 = Int16Class::of(target).bit();
+    let mut out = String::new();
+    out.push_str("// storage, arithmetic and local types\n");
+    emit_rows(types::FLOAT_TYPES, f, &mut out);
+    out.push_str("// buffer functions\n");
+    emit_rows(functions::BUFFER_FUNCTIONS, f, &mut out);
+    out.push_str("// local memory functions\n");
+    emit_rows(functions::LOCAL_FUNCTIONS, f, &mut out);
+    out.push_str("// int8\n");
+    emit_rows(types::INT8_TYPES, i8, &mut out);
+    emit_rows(functions::INT8_FUNCTIONS, i8, &mut out);
+    emit_rows(functions::INT_PACKING, i8, &mut out);
+    out.push_str("// int16\n");
+    emit_rows(types::INT16_TYPES, i16, &mut out);
+    emit_rows(functions::INT16_FUNCTIONS, i16, &mut out);
+    out.push_str("// specialization constant, else push constant\n");
+    emit_rows(functions::MISC, 1, &mut out);
+
+    // Helpers named by what is emitted so far, or by a needed helper.
+    let mut needed = vec![false; functions::HELPERS.len()];
+    loop {
+        let mut text = out.clone();
+        for (h, _) in functions::HELPERS.iter().zip(&needed).filter(|(_, n)| **n) {
+            text.push_str(h.text);
+        }
+        let mut changed = false;
+        for (h, n) in functions::HELPERS.iter().zip(needed.iter_mut()) {
+            if !*n && text.contains(&format!("{}(", h.name)) {
+                *n = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    out.push_str("// private helpers\n");
+    for (h, _) in functions::HELPERS.iter().zip(&needed).filter(|(_, n)| **n) {
+        out.push_str(h.text);
+        out.push('\n');
+    }
+    out
+}
 
 /// The prelude for `target`: `#extension` lines, option macros,
 /// `ncnn_glsl_version`, device macros (when a device is given), and the
-/// extension's type and function definitions.
+/// extension's type and function definitions, in the order of spec
+/// section 1, items 2 to 5.
 pub fn prelude(target: &Target, device: Option<&DeviceCaps>) -> String {
-    let _ = (target, device);
-    String::new()
+    let mut out = String::new();
+    extension_lines(target, &mut out);
+    option_macros(target.options, &mut out);
+    if let Some(d) = device {
+        device_macros(d, &mut out);
+    }
+    out.push_str(&definitions(target));
+    out
 }
+
+/// The targets the snapshots and conformance tests cover: every column of
+/// the spec's tables (sections 3 and 5), each on the least device that keeps
+/// it, plus the device-bit variants that change the text (bf16p with and
+/// without 16-bit storage and uniform access, fp16s+fp16a with and without
+/// int64+int16, int16p with and without `shaderInt16`) and a few combinations.
+/// Names are [`Target`]'s `Display`.
+pub fn spec_targets() -> Vec<Target> {
+    let bits = |s16: bool, u16: bool, i16: bool, i64: bool| DeviceBits {
+        storage16: s16,
+        uniform16: u16,
+        int16: i16,
+        int64: i64,
+    };
+    let t = |mode: &str, b: Option<DeviceBits>| {
+        let options: Options = mode.parse().expect("a spec target's mode parses");
+        let mut target = Target::for_mode(options);
+        if let Some(b) = b {
+            target.bits = b;
+        }
+        target
+    };
+    let s16 = bits(true, false, false, false);
+    vec![
+        t("fp32", None),
+        t("fp16p", None),
+        t("fp16p+fp16a", None),
+        t("fp16s", None),
+        t("fp16s+fp16a", None),
+        t("fp16s+fp16a", Some(bits(true, false, true, true))),
+        t("fp16s+fp16a+fp16u", None),
+        t("bf16p", None),
+        t("bf16p", Some(s16)),
+        t("bf16p", Some(bits(true, false, true, false))),
+        t("bf16p", Some(bits(true, true, true, false))),
+        t("bf16s", None),
+        t("fp16p+fp16a+bf16p", None),
+        t("int8p", None),
+        t("int8p+int8a", None),
+        t("int8s", None),
+        t("int8s+int8a", None),
+        t("int16p", None),
+        t("int16p", Some(bits(false, false, true, false))),
+        t("int16s", None),
+        t("local", None),
+        t("fp16s+fp16a+int8s+int8a+int16s", None),
+        t(
+            "fp16p+fp16s+fp16a+fp16u+int8p+int8s+int8a+int8u+int16p+int16s+local",
+            Some(bits(true, true, true, true)),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests;
