@@ -160,17 +160,18 @@ pub fn canonical(target: Target, usage: Usage) -> Target {
             o = o.without(flag);
         }
     }
-    // Which names read which device bits (spec sections 3 and 5): S16 and U16
-    // the bf16p storage and local types; shaderInt64 together with shaderInt16
-    // the fp16s+fp16a local vec4; shaderInt16 the int16 arithmetic types.
+    // Which names read which device bits (spec sections 3 and 5, and ext):
+    // bf16p storage and local types are `uint16_t` only with shaderInt16 and
+    // S16 (U16 for local); the fp16s+fp16a local vec4 is `uint64_t` with
+    // shaderInt64 and shaderInt16; shaderInt16 makes the int16 arithmetic types 16-bit.
     let b = target.bits;
-    let bf16p = usage.float && o.has(Bf16Packed);
+    let bf16p16 = usage.float && o.has(Bf16Packed) && b.int16 && (b.storage16 || b.uniform16);
     let lfp64 = usage.float && fp16sa && b.int64 && b.int16;
     let int16_names = usage.int16 && (o.has(Int16Packed) || o.has(Int16Storage));
     let bits = DeviceBits {
-        storage16: b.storage16 && bf16p,
-        uniform16: b.uniform16 && bf16p,
-        int16: b.int16 && (int16_names || lfp64),
+        storage16: b.storage16 && bf16p16,
+        uniform16: b.uniform16 && bf16p16,
+        int16: b.int16 && (int16_names || lfp64 || bf16p16),
         int64: lfp64,
     };
     Target { options: o, bits }
@@ -287,9 +288,9 @@ mod tests {
                 "fp16s+fp16a+fp16u",
                 "fp16s+fp16a+fp16u [I16 I64]",
                 "bf16p",
-                "bf16p [U16]",
-                "bf16p [S16]",
-                "bf16p [S16 U16]",
+                "bf16p [U16 I16]",
+                "bf16p [S16 I16]",
+                "bf16p [S16 U16 I16]",
                 "bf16s"
             ]
         );
