@@ -449,7 +449,9 @@ impl<'a> Driver<'a> {
             num.space = t.space;
             pre.push(num);
         }
-        let expanded = Expander::new(&self.macros, self.version, &mut self.budget).expand_all(pre)?;
+        let mut ex = Expander::new(&self.macros, self.version, &mut self.budget);
+        ex.in_condition = true;
+        let expanded = ex.expand_all(pre)?;
         for t in &expanded {
             self.record_test(t);
         }
@@ -658,7 +660,7 @@ fn spell(toks: &[Token]) -> String {
 
 /// `a/./b/../c` as `a/c`, without touching the file system, so two spellings
 /// of one include compare equal.
-fn normalize(p: &Path) -> PathBuf {
+pub(crate) fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {

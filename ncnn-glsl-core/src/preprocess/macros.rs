@@ -79,6 +79,8 @@ pub(crate) struct Expander<'m> {
     budget: &'m mut usize,
     ctx: Vec<Context>,
     arg_nesting: u32,
+    /// Expanding a `#if` line: the operand of a `defined` that a macro produced must not expand.
+    pub in_condition: bool,
 }
 
 impl<'m> Expander<'m> {
@@ -89,6 +91,7 @@ impl<'m> Expander<'m> {
             budget,
             ctx: Vec::new(),
             arg_nesting: 0,
+            in_condition: false,
         }
     }
 
@@ -149,6 +152,10 @@ impl<'m> Expander<'m> {
             if t.kind != Kind::Ident || t.noexpand {
                 return Ok(Some(t));
             }
+            if self.in_condition && &*t.text == "defined" {
+                self.protect_defined_operand(floor, base);
+                return Ok(Some(t));
+            }
             let site = t.at();
             let builtin = match &*t.text {
                 "__LINE__" => Some(site.line as i64),
@@ -204,6 +211,26 @@ impl<'m> Expander<'m> {
                 name: t.text.clone(),
             });
         }
+    }
+
+    /// Paints the name in `X` or `( X )` after a `defined`, so it reaches the evaluator as written.
+    fn protect_defined_operand(&mut self, floor: usize, base: &mut dyn Base) {
+        let mut toks = Vec::new();
+        while let Some(mut t) = self.next_raw(floor, base, false) {
+            let done = t.kind != Kind::Punct || !t.is("(");
+            if t.kind == Kind::Ident {
+                t.noexpand = true;
+            }
+            toks.push(t);
+            if done {
+                break;
+            }
+        }
+        self.ctx.push(Context {
+            toks,
+            pos: 0,
+            name: Rc::from(""),
+        });
     }
 
     /// Reads the arguments after the `(` of an invocation of `m` (named by `name`).
