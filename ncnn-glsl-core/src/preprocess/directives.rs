@@ -284,17 +284,11 @@ impl<'a> Driver<'a> {
             }
             "elif" | "else" => {
                 let Some(c) = conds.last_mut() else {
-                    self.error(PpError::at(
-                        name,
-                        format!("`#{}` without `#if`", name.text),
-                    ));
+                    self.error(PpError::at(name, format!("`#{}` without `#if`", name.text)));
                     return;
                 };
                 if c.else_seen {
-                    self.error(PpError::at(
-                        name,
-                        format!("`#{}` after `#else`", name.text),
-                    ));
+                    self.error(PpError::at(name, format!("`#{}` after `#else`", name.text)));
                     return;
                 }
                 if c.taken {
@@ -352,10 +346,7 @@ impl<'a> Driver<'a> {
                     self.out.touch(file, t.end_line, t.end_col);
                 }
                 if &*name.text == "version" {
-                    self.version = args
-                        .first()
-                        .and_then(|t| t.text.parse().ok())
-                        .unwrap_or(0);
+                    self.version = args.first().and_then(|t| t.text.parse().ok()).unwrap_or(0);
                     if file == self.main && !self.prelude_done {
                         self.prelude_done = true;
                         if let Some(p) = self.prelude {
@@ -366,10 +357,7 @@ impl<'a> Driver<'a> {
                     }
                 }
             }
-            other => self.error(PpError::at(
-                name,
-                format!("unknown directive `#{other}`"),
-            )),
+            other => self.error(PpError::at(name, format!("unknown directive `#{other}`"))),
         }
     }
 
@@ -469,7 +457,12 @@ impl<'a> Driver<'a> {
                     format!("macro name must be an identifier, not `{}`", n.text),
                 ))
             }
-            None => return Err(PpError::at(directive, "`#define` needs a macro name".into())),
+            None => {
+                return Err(PpError::at(
+                    directive,
+                    "`#define` needs a macro name".into(),
+                ))
+            }
         };
         if &*name.text == "defined" || BUILTINS.contains(&&*name.text) {
             return Err(PpError::at(
@@ -545,15 +538,25 @@ impl<'a> Driver<'a> {
         if let Some(f) = body.first_mut() {
             f.space = false;
         }
-        if let Some(t) = body.first().filter(|t| t.is("##")).or(body.last().filter(|t| t.is("##"))) {
-            return Err(PpError::at(t, "`##` cannot be at either end of a macro body".into()));
+        if let Some(t) = body
+            .first()
+            .filter(|t| t.is("##"))
+            .or(body.last().filter(|t| t.is("##")))
+        {
+            return Err(PpError::at(
+                t,
+                "`##` cannot be at either end of a macro body".into(),
+            ));
         }
         if let Some(ps) = &params {
             for (k, t) in body.iter().enumerate() {
                 if t.is("#") {
                     let next = body.get(k + 1);
                     if !next.is_some_and(|n| n.kind == Kind::Ident && ps.contains(&n.text)) {
-                        return Err(PpError::at(t, "`#` must be followed by a macro parameter".into()));
+                        return Err(PpError::at(
+                            t,
+                            "`#` must be followed by a macro parameter".into(),
+                        ));
                     }
                 }
             }
@@ -570,7 +573,9 @@ impl<'a> Driver<'a> {
     }
 
     fn include(&mut self, file: FileId, directive: &Token, args: &[Token]) -> Result<(), PpError> {
-        let direct = args.first().is_some_and(|t| t.kind == Kind::Str || t.is("<"));
+        let direct = args
+            .first()
+            .is_some_and(|t| t.kind == Kind::Str || t.is("<"));
         let args = if direct {
             args.to_vec()
         } else {
@@ -579,7 +584,10 @@ impl<'a> Driver<'a> {
         let bad = || PpError::at(directive, "`#include` expects \"file\" or <file>".into());
         let first = args.first().ok_or_else(bad)?;
         let (spec, angled) = if first.kind == Kind::Str {
-            let s = first.text.strip_prefix('"').and_then(|s| s.strip_suffix('"'));
+            let s = first
+                .text
+                .strip_prefix('"')
+                .and_then(|s| s.strip_suffix('"'));
             (s.ok_or_else(bad)?.to_string(), false)
         } else if first.is("<") {
             let close = args.iter().position(|t| t.is(">")).ok_or_else(bad)?;
@@ -588,9 +596,15 @@ impl<'a> Driver<'a> {
             return Err(bad());
         };
         let at = first.at();
-        let len = args.last().map_or(1, |l| l.end_col.saturating_sub(first.loc.column).max(1));
+        let len = args
+            .last()
+            .map_or(1, |l| l.end_col.saturating_sub(first.loc.column).max(1));
         if spec.is_empty() {
-            return Err(PpError::new(at, len, "empty file name in `#include`".into()));
+            return Err(PpError::new(
+                at,
+                len,
+                "empty file name in `#include`".into(),
+            ));
         }
         if self.stack.len() > MAX_INCLUDE_DEPTH {
             return Err(PpError::new(

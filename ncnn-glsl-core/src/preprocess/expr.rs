@@ -71,8 +71,15 @@ impl Parser<'_> {
 
     fn missing(&self, what: &str) -> PpError {
         match self.peek() {
-            Some(t) => PpError::at(t, format!("expected {what} in `#if` expression, found `{}`", t.text)),
-            None => PpError::new(self.end, 1, format!("expected {what} at the end of the `#if` expression")),
+            Some(t) => PpError::at(
+                t,
+                format!("expected {what} in `#if` expression, found `{}`", t.text),
+            ),
+            None => PpError::new(
+                self.end,
+                1,
+                format!("expected {what} at the end of the `#if` expression"),
+            ),
         }
     }
 
@@ -106,7 +113,10 @@ impl Parser<'_> {
 
     fn binary(&mut self, min: u8, live: bool) -> Result<i64, PpError> {
         let mut lhs = self.unary(live)?;
-        while let Some(op) = self.peek().filter(|t| precedence(t).is_some_and(|p| p >= min)) {
+        while let Some(op) = self
+            .peek()
+            .filter(|t| precedence(t).is_some_and(|p| p >= min))
+        {
             let op = op.clone();
             let prec = precedence(&op).unwrap_or(min);
             self.pos += 1;
@@ -202,8 +212,15 @@ fn apply(op: &Token, a: i64, b: i64, live: bool) -> Result<i64, PpError> {
         "*" => a.wrapping_mul(b),
         "/" | "%" if b == 0 => {
             if live {
-                let what = if &*op.text == "/" { "division" } else { "modulo" };
-                return Err(PpError::at(op, format!("{what} by zero in `#if` expression")));
+                let what = if &*op.text == "/" {
+                    "division"
+                } else {
+                    "modulo"
+                };
+                return Err(PpError::at(
+                    op,
+                    format!("{what} by zero in `#if` expression"),
+                ));
             }
             0
         }
@@ -221,7 +238,10 @@ fn literal(text: &str) -> Result<i64, String> {
     if suffix.len() > 3 {
         return Err(bad());
     }
-    let (radix, body) = if let Some(h) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let (radix, body) = if let Some(h) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         (16, h)
     } else if digits.len() > 1 && digits.starts_with('0') {
         (8, &digits[1..])
@@ -253,7 +273,11 @@ mod tests {
             .into_iter()
             .filter(|t| t.kind != Kind::Newline)
             .collect();
-        let end = Location { file: FileId(0), line: 1, column: 1 };
+        let end = Location {
+            file: FileId(0),
+            line: 1,
+            column: 1,
+        };
         eval(&toks, &|n| n == "X", end).map_err(|e| e.msg)
     }
 
@@ -286,7 +310,9 @@ mod tests {
         assert_eq!(ev("0xFFFFFFFFFFFFFFFF"), Ok(-1));
         assert!(ev("09").unwrap_err().contains("invalid integer"));
         assert!(ev("1.5").unwrap_err().contains("floating-point"));
-        assert!(ev("99999999999999999999").unwrap_err().contains("too large"));
+        assert!(ev("99999999999999999999")
+            .unwrap_err()
+            .contains("too large"));
     }
 
     #[test]

@@ -85,11 +85,26 @@ pub(crate) struct LexError {
     pub msg: String,
 }
 
-/// Punctuators, longest first so the first match is the longest.
-const PUNCTS: [&str; 24] = [
-    "<<=", ">>=", "...", "##", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "^^", "++", "--",
-    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "->",
-];
+/// Length in chars of the punctuator starting with `a`, `b`, `c` (1 for any other punctuation).
+fn punct_len(a: char, b: Option<char>, c: Option<char>) -> usize {
+    match (a, b, c) {
+        ('<', Some('<'), Some('=')) | ('>', Some('>'), Some('=')) | ('.', Some('.'), Some('.')) => {
+            3
+        }
+        ('#', Some('#'), _)
+        | ('<', Some('<'), _)
+        | ('>', Some('>'), _)
+        | ('&', Some('&'), _)
+        | ('|', Some('|'), _)
+        | ('^', Some('^'), _)
+        | ('+', Some('+'), _)
+        | ('-', Some('-' | '>'), _)
+        | ('<' | '>' | '=' | '!' | '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^', Some('='), _) => {
+            2
+        }
+        _ => 1,
+    }
+}
 
 fn is_ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_'
@@ -105,41 +120,48 @@ fn is_space(c: char) -> bool {
 
 /// The text of `file` as chars with their positions, splices and the `\r` of
 /// `\r\n` removed, so the scanner below never has to think about either.
-fn spliced(text: &str) -> Vec<(char, u32, u32)> {
+fn spliced(text: &str) -> Vec<(char, u32, u32, usize)> {
+    let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(text.len());
     let (mut line, mut col) = (1u32, 1u32);
-    let mut it = text.chars().peekable();
-    while let Some(c) = it.next() {
-        match c {
-            '\\' => {
-                // A backslash followed by (optional \r and) \n disappears.
-                let mut look = it.clone();
-                let mut n = look.next();
-                if n == Some('\r') {
-                    n = look.next();
-                }
-                if n == Some('\n') {
-                    it = look;
-                    line = line.saturating_add(1);
-                    col = 1;
-                    continue;
-                }
-                out.push((c, line, col));
-                col = col.saturating_add(1);
-            }
-            '\r' if it.peek() == Some(&'\n') => {
-                col = col.saturating_add(1);
-            }
-            '\n' => {
-                out.push((c, line, col));
+    let mut b = 0;
+    while b < bytes.len() {
+        let byte = bytes[b];
+        let c = if byte.is_ascii() {
+            byte as char
+        } else {
+            text.get(b..)
+                .and_then(|r| r.chars().next())
+                .unwrap_or('\u{fffd}')
+        };
+        let next = bytes.get(b + 1).copied();
+        if c == '\\' {
+            // A backslash followed by (optional \r and) \n disappears.
+            let skip = match (next, bytes.get(b + 2)) {
+                (Some(b'\n'), _) => 2,
+                (Some(b'\r'), Some(b'\n')) => 3,
+                _ => 0,
+            };
+            if skip > 0 {
+                b += skip;
                 line = line.saturating_add(1);
                 col = 1;
-            }
-            _ => {
-                out.push((c, line, col));
-                col = col.saturating_add(1);
+                continue;
             }
         }
+        if c == '\r' && next == Some(b'\n') {
+            b += 1;
+            col = col.saturating_add(1);
+            continue;
+        }
+        out.push((c, line, col, b));
+        if c == '\n' {
+            line = line.saturating_add(1);
+            col = 1;
+        } else {
+            col = col.saturating_add(1);
+        }
+        b += c.len_utf8();
     }
     out
 }
@@ -148,20 +170,25 @@ fn spliced(text: &str) -> Vec<(char, u32, u32)> {
 /// logical line, plus any errors (an unterminated block comment).
 pub(crate) fn lex(file: FileId, text: &str) -> (Vec<Token>, Vec<LexError>) {
     let chars = spliced(text);
-    let mut toks: Vec<Token> = Vec::with_capacity(chars.len() / 3 + 1);
+    let mut toks: Vec<Token> = Vec::with_capacity(chars.len() / 2 + 1);
     let mut errors = Vec::new();
     let mut i = 0;
     let mut space = false;
     let mut bol = true;
+    // Shared spellings of line ends and one-char punctuation: fewer allocations.
+    let newline: Rc<str> = Rc::from("\n");
+    let mut puncts: Vec<Option<Rc<str>>> = vec![None; 128];
     let at = |i: usize| chars.get(i).map(|c| c.0);
     let loc_of = |i: usize| {
-        let (_, line, column) = chars.get(i).copied().unwrap_or(('\0', 1, 1));
+        let (_, line, column, _) = chars.get(i).copied().unwrap_or(('\0', 1, 1, 0));
         Location { file, line, column }
     };
     while i < chars.len() {
         let c = chars[i].0;
         if c == '\n' {
-            toks.push(make(Kind::Newline, "\n", loc_of(i), loc_of(i), false, false));
+            let mut nl = Token::synthetic(Kind::Newline, "", loc_of(i));
+            nl.text = newline.clone();
+            toks.push(nl);
             i += 1;
             space = false;
             bol = true;
@@ -208,7 +235,8 @@ pub(crate) fn lex(file: FileId, text: &str) -> (Vec<Token>, Vec<LexError>) {
                 i += 1;
             }
             kind = Kind::Ident;
-        } else if c.is_ascii_digit() || (c == '.' && at(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if c.is_ascii_digit() || (c == '.' && at(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             i += 1;
             while let Some(d) = at(i) {
                 if matches!(d, 'e' | 'E' | 'p' | 'P') && matches!(at(i + 1), Some('+' | '-')) {
@@ -235,45 +263,51 @@ pub(crate) fn lex(file: FileId, text: &str) -> (Vec<Token>, Vec<LexError>) {
             }
             kind = Kind::Str;
         } else if c.is_ascii_punctuation() {
-            let len = PUNCTS
-                .iter()
-                .find(|p| {
-                    p.chars()
-                        .enumerate()
-                        .all(|(k, pc)| at(i + k) == Some(pc))
-                })
-                .map_or(1, |p| p.len());
-            i += len;
+            i += punct_len(c, at(i + 1), at(i + 2));
             kind = Kind::Punct;
         } else {
             i += 1;
             kind = Kind::Other;
         }
-        let text: String = chars[start..i.min(chars.len())].iter().map(|c| c.0).collect();
+        let spelled = chars.get(start..i.min(chars.len())).unwrap_or(&[]);
+        // Slice the source unless a splice runs through the token.
+        let spelling: Rc<str> = match (spelled.first(), spelled.last()) {
+            (Some(f), _) if kind == Kind::Punct && spelled.len() == 1 && f.0.is_ascii() => puncts
+                .get_mut(f.0 as usize)
+                .map(|slot| {
+                    slot.get_or_insert_with(|| Rc::from(f.0.to_string()))
+                        .clone()
+                })
+                .unwrap_or_else(|| Rc::from(f.0.to_string())),
+            (Some(f), Some(l))
+                if l.1 == f.1
+                    && l.2.checked_sub(f.2).map(|d| d as usize + 1) == Some(spelled.len()) =>
+            {
+                let end = l.3 + l.0.len_utf8();
+                Rc::from(text.get(f.3..end).unwrap_or(""))
+            }
+            _ => Rc::from(spelled.iter().map(|c| c.0).collect::<String>()),
+        };
         let last = loc_of(i.saturating_sub(1).max(start));
         let end = Location {
             column: last.column.saturating_add(1),
             ..last
         };
-        toks.push(make(kind, &text, loc_of(start), end, space, bol));
+        toks.push(Token {
+            kind,
+            text: spelling,
+            loc: loc_of(start),
+            end_line: end.line,
+            end_col: end.column,
+            space,
+            bol,
+            noexpand: false,
+            site: None,
+        });
         space = false;
         bol = false;
     }
     (toks, errors)
-}
-
-fn make(kind: Kind, text: &str, loc: Location, end: Location, space: bool, bol: bool) -> Token {
-    Token {
-        kind,
-        text: Rc::from(text),
-        loc,
-        end_line: end.line,
-        end_col: end.column,
-        space,
-        bol,
-        noexpand: false,
-        site: None,
-    }
 }
 
 /// The kind of `text` if it is exactly one token (the result of `##` must be).

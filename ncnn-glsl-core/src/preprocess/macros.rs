@@ -243,7 +243,7 @@ impl<'m> Expander<'m> {
     ) -> Result<Vec<Vec<Token>>, PpError> {
         let nparams = m.params.as_ref().map_or(0, Vec::len);
         let mut args: Vec<Vec<Token>> = vec![Vec::new()];
-        let mut depth = 0u32;
+        let mut depth = 0usize;
         loop {
             let Some(t) = self.next_raw(floor, base, true) else {
                 return Err(PpError::at(
@@ -351,7 +351,10 @@ impl<'m> Expander<'m> {
                     if expanded.get(p).is_some_and(Option::is_none) {
                         let e = self.pre_expand(raw, name)?;
                         *self.budget = self.budget.checked_sub(e.len()).ok_or_else(|| {
-                            PpError::at(name, format!("expanding macro `{}` produces too much text", name.text))
+                            PpError::at(
+                                name,
+                                format!("expanding macro `{}` produces too much text", name.text),
+                            )
                         })?;
                         expanded[p] = Some(e);
                     }

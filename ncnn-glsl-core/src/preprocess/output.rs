@@ -80,11 +80,10 @@ impl Emitter {
         let mut pad = u32::from(t.space);
         if !continuing {
             match self.last {
-                Some((f, l, end)) if f == anchor.file && l == anchor.line => {
-                    if self.col > 1 {
-                        pad = anchor.column.saturating_sub(end);
-                    }
+                Some((f, l, end)) if f == anchor.file && l == anchor.line && self.col > 1 => {
+                    pad = anchor.column.saturating_sub(end);
                 }
+                Some((f, l, _)) if f == anchor.file && l == anchor.line => {}
                 Some((f, l, _)) => {
                     if self.col > 1 {
                         self.newline();

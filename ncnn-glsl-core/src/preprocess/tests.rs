@@ -6,7 +6,11 @@ use super::*;
 use crate::source::{MemoryLoader, SourceFile};
 
 /// Preprocesses `main` (named `main.comp`) with an optional prelude and in-memory files.
-fn run(main: &str, prelude: Option<&str>, files: &[(&str, &str)]) -> (SourceMap, Result<Preprocessed, Diagnostics>) {
+fn run(
+    main: &str,
+    prelude: Option<&str>,
+    files: &[(&str, &str)],
+) -> (SourceMap, Result<Preprocessed, Diagnostics>) {
     let mut sources = SourceMap::new();
     let m = sources.add(SourceFile {
         name: "main.comp".into(),
@@ -21,7 +25,10 @@ fn run(main: &str, prelude: Option<&str>, files: &[(&str, &str)]) -> (SourceMap,
         })
     });
     let loader = MemoryLoader {
-        files: files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect(),
+        files: files
+            .iter()
+            .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+            .collect(),
     };
     let r = preprocess(&mut sources, m, p, &loader, &[PathBuf::from("inc")]);
     (sources, r)
@@ -41,10 +48,15 @@ fn err(main: &str) -> String {
 fn err_with(main: &str, prelude: Option<&str>, files: &[(&str, &str)]) -> String {
     match run(main, prelude, files).1 {
         Ok(p) => panic!("expected an error, got:\n{}", p.text),
-        Err(e) => e.0.iter().map(|d| match &d.span {
-            Some(s) => format!("{}:{}:{}: {}", s.file, s.line, s.column, d.message),
-            None => d.message.clone(),
-        }).collect::<Vec<_>>().join("\n"),
+        Err(e) => {
+            e.0.iter()
+                .map(|d| match &d.span {
+                    Some(s) => format!("{}:{}:{}: {}", s.file, s.line, s.column, d.message),
+                    None => d.message.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
     }
 }
 
@@ -74,13 +86,20 @@ fn find(p: &Preprocessed, needle: &str) -> (u32, u32) {
 }
 
 fn loc(file: u32, line: u32, column: u32) -> Location {
-    Location { file: FileId(file), line, column }
+    Location {
+        file: FileId(file),
+        line,
+        column,
+    }
 }
 
 #[test]
 fn object_and_function_like_macros() {
     assert_eq!(pp("#define N 4\nint a = N;"), ["int a = 4;"]);
-    assert_eq!(pp("#define F(a, b) a + b\nint a = F(1, 2);"), ["int a = 1 + 2;"]);
+    assert_eq!(
+        pp("#define F(a, b) a + b\nint a = F(1, 2);"),
+        ["int a = 1 + 2;"]
+    );
     assert_eq!(pp("#define E() 7\nint a = E();"), ["int a = 7;"]);
     assert_eq!(pp("#define E\nint a E;"), ["int a  ;"]);
     // Not followed by `(`: not an invocation.
@@ -91,7 +110,10 @@ fn object_and_function_like_macros() {
         pp("#define V(f, ...) f(__VA_ARGS__)\nV(g, 1, 2) V(h) V(k,)"),
         ["g(1, 2) h() k()"]
     );
-    assert_eq!(pp("#define W(...) [__VA_ARGS__]\nW() W(a,(b,c))"), ["[] [a,(b,c)]"]);
+    assert_eq!(
+        pp("#define W(...) [__VA_ARGS__]\nW() W(a,(b,c))"),
+        ["[] [a,(b,c)]"]
+    );
     assert_eq!(pp("#define N 1\n#undef N\nN"), ["N"]);
     assert_eq!(pp("#define F(x) (x)\nF((1, 2))"), ["((1, 2))"]);
 }
@@ -107,7 +129,10 @@ fn rescanning_and_recursion() {
     // A function-like macro at the end of an expansion takes its `(` from the text after it.
     assert_eq!(pp("#define f(x) [x]\n#define g f\ng(1)"), ["[1]"]);
     // Nested uses of the same macro in arguments expand.
-    assert_eq!(pp("#define M(a, b) ((a) > (b) ? (a) : (b))\nM(M(1, 2), 3)").len(), 1);
+    assert_eq!(
+        pp("#define M(a, b) ((a) > (b) ? (a) : (b))\nM(M(1, 2), 3)").len(),
+        1
+    );
     assert_eq!(pp("#define I(x) x\nI(I(I(5)))"), ["5"]);
     // Tokens from different places do not fuse.
     assert_eq!(pp("#define NEG(x) -x\nNEG(-1)"), ["- -1"]);
@@ -118,7 +143,10 @@ fn rescanning_and_recursion() {
 fn stringize_and_paste() {
     assert_eq!(pp("#define S(x) #x\nS(a  +  b)"), ["\"a + b\""]);
     assert_eq!(pp("#define S(x) #x\nS(\"q\\n\")"), ["\"\\\"q\\\\n\\\"\""]);
-    assert_eq!(pp("#define C(a, b) a ## b\nC(x, y) C(1, 2) C(, z) C(w, ) C(,)"), ["xy 12 z w"]);
+    assert_eq!(
+        pp("#define C(a, b) a ## b\nC(x, y) C(1, 2) C(, z) C(w, ) C(,)"),
+        ["xy 12 z w"]
+    );
     assert_eq!(pp("#define C(a) a ## _t\n#define x_t 9\nC(x)"), ["9"]);
     assert_eq!(pp("#define C(a, b) a ## b\n#define N 3\nC(N, 1)"), ["N1"]);
     assert_eq!(pp("#define X x ## 1\nX"), ["x1"]);
@@ -130,7 +158,10 @@ fn builtin_macros() {
     assert_eq!(pp("\nint l = __LINE__;"), ["int l = 3;"]);
     assert_eq!(pp("int f = __FILE__ + __VERSION__;"), ["int f = 0 + 450;"]);
     assert_eq!(pp("#define L __LINE__\n\n\nL"), ["5"]);
-    assert_eq!(pp("#if __VERSION__ >= 450 && defined(__LINE__)\nyes\n#endif"), ["yes"]);
+    assert_eq!(
+        pp("#if __VERSION__ >= 450 && defined(__LINE__)\nyes\n#endif"),
+        ["yes"]
+    );
 }
 
 #[test]
@@ -145,12 +176,24 @@ fn conditionals() {
         ["yes"]
     );
     // Skipped groups ignore unknown directives, bad expressions and strings.
-    assert_eq!(pp("#if 0\n#foo\n#if 1/0\n#endif\n\"str\n#elif 1\nok\n#endif"), ["ok"]);
+    assert_eq!(
+        pp("#if 0\n#foo\n#if 1/0\n#endif\n\"str\n#elif 1\nok\n#endif"),
+        ["ok"]
+    );
     // No error for division by zero in an #elif that is not evaluated.
     assert_eq!(pp("#if 1\nx\n#elif 1/0\n#endif"), ["x"]);
-    assert_eq!(pp("#define F(x) (x + 1)\n#if F(2) == 3 && UNDEFINED == 0\nok\n#endif"), ["ok"]);
-    assert_eq!(pp("#define D defined(Q)\n#define Q\n#if D\nok\n#endif"), ["ok"]);
-    assert_eq!(pp("#if 0x10 == 16u && 010 == 8L && -1 < 0 && (3 ? 4 : 1 / 0) == 4\nok\n#endif"), ["ok"]);
+    assert_eq!(
+        pp("#define F(x) (x + 1)\n#if F(2) == 3 && UNDEFINED == 0\nok\n#endif"),
+        ["ok"]
+    );
+    assert_eq!(
+        pp("#define D defined(Q)\n#define Q\n#if D\nok\n#endif"),
+        ["ok"]
+    );
+    assert_eq!(
+        pp("#if 0x10 == 16u && 010 == 8L && -1 < 0 && (3 ? 4 : 1 / 0) == 4\nok\n#endif"),
+        ["ok"]
+    );
 }
 
 #[test]
@@ -168,7 +211,10 @@ fn version_extension_pragma_pass_through_unexpanded() {
 #[test]
 fn comments_continuations_and_multiline_calls() {
     assert_eq!(pp("a /* b\nc */ d // e\nf"), ["a", "d", "f"]);
-    assert_eq!(pp("#define L(a, b) a+b\nL(1,\n  2) + x\ny"), ["1+2 + x", "y"]);
+    assert_eq!(
+        pp("#define L(a, b) a+b\nL(1,\n  2) + x\ny"),
+        ["1+2 + x", "y"]
+    );
     assert_eq!(pp("#define LONG 1 + \\\n 2\nLONG"), ["1 + 2"]);
     assert_eq!(pp("#define F(x) x\nF\n(3)"), ["3"]);
     assert_eq!(pp("#def\\\nine N 5\nN"), ["5"]);
@@ -193,7 +239,10 @@ fn output_keeps_lines_and_collapses_blanks() {
 #[test]
 fn column_map_of_verbatim_text() {
     let p = ok("#version 450\n\tint  xy = 1; /* c */ float z;\n");
-    assert_eq!(p.text.lines().nth(1), Some(" int  xy = 1;         float z;"));
+    assert_eq!(
+        p.text.lines().nth(1),
+        Some(" int  xy = 1;         float z;")
+    );
     let (l, c) = find(&p, "xy");
     assert_eq!((l, c), (2, 7));
     assert_eq!(p.map.locate(l, c), Some(loc(0, 2, 7)));
@@ -211,7 +260,12 @@ fn column_map_of_a_macro_use() {
     let (l, c) = find(&p, "((x)");
     // Every column of the expansion is the use of `MUL`.
     for k in 0..11 {
-        assert_eq!(p.map.locate(l, c + k), Some(loc(0, 3, 13)), "column {}", c + k);
+        assert_eq!(
+            p.map.locate(l, c + k),
+            Some(loc(0, 3, 13)),
+            "column {}",
+            c + k
+        );
     }
     // Text after the call maps to where it is, on the call's last line.
     let (l, c) = find(&p, "q;");
@@ -253,7 +307,11 @@ fn includes() {
     assert_eq!(p.text, "#version 450\nint b;\nint a;\nint c = 3;\nint m;\n");
     assert_eq!(
         p.included,
-        [PathBuf::from("dir/a.glsl"), PathBuf::from("dir/b.glsl"), PathBuf::from("inc/c.glsl")]
+        [
+            PathBuf::from("dir/a.glsl"),
+            PathBuf::from("dir/b.glsl"),
+            PathBuf::from("inc/c.glsl")
+        ]
     );
     // b.glsl was read twice but is one source.
     assert_eq!(sources.files().count(), 4);
@@ -261,7 +319,11 @@ fn includes() {
     assert_eq!(sources.get(b.file).name, "dir/b.glsl");
     assert_eq!((b.line, b.column), (3, 5));
     // A macro naming the file.
-    let (_, r) = run("#version 450\n#define H \"h.glsl\"\n#include H\n", None, &[("h.glsl", "h")]);
+    let (_, r) = run(
+        "#version 450\n#define H \"h.glsl\"\n#include H\n",
+        None,
+        &[("h.glsl", "h")],
+    );
     assert_eq!(body(&r.unwrap()), ["h"]);
 }
 
@@ -281,27 +343,61 @@ fn error_in_an_included_file_points_there() {
 
 #[test]
 fn include_errors() {
-    let files = [("a.comp", "#include \"b.glsl\"\n"), ("b.glsl", "#include \"a.comp\"\n")];
+    let files = [
+        ("a.comp", "#include \"b.glsl\"\n"),
+        ("b.glsl", "#include \"a.comp\"\n"),
+    ];
     let mut sources = SourceMap::new();
-    let m = sources.add(SourceFile { name: "a.comp".into(), path: Some("a.comp".into()), text: "#version 450\n#include \"b.glsl\"\n".into() });
-    let loader = MemoryLoader { files: files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect() };
+    let m = sources.add(SourceFile {
+        name: "a.comp".into(),
+        path: Some("a.comp".into()),
+        text: "#version 450\n#include \"b.glsl\"\n".into(),
+    });
+    let loader = MemoryLoader {
+        files: files
+            .iter()
+            .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+            .collect(),
+    };
     let e = preprocess(&mut sources, m, None, &loader, &[]).unwrap_err();
-    assert_eq!(e.0[0].message, "`#include` cycle: a.comp -> b.glsl -> a.comp");
+    assert_eq!(
+        e.0[0].message,
+        "`#include` cycle: a.comp -> b.glsl -> a.comp"
+    );
     let s = e.0[0].span.as_ref().unwrap();
     assert_eq!((s.file.as_str(), s.line, s.column), ("b.glsl", 1, 10));
     assert_eq!(
-        err_with("#version 450\n#include \"s.glsl\"\n", None, &[("s.glsl", "#include \"s.glsl\"\n")]),
+        err_with(
+            "#version 450\n#include \"s.glsl\"\n",
+            None,
+            &[("s.glsl", "#include \"s.glsl\"\n")]
+        ),
         "s.glsl:1:10: `#include` cycle: s.glsl -> s.glsl"
     );
-    assert_eq!(err("#version 450\n#include \"nope.glsl\"\n"), "main.comp:2:10: cannot find `nope.glsl`");
-    assert_eq!(err("#version 450\n#include nope\n"), "main.comp:2:2: `#include` expects \"file\" or <file>");
-    assert_eq!(err("#version 450\n#include \"\"\n"), "main.comp:2:10: empty file name in `#include`");
+    assert_eq!(
+        err("#version 450\n#include \"nope.glsl\"\n"),
+        "main.comp:2:10: cannot find `nope.glsl`"
+    );
+    assert_eq!(
+        err("#version 450\n#include nope\n"),
+        "main.comp:2:2: `#include` expects \"file\" or <file>"
+    );
+    assert_eq!(
+        err("#version 450\n#include \"\"\n"),
+        "main.comp:2:10: empty file name in `#include`"
+    );
 }
 
 #[test]
 fn include_paths_compare_after_normalizing() {
-    assert_eq!(directives::normalize(std::path::Path::new("a/./b/../c.glsl")), PathBuf::from("a/c.glsl"));
-    assert_eq!(directives::normalize(std::path::Path::new("../x")), PathBuf::from("../x"));
+    assert_eq!(
+        directives::normalize(std::path::Path::new("a/./b/../c.glsl")),
+        PathBuf::from("a/c.glsl")
+    );
+    assert_eq!(
+        directives::normalize(std::path::Path::new("../x")),
+        PathBuf::from("../x")
+    );
 }
 
 #[test]
@@ -309,66 +405,188 @@ fn include_depth_is_limited() {
     // Without paths a cycle cannot be seen; the depth limit ends it.
     struct Forever;
     impl Loader for Forever {
-        fn load(&self, _: &str, _: Option<&std::path::Path>, _: &[PathBuf]) -> Result<SourceFile, String> {
-            Ok(SourceFile { name: "<x>".into(), path: None, text: "#include \"x\"\n".into() })
+        fn load(
+            &self,
+            _: &str,
+            _: Option<&std::path::Path>,
+            _: &[PathBuf],
+        ) -> Result<SourceFile, String> {
+            Ok(SourceFile {
+                name: "<x>".into(),
+                path: None,
+                text: "#include \"x\"\n".into(),
+            })
         }
     }
     let mut sources = SourceMap::new();
-    let m = sources.add(SourceFile { name: "m".into(), path: None, text: "#version 450\n#include \"x\"\n".into() });
+    let m = sources.add(SourceFile {
+        name: "m".into(),
+        path: None,
+        text: "#version 450\n#include \"x\"\n".into(),
+    });
     let e = preprocess(&mut sources, m, None, &Forever, &[]).unwrap_err();
     assert!(e.0[0].message.contains("nested more than 64 levels"), "{e}");
 }
 
 #[test]
 fn directive_errors() {
-    assert_eq!(err("#version 450\n#error bad  thing here\n"), "main.comp:2:1: #error: bad thing here");
-    assert_eq!(err("#version 450\n#frobnicate\n"), "main.comp:2:2: unknown directive `#frobnicate`");
-    assert_eq!(err("#version 450\n  #if 1\nx\n"), "main.comp:2:4: unterminated `#if` (no matching `#endif`)");
-    assert_eq!(err("#version 450\n#ifdef A\n#if 0\n#endif\n"), "main.comp:2:2: unterminated `#ifdef` (no matching `#endif`)");
-    assert_eq!(err("#version 450\n#endif\n"), "main.comp:2:2: `#endif` without `#if`");
-    assert_eq!(err("#version 450\n#else\n"), "main.comp:2:2: `#else` without `#if`");
-    assert_eq!(err("#version 450\n#if 1\n#else\n#elif 1\n#endif\n"), "main.comp:4:2: `#elif` after `#else`");
-    assert_eq!(err("#version 450\n#if 1\n#else\n#else\n#endif\n"), "main.comp:4:2: `#else` after `#else`");
-    assert_eq!(err("#version 450\n#if\n#endif\n"), "main.comp:2:2: `#if` with no expression");
-    assert_eq!(err("#version 450\n#if 1 / (2 - 2)\n#endif\n"), "main.comp:2:7: division by zero in `#if` expression");
-    assert_eq!(err("#version 450\n#if 1 2\n#endif\n"), "main.comp:2:7: unexpected `2` in `#if` expression");
-    assert_eq!(err("#version 450\n#if defined\n#endif\n"), "main.comp:2:5: `defined` needs a macro name");
+    assert_eq!(
+        err("#version 450\n#error bad  thing here\n"),
+        "main.comp:2:1: #error: bad thing here"
+    );
+    assert_eq!(
+        err("#version 450\n#frobnicate\n"),
+        "main.comp:2:2: unknown directive `#frobnicate`"
+    );
+    assert_eq!(
+        err("#version 450\n  #if 1\nx\n"),
+        "main.comp:2:4: unterminated `#if` (no matching `#endif`)"
+    );
+    assert_eq!(
+        err("#version 450\n#ifdef A\n#if 0\n#endif\n"),
+        "main.comp:2:2: unterminated `#ifdef` (no matching `#endif`)"
+    );
+    assert_eq!(
+        err("#version 450\n#endif\n"),
+        "main.comp:2:2: `#endif` without `#if`"
+    );
+    assert_eq!(
+        err("#version 450\n#else\n"),
+        "main.comp:2:2: `#else` without `#if`"
+    );
+    assert_eq!(
+        err("#version 450\n#if 1\n#else\n#elif 1\n#endif\n"),
+        "main.comp:4:2: `#elif` after `#else`"
+    );
+    assert_eq!(
+        err("#version 450\n#if 1\n#else\n#else\n#endif\n"),
+        "main.comp:4:2: `#else` after `#else`"
+    );
+    assert_eq!(
+        err("#version 450\n#if\n#endif\n"),
+        "main.comp:2:2: `#if` with no expression"
+    );
+    assert_eq!(
+        err("#version 450\n#if 1 / (2 - 2)\n#endif\n"),
+        "main.comp:2:7: division by zero in `#if` expression"
+    );
+    assert_eq!(
+        err("#version 450\n#if 1 2\n#endif\n"),
+        "main.comp:2:7: unexpected `2` in `#if` expression"
+    );
+    assert_eq!(
+        err("#version 450\n#if defined\n#endif\n"),
+        "main.comp:2:5: `defined` needs a macro name"
+    );
     assert_eq!(err("#version 450\n#if 1.5\n#endif\n"), "main.comp:2:5: floating-point number `1.5` in `#if` expression (only integers are allowed)");
-    assert_eq!(err("#version 450\n#ifdef\n#endif\n"), "main.comp:2:2: `#ifdef` needs a macro name");
-    assert_eq!(err("#version 450\n#define\n"), "main.comp:2:2: `#define` needs a macro name");
-    assert_eq!(err("#version 450\n#define 3 x\n"), "main.comp:2:9: macro name must be an identifier, not `3`");
-    assert_eq!(err("#version 450\n#define defined 1\n"), "main.comp:2:9: `defined` cannot be defined as a macro");
-    assert_eq!(err("#version 450\n#define F(a, a) a\n"), "main.comp:2:14: duplicate macro parameter `a`");
-    assert_eq!(err("#version 450\n#define F(a b) a\n"), "main.comp:2:13: expected `,` or `)` in the parameter list of macro `F`, found `b`");
-    assert_eq!(err("#version 450\n#define F(a\n"), "main.comp:2:9: missing `)` in the parameter list of macro `F`");
-    assert_eq!(err("#version 450\n#define F(a) #b\n"), "main.comp:2:14: `#` must be followed by a macro parameter");
-    assert_eq!(err("#version 450\n#define F(a) ## a\n"), "main.comp:2:14: `##` cannot be at either end of a macro body");
-    assert_eq!(err("#version 450\n# 3\n"), "main.comp:2:3: `3` is not a directive name");
-    assert_eq!(err("#version 450\n#undef\n"), "main.comp:2:2: `#undef` needs a macro name");
+    assert_eq!(
+        err("#version 450\n#ifdef\n#endif\n"),
+        "main.comp:2:2: `#ifdef` needs a macro name"
+    );
+    assert_eq!(
+        err("#version 450\n#define\n"),
+        "main.comp:2:2: `#define` needs a macro name"
+    );
+    assert_eq!(
+        err("#version 450\n#define 3 x\n"),
+        "main.comp:2:9: macro name must be an identifier, not `3`"
+    );
+    assert_eq!(
+        err("#version 450\n#define defined 1\n"),
+        "main.comp:2:9: `defined` cannot be defined as a macro"
+    );
+    assert_eq!(
+        err("#version 450\n#define F(a, a) a\n"),
+        "main.comp:2:14: duplicate macro parameter `a`"
+    );
+    assert_eq!(
+        err("#version 450\n#define F(a b) a\n"),
+        "main.comp:2:13: expected `,` or `)` in the parameter list of macro `F`, found `b`"
+    );
+    assert_eq!(
+        err("#version 450\n#define F(a\n"),
+        "main.comp:2:9: missing `)` in the parameter list of macro `F`"
+    );
+    assert_eq!(
+        err("#version 450\n#define F(a) #b\n"),
+        "main.comp:2:14: `#` must be followed by a macro parameter"
+    );
+    assert_eq!(
+        err("#version 450\n#define F(a) ## a\n"),
+        "main.comp:2:14: `##` cannot be at either end of a macro body"
+    );
+    assert_eq!(
+        err("#version 450\n# 3\n"),
+        "main.comp:2:3: `3` is not a directive name"
+    );
+    assert_eq!(
+        err("#version 450\n#undef\n"),
+        "main.comp:2:2: `#undef` needs a macro name"
+    );
     // Several errors are reported together.
-    assert_eq!(err("#version 450\n#error one\n#error two\n"), "main.comp:2:1: #error: one\nmain.comp:3:1: #error: two");
+    assert_eq!(
+        err("#version 450\n#error one\n#error two\n"),
+        "main.comp:2:1: #error: one\nmain.comp:3:1: #error: two"
+    );
 }
 
 #[test]
 fn macro_call_errors() {
-    assert_eq!(err("#version 450\n#define F(a, b) a\n  F(1, 2, 3);\n"), "main.comp:3:3: macro `F` expects 2 arguments, got 3");
-    assert_eq!(err("#version 450\n#define F(a, b) a\nF(1);\n"), "main.comp:3:1: macro `F` expects 2 arguments, got 1");
-    assert_eq!(err("#version 450\n#define F() a\nF(1);\n"), "main.comp:3:1: macro `F` expects 0 arguments, got 1");
-    assert_eq!(err("#version 450\n#define V(a, b, ...) a\nV(1);\n"), "main.comp:3:1: macro `V` expects at least 2 arguments, got 1");
-    assert_eq!(err("#version 450\n#define F(a) a\nx F(1,\n(2)\n"), "main.comp:3:3: unterminated argument list for macro `F`");
-    assert_eq!(err("#version 450\n#define F(a) a\nF(\n#define X\n)\n"), "main.comp:3:1: unterminated argument list for macro `F`");
+    assert_eq!(
+        err("#version 450\n#define F(a, b) a\n  F(1, 2, 3);\n"),
+        "main.comp:3:3: macro `F` expects 2 arguments, got 3"
+    );
+    assert_eq!(
+        err("#version 450\n#define F(a, b) a\nF(1);\n"),
+        "main.comp:3:1: macro `F` expects 2 arguments, got 1"
+    );
+    assert_eq!(
+        err("#version 450\n#define F() a\nF(1);\n"),
+        "main.comp:3:1: macro `F` expects 0 arguments, got 1"
+    );
+    assert_eq!(
+        err("#version 450\n#define V(a, b, ...) a\nV(1);\n"),
+        "main.comp:3:1: macro `V` expects at least 2 arguments, got 1"
+    );
+    assert_eq!(
+        err("#version 450\n#define F(a) a\nx F(1,\n(2)\n"),
+        "main.comp:3:3: unterminated argument list for macro `F`"
+    );
+    assert_eq!(
+        err("#version 450\n#define F(a) a\nF(\n#define X\n)\n"),
+        "main.comp:3:1: unterminated argument list for macro `F`"
+    );
     // Inside another macro's expansion the error points at the user's use.
-    assert_eq!(err("#version 450\n#define F(a) a\n#define G F(1, 2)\n  int x = G;\n"), "main.comp:4:11: macro `F` expects 1 argument, got 2");
-    assert_eq!(err("#version 450\n#define C(a, b) a ## b\nC(+, /)\n"), "main.comp:3:1: pasting `+` and `/` in macro `C` does not give a valid token");
+    assert_eq!(
+        err("#version 450\n#define F(a) a\n#define G F(1, 2)\n  int x = G;\n"),
+        "main.comp:4:11: macro `F` expects 1 argument, got 2"
+    );
+    assert_eq!(
+        err("#version 450\n#define C(a, b) a ## b\nC(+, /)\n"),
+        "main.comp:3:1: pasting `+` and `/` in macro `C` does not give a valid token"
+    );
 }
 
 #[test]
 fn shader_must_start_with_version() {
-    for text in ["void main() {}\n#version 450\n", "#define X\n#version 450\n", ""] {
-        assert_eq!(err(text), "main.comp:1:1: the shader must start with `#version`", "{text:?}");
+    for text in [
+        "void main() {}\n#version 450\n",
+        "#define X\n#version 450\n",
+        "",
+    ] {
+        assert_eq!(
+            err(text),
+            "main.comp:1:1: the shader must start with `#version`",
+            "{text:?}"
+        );
     }
-    assert!(ok("\u{feff}/* a\n b */\n\n   #  version 450\n").text.starts_with("   #  version 450"));
-    assert_eq!(ok("#version 450\n#version 460\n").text, "#version 450\n#version 460\n");
+    assert!(ok("\u{feff}/* a\n b */\n\n   #  version 450\n")
+        .text
+        .starts_with("   #  version 450"));
+    assert_eq!(
+        ok("#version 450\n#version 460\n").text,
+        "#version 450\n#version 460\n"
+    );
 }
 
 #[test]
@@ -379,8 +597,11 @@ fn tested_names() {
         &[],
     );
     let p = r.unwrap();
-    let got: Vec<(String, u32, u32, u32)> =
-        p.tested.iter().map(|t| (t.name.clone(), t.at.file.0, t.at.line, t.at.column)).collect();
+    let got: Vec<(String, u32, u32, u32)> = p
+        .tested
+        .iter()
+        .map(|t| (t.name.clone(), t.at.file.0, t.at.line, t.at.column))
+        .collect();
     let want: Vec<(String, u32, u32, u32)> = [
         ("V", 1, 1, 13),
         ("W", 0, 3, 5),
@@ -409,7 +630,11 @@ fn adversarial_inputs_end_in_errors_not_hangs() {
     chain.push_str("m0\n");
     assert!(err(&chain).contains("too much text"));
     // Deep nesting of arguments.
-    let deep = format!("#version 450\n#define f(x) x\n{}1{}\n", "f(".repeat(500), ")".repeat(500));
+    let deep = format!(
+        "#version 450\n#define f(x) x\n{}1{}\n",
+        "f(".repeat(500),
+        ")".repeat(500)
+    );
     assert!(err(&deep).contains("nested more than"));
     // Long chains of contexts.
     let mut ctx = String::from("#version 450\n");
@@ -418,7 +643,11 @@ fn adversarial_inputs_end_in_errors_not_hangs() {
     }
     ctx.push_str("c0\n");
     assert!(err(&ctx).contains("levels deep"));
-    let _ = run("#version 450\n#define f(x) f(f(x)) f(x)\nf(f(f(f(1))))\n", None, &[]);
+    let _ = run(
+        "#version 450\n#define f(x) f(f(x)) f(x)\nf(f(f(f(1))))\n",
+        None,
+        &[],
+    );
     for text in [
         "#version 450\n#",
         "#version 450\n#if\n",
@@ -454,7 +683,11 @@ fn fast_enough_for_a_realistic_shader() {
     let mut shader = String::from("#version 450\n");
     for k in 0..300 {
         match k % 4 {
-            0 => shader.push_str(&format!("    afp{} v{k} = buffer_ld{}(bottom_blob, gx + {k});\n", (k / 3) * 3, (k / 3) * 3 + 1)),
+            0 => shader.push_str(&format!(
+                "    afp{} v{k} = buffer_ld{}(bottom_blob, gx + {k});\n",
+                (k / 3) * 3,
+                (k / 3) * 3 + 1
+            )),
             1 => shader.push_str(&format!("#if ncnn_macro{} > 1\n", (k / 3) * 3 + 2)),
             2 => shader.push_str("    v = max(v, afp0(0.f)); // comment\n"),
             _ => shader.push_str("#endif\n"),
@@ -469,6 +702,14 @@ fn fast_enough_for_a_realistic_shader() {
     eprintln!("600 lines: {took:?}");
 }
 
+#[test]
+#[ignore]
+fn profile_loop() {
+    for _ in 0..200 {
+        fast_enough_for_a_realistic_shader();
+    }
+}
+
 mod fuzz {
     use super::*;
     use proptest::prelude::*;
@@ -476,8 +717,15 @@ mod fuzz {
     const SHADER: &str = "#version 450\n#extension GL_EXT_x : require\n#define N 4\n#define F(a, b) ((a) * (b) + N)\n#define S(x) #x\n#define C(a, b) a ## b\n#if N > 2 && defined(F)\nlayout(local_size_x = N) in;\n#elif 0\n#error no\n#else\nint z;\n#endif\n/* c */ void main() {\n    int x = F(1,\n      2); // d\n    int C(y, 1) = __LINE__;\n}\n";
 
     fn check(text: &str) {
-        let files = [("a.glsl", text), ("inc/b.glsl", "#include \"a.glsl\"\nint b;\n")];
-        let (_, r) = run(text, Some("#define P 1\n#extension GL_EXT_y : enable\n"), &files);
+        let files = [
+            ("a.glsl", text),
+            ("inc/b.glsl", "#include \"a.glsl\"\nint b;\n"),
+        ];
+        let (_, r) = run(
+            text,
+            Some("#define P 1\n#extension GL_EXT_y : enable\n"),
+            &files,
+        );
         if let Ok(p) = r {
             assert_eq!(p.map.lines.len(), p.text.split('\n').count());
         }
