@@ -703,6 +703,49 @@ fn fast_enough_for_a_realistic_shader() {
 }
 
 #[test]
+fn ncnn_style_shader() {
+    let prelude = "#define NCNN_fp16_storage 1\n#define NCNN_fp16_arithmetic 0\n#define ncnn_subgroupSize 32\n\
+#if NCNN_fp16_storage\n#define sfpvec4 uvec2\n#define afpvec4 vec4\n\
+#define buffer_ld4(buf,i) vec4(unpackHalf2x16(buf[i].x),unpackHalf2x16(buf[i].y))\n#endif\n\
+#define psc(x) (x==0?p.x:x)\n";
+    let shader = "#version 450\n\
+layout (constant_id = 0) const int w = 0;\n\
+layout (binding = 0) readonly buffer a { sfpvec4 a_data[]; };\n\
+layout (push_constant) uniform parameter { int w; } p;\n\
+void main() {\n\
+    int gx = int(gl_GlobalInvocationID.x);\n\
+    if (gx >= psc(w)) return;\n\
+    afpvec4 v = buffer_ld4(a_data, gx);\n\
+#if ncnn_subgroupSize == 32 && !NCNN_fp16_arithmetic\n\
+    v = v * 2.0;\n\
+#endif\n\
+}\n";
+    let (_, r) = run(shader, Some(prelude), &[]);
+    let p = r.unwrap();
+    assert_eq!(
+        p.text,
+        "#version 450\n\
+layout (constant_id = 0) const int w = 0;\n\
+layout (binding = 0) readonly buffer a { uvec2 a_data[]; };\n\
+layout (push_constant) uniform parameter { int w; } p;\n\
+void main() {\n\
+    int gx = int(gl_GlobalInvocationID.x);\n\
+    if (gx >= (w==0?p.w:w)) return;\n\
+    vec4 v = vec4(unpackHalf2x16(a_data[gx].x),unpackHalf2x16(a_data[gx].y));\n\
+    v = v * 2.0;\n\
+}\n"
+    );
+    let names: Vec<&str> = p.tested.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["NCNN_fp16_storage", "ncnn_subgroupSize", "NCNN_fp16_arithmetic"]);
+    // The expansion of `psc(w)` maps to the `psc` the user wrote (the `\` line
+    // continuations above drop indentation, so `psc` is at column 11).
+    let (l, c) = find(&p, "(w==0");
+    assert_eq!(p.map.locate(l, c + 3), Some(loc(0, 7, 11)));
+    let (l, c) = find(&p, "return");
+    assert_eq!(p.map.locate(l, c), Some(loc(0, 7, 19)));
+}
+
+#[test]
 #[ignore]
 fn profile_loop() {
     for _ in 0..200 {
