@@ -8,7 +8,11 @@
 //! Written here rather than taken from `glsl-lang-pp`: that crate yields a token
 //! stream without a column map back to macro use sites, and we must never panic.
 //!
-//! `#line` is accepted and ignored: the map always points at real lines.
+//! The output keeps the user's lines and columns where it can: comments become
+//! spaces, dropped directives leave no line (`#version`, `#extension` and
+//! `#pragma` stay), runs of blank lines shrink to one, and a macro's expansion
+//! sits where its use was. `#line` is accepted and ignored: the map always
+//! points at real lines. `__FILE__` is 0 (GLSL's source-string number).
 
 mod directives;
 mod expr;

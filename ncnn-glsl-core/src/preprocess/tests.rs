@@ -140,6 +140,33 @@ fn rescanning_and_recursion() {
 }
 
 #[test]
+fn c_standard_example() {
+    // C11 6.10.3.5, example 3 (spacing aside).
+    let src = "#define x 3\n#define f(a) f(x * (a))\n#undef x\n#define x 2\n#define g f\n#define z z[0]\n\
+#define h g(~\n#define m(a) a(w)\n#define w 0,1\n#define t(a) a\n#define p() int\n#define q(x) x\n\
+#define r(x,y) x ## y\n#define str(x) # x\n\
+f(y+1) + f(f(z)) % t(t(g)(0) + t)(1);\n\
+g(x+(3,4)-w) | h 5) & m\n(f)^m(m);\n\
+p() i[q()] = { q(1), r(2,3), r(4,), r(,5), r(,) };\n\
+char c[2][6] = { str(hello), str() };\n";
+    let got: String = pp(src)
+        .concat()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let want = "f(2 * (y+1)) + f(2 * (f(2 * (z[0])))) % f(2 * (0)) + t(1);\
+f(2 * (2+(3,4)-0,1)) | f(2 * (~ 5)) & f(2 * (0,1))^m(0,1);\
+int i[] = { 1, 23, 4, 5, };\
+char c[2][6] = { \"hello\", \"\" };";
+    let want: String = want.chars().filter(|c| !c.is_whitespace()).collect();
+    assert_eq!(got, want);
+    // Example 4: `##` made by pasting is not an operator.
+    let src = "#define hash_hash # ## #\n#define mkstr(a) # a\n#define in_between(a) mkstr(a)\n\
+#define join(c, d) in_between(c hash_hash d)\nchar p[] = join(x, y);\n";
+    assert_eq!(pp(src), ["char p[] = \"x ## y\";"]);
+}
+
+#[test]
 fn stringize_and_paste() {
     assert_eq!(pp("#define S(x) #x\nS(a  +  b)"), ["\"a + b\""]);
     assert_eq!(pp("#define S(x) #x\nS(\"q\\n\")"), ["\"\\\"q\\\\n\\\"\""]);
@@ -736,7 +763,14 @@ void main() {\n\
 }\n"
     );
     let names: Vec<&str> = p.tested.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["NCNN_fp16_storage", "ncnn_subgroupSize", "NCNN_fp16_arithmetic"]);
+    assert_eq!(
+        names,
+        [
+            "NCNN_fp16_storage",
+            "ncnn_subgroupSize",
+            "NCNN_fp16_arithmetic"
+        ]
+    );
     // The expansion of `psc(w)` maps to the `psc` the user wrote (the `\` line
     // continuations above drop indentation, so `psc` is at column 11).
     let (l, c) = find(&p, "(w==0");
@@ -804,6 +838,69 @@ mod fuzz {
                 let mut end = (at + del).min(s.len());
                 while !s.is_char_boundary(end) { end -= 1; }
                 s.replace_range(at..end.max(at), &ins);
+            }
+            check(&s);
+        }
+    }
+
+    /// Long random run for manual use: `cargo test ... soak -- --ignored`.
+    #[test]
+    #[ignore]
+    fn soak() {
+        const PARTS: [&str; 40] = [
+            "#define ",
+            "#if ",
+            "#elif ",
+            "#else\n",
+            "#endif\n",
+            "#include ",
+            "#undef ",
+            "defined(",
+            "F(",
+            "G",
+            "A",
+            "(",
+            ")",
+            ",",
+            "##",
+            "#",
+            "\n",
+            "\\\n",
+            "/*",
+            "*/",
+            "//",
+            "\"a.glsl\"",
+            "<b.glsl>",
+            "1",
+            "/ 0",
+            "__VA_ARGS__",
+            "...",
+            " ",
+            "\r\n",
+            "#define A A A\n",
+            "#define F(x) F(F(x)) G x\n",
+            "#define G(...) #__VA_ARGS__ A ## __VA_ARGS__\n",
+            "é",
+            "?",
+            ":",
+            "__LINE__",
+            "#error x\n",
+            "#version 450\n",
+            "#ifdef A\n",
+            "-",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..100_000 {
+            let n = rnd(40);
+            let mut s = String::from("#version 450\n");
+            for _ in 0..n {
+                s.push_str(PARTS[rnd(PARTS.len())]);
             }
             check(&s);
         }
