@@ -4,10 +4,25 @@
 //! panics on some defines (../shared/notes/naga.md), so we expand everything
 //! ourselves and keep a map from every position of the finished text back to
 //! the file, line and column it came from.
+//!
+//! Written here rather than taken from `glsl-lang-pp`: that crate yields a token
+//! stream without a column map back to macro use sites, and we must never panic.
+//!
+//! The output keeps the user's lines and columns where it can: comments become
+//! spaces, dropped directives leave no line (`#version`, `#extension` and
+//! `#pragma` stay), runs of blank lines shrink to one, and a macro's expansion
+//! sits where its use was. `#line` is accepted and ignored: the map always
+//! points at real lines. `__FILE__` is 0 (GLSL's source-string number).
+
+mod directives;
+mod expr;
+mod lex;
+mod macros;
+mod output;
 
 use std::path::PathBuf;
 
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::source::{FileId, Loader, Location, SourceMap};
 
 /// The finished text of one shader and how to map it back.
@@ -80,6 +95,64 @@ pub fn preprocess(
     loader: &dyn Loader,
     search_paths: &[PathBuf],
 ) -> Result<Preprocessed, Diagnostics> {
-    let _ = (sources, main, prelude, loader, search_paths);
-    Err(crate::diag::Diagnostic::new("the preprocessor is not written yet").into())
+    let mut d = directives::Driver::new(sources, main, prelude, loader, search_paths);
+    d.run();
+    let directives::Driver {
+        sources,
+        out,
+        included,
+        tested,
+        errors,
+        ..
+    } = d;
+    if !errors.is_empty() {
+        return Err(Diagnostics(
+            errors
+                .into_iter()
+                .map(|e| Diagnostic::at(Span::at(sources, e.loc, e.len), e.msg))
+                .collect(),
+        ));
+    }
+    let (text, map) = out.finish();
+    Ok(Preprocessed {
+        text,
+        map,
+        included,
+        tested,
+    })
 }
+
+/// An error found while preprocessing, before it is resolved into a [`Diagnostic`].
+#[derive(Clone, Debug)]
+pub(crate) struct PpError {
+    loc: Location,
+    len: u32,
+    msg: String,
+    /// Processing cannot sensibly go on (limits hit, no `#version`).
+    fatal: bool,
+}
+
+impl PpError {
+    fn new(loc: Location, len: u32, msg: String) -> PpError {
+        PpError {
+            loc,
+            len,
+            msg,
+            fatal: false,
+        }
+    }
+
+    /// An error at `t`, underlining it (at the macro use when `t` came from an expansion).
+    fn at(t: &lex::Token, msg: String) -> PpError {
+        let len = if t.site.is_some() { 1 } else { t.width() };
+        PpError::new(t.at(), len, msg)
+    }
+
+    fn fatal(mut self) -> PpError {
+        self.fatal = true;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests;

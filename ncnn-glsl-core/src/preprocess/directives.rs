@@ -1,0 +1,691 @@
+//! The driver: walks each file line by line, runs directives, expands text
+//! lines and hands the result to the emitter.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
+
+use super::expr;
+use super::lex::{lex, Kind, Token};
+use super::macros::{Base, Expander, Macro, Macros};
+use super::output::Emitter;
+use super::{MacroTest, PpError};
+use crate::source::{FileId, Loader, Location, SourceMap};
+
+/// Deepest `#include` nesting, so a file including itself under new names ends.
+const MAX_INCLUDE_DEPTH: usize = 64;
+/// Tokens macro substitution may produce in one run (about 10x ncnn's largest shader).
+const MAX_EXPANDED_TOKENS: usize = 1 << 21;
+/// After this many errors the rest would mostly be noise.
+const MAX_ERRORS: usize = 50;
+
+const BUILTINS: [&str; 3] = ["__LINE__", "__FILE__", "__VERSION__"];
+
+/// A file's tokens being read, as the base of macro expansion.
+struct Cursor {
+    toks: Vec<Token>,
+    pos: usize,
+    /// End (line, column) of the last token consumed.
+    last: (u32, u32),
+}
+
+impl Cursor {
+    /// Index of the token `next(skip_nl)` would return, if any.
+    fn find(&self, skip_nl: bool) -> Option<usize> {
+        let mut i = self.pos;
+        loop {
+            let t = self.toks.get(i)?;
+            if skip_nl {
+                if t.kind == Kind::Newline {
+                    i += 1;
+                    continue;
+                }
+                // A directive cannot be part of a macro invocation.
+                if t.bol && t.is("#") {
+                    return None;
+                }
+            }
+            return Some(i);
+        }
+    }
+
+    /// The tokens of the current line, its line end consumed.
+    fn take_line(&mut self) -> Vec<Token> {
+        let mut line = Vec::new();
+        while let Some(t) = self.toks.get(self.pos) {
+            self.pos += 1;
+            if t.kind == Kind::Newline {
+                break;
+            }
+            self.last = (t.end_line, t.end_col);
+            line.push(t.clone());
+        }
+        line
+    }
+
+    /// After an error inside a line: continue at the next line (unless already at one).
+    fn recover(&mut self) {
+        if self.toks.get(self.pos).is_some_and(|t| t.bol) {
+            return;
+        }
+        let _ = self.take_line();
+    }
+}
+
+impl Base for Cursor {
+    fn next(&mut self, skip_nl: bool) -> Option<Token> {
+        let i = self.find(skip_nl)?;
+        let mut t = self.toks.get(i)?.clone();
+        if i > self.pos {
+            // Skipped line ends separate tokens like spaces do.
+            t.space = true;
+        }
+        self.pos = i + 1;
+        if t.kind != Kind::Newline {
+            self.last = (t.end_line, t.end_col);
+        }
+        Some(t)
+    }
+
+    fn peek_lparen(&self, skip_nl: bool) -> bool {
+        self.find(skip_nl)
+            .and_then(|i| self.toks.get(i))
+            .is_some_and(|t| t.is("("))
+    }
+}
+
+/// One open `#if` group.
+struct Cond {
+    /// The directive name (`if`, `ifdef`, `ifndef`), for "unterminated" errors.
+    opener: Token,
+    /// Lines of the current branch are kept.
+    active: bool,
+    /// Some branch was (or, in a skipped group, counts as) taken: later `#elif`/`#else` are skipped.
+    taken: bool,
+    else_seen: bool,
+}
+
+/// State of one `preprocess` run.
+pub(crate) struct Driver<'a> {
+    pub sources: &'a mut SourceMap,
+    loader: &'a dyn Loader,
+    search_paths: &'a [PathBuf],
+    main: FileId,
+    prelude: Option<FileId>,
+    prelude_done: bool,
+    macros: Macros,
+    budget: usize,
+    version: i64,
+    pub out: Emitter,
+    pub included: Vec<PathBuf>,
+    loaded: HashMap<PathBuf, FileId>,
+    pub tested: Vec<MacroTest>,
+    tested_seen: HashSet<(Rc<str>, Location)>,
+    pub errors: Vec<PpError>,
+    stack: Vec<FileId>,
+    fatal: bool,
+}
+
+impl<'a> Driver<'a> {
+    pub fn new(
+        sources: &'a mut SourceMap,
+        main: FileId,
+        prelude: Option<FileId>,
+        loader: &'a dyn Loader,
+        search_paths: &'a [PathBuf],
+    ) -> Driver<'a> {
+        Driver {
+            sources,
+            loader,
+            search_paths,
+            main,
+            prelude,
+            prelude_done: false,
+            macros: Macros::new(),
+            budget: MAX_EXPANDED_TOKENS,
+            version: 0,
+            out: Emitter::new(),
+            included: Vec::new(),
+            loaded: HashMap::new(),
+            tested: Vec::new(),
+            tested_seen: HashSet::new(),
+            errors: Vec::new(),
+            stack: Vec::new(),
+            fatal: false,
+        }
+    }
+
+    fn error(&mut self, e: PpError) {
+        if e.fatal || self.errors.len() + 1 >= MAX_ERRORS {
+            self.fatal = true;
+        }
+        self.errors.push(e);
+    }
+
+    /// Preprocesses the main file (and through it the prelude and includes).
+    pub fn run(&mut self) {
+        self.stack.push(self.main);
+        self.run_file(self.main);
+        self.stack.pop();
+    }
+
+    fn run_file(&mut self, file: FileId) {
+        let (toks, lex_errors) = lex(file, &self.sources.get(file).text);
+        for e in lex_errors {
+            self.error(PpError::new(e.loc, 2, e.msg));
+        }
+        let mut cur = Cursor {
+            toks,
+            pos: 0,
+            last: (1, 1),
+        };
+        if file == self.main && self.stack.len() == 1 {
+            let mut first = cur.toks.iter().skip_while(|t| t.kind == Kind::Newline);
+            let ok = first.next().is_some_and(|t| t.is("#"))
+                && first
+                    .next()
+                    .is_some_and(|t| t.kind == Kind::Ident && &*t.text == "version");
+            if !ok {
+                let at = Location {
+                    file,
+                    line: 1,
+                    column: 1,
+                };
+                self.error(
+                    PpError::new(at, 1, "the shader must start with `#version`".into()).fatal(),
+                );
+                return;
+            }
+        }
+        let mut conds: Vec<Cond> = Vec::new();
+        while !self.fatal {
+            let Some(t) = cur.toks.get(cur.pos) else {
+                break;
+            };
+            if t.kind == Kind::Newline {
+                cur.pos += 1;
+                continue;
+            }
+            let active = conds.last().is_none_or(|c| c.active);
+            if t.bol && t.is("#") {
+                let line = cur.take_line();
+                self.directive(file, &line, &mut conds, active);
+                self.out.touch(file, cur.last.0, cur.last.1);
+            } else if active {
+                self.text_line(file, &mut cur);
+            } else {
+                let _ = cur.take_line();
+                self.out.touch(file, cur.last.0, cur.last.1);
+            }
+        }
+        if !self.fatal {
+            for c in conds {
+                self.error(PpError::at(
+                    &c.opener,
+                    format!("unterminated `#{}` (no matching `#endif`)", c.opener.text),
+                ));
+            }
+        }
+    }
+
+    /// Expands and emits one line of text (more when a macro call spans lines).
+    fn text_line(&mut self, file: FileId, cur: &mut Cursor) {
+        let mut failed = None;
+        {
+            let mut ex = Expander::new(&self.macros, self.version, &mut self.budget);
+            loop {
+                match ex.expand_next(0, cur) {
+                    Ok(Some(t)) if t.kind != Kind::Newline => {
+                        if let Err(m) = self.out.emit(&t) {
+                            failed = Some(PpError::at(&t, m).fatal());
+                            break;
+                        }
+                        self.out.touch(file, cur.last.0, cur.last.1);
+                    }
+                    Ok(_) => break,
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(e) = failed {
+            self.error(e);
+            cur.recover();
+        }
+    }
+
+    fn directive(&mut self, file: FileId, line: &[Token], conds: &mut Vec<Cond>, active: bool) {
+        // A lone `#` is C's null directive.
+        let Some(name) = line.get(1) else {
+            return;
+        };
+        let args = line.get(2..).unwrap_or(&[]);
+        if name.kind != Kind::Ident {
+            if active {
+                self.error(PpError::at(
+                    name,
+                    format!("`{}` is not a directive name", name.text),
+                ));
+            }
+            return;
+        }
+        match &*name.text {
+            "if" | "ifdef" | "ifndef" => {
+                let v = active && self.condition(name, args);
+                conds.push(Cond {
+                    opener: name.clone(),
+                    active: v,
+                    // In a skipped group no branch may be taken.
+                    taken: v || !active,
+                    else_seen: false,
+                });
+            }
+            "elif" | "else" => {
+                let Some(c) = conds.last_mut() else {
+                    self.error(PpError::at(name, format!("`#{}` without `#if`", name.text)));
+                    return;
+                };
+                if c.else_seen {
+                    self.error(PpError::at(name, format!("`#{}` after `#else`", name.text)));
+                    return;
+                }
+                if c.taken {
+                    c.active = false;
+                } else {
+                    c.active = &*name.text == "else" || self.condition(name, args);
+                    c.taken = c.active;
+                }
+                c.else_seen = &*name.text == "else";
+            }
+            "endif" => {
+                if conds.pop().is_none() {
+                    self.error(PpError::at(name, "`#endif` without `#if`".into()));
+                }
+            }
+            _ if !active => {}
+            "define" => {
+                if let Err(e) = self.define(name, args) {
+                    self.error(e);
+                }
+            }
+            "undef" => match args.first() {
+                Some(n) if n.kind == Kind::Ident => {
+                    self.macros.remove(&*n.text);
+                }
+                _ => self.error(PpError::at(name, "`#undef` needs a macro name".into())),
+            },
+            "include" => {
+                if let Err(e) = self.include(file, name, args) {
+                    self.error(e);
+                }
+            }
+            "error" => {
+                let hash = &line[0];
+                let end = line.last().map_or(hash.end_col, |t| t.end_col);
+                let len = if line.last().is_some_and(|t| t.end_line == hash.loc.line) {
+                    end.saturating_sub(hash.loc.column)
+                } else {
+                    1
+                };
+                self.error(PpError::new(
+                    hash.loc,
+                    len,
+                    format!("#error: {}", spell(args)),
+                ));
+            }
+            // Accepted; positions keep mapping to the real lines.
+            "line" => {}
+            "version" | "extension" | "pragma" => {
+                for t in line {
+                    if let Err(m) = self.out.emit(t) {
+                        self.error(PpError::at(t, m).fatal());
+                        return;
+                    }
+                    self.out.touch(file, t.end_line, t.end_col);
+                }
+                if &*name.text == "version" {
+                    self.version = args.first().and_then(|t| t.text.parse().ok()).unwrap_or(0);
+                    if file == self.main && !self.prelude_done {
+                        self.prelude_done = true;
+                        if let Some(p) = self.prelude {
+                            self.stack.push(p);
+                            self.run_file(p);
+                            self.stack.pop();
+                        }
+                    }
+                }
+            }
+            other => self.error(PpError::at(name, format!("unknown directive `#{other}`"))),
+        }
+    }
+
+    fn record_test(&mut self, t: &Token) {
+        if t.kind != Kind::Ident || &*t.text == "defined" {
+            return;
+        }
+        let at = t.at();
+        if self.tested_seen.insert((t.text.clone(), at)) {
+            self.tested.push(MacroTest {
+                name: t.text.to_string(),
+                at,
+            });
+        }
+    }
+
+    fn is_defined(&self, name: &str) -> bool {
+        self.macros.contains_key(name) || BUILTINS.contains(&name)
+    }
+
+    /// The value of an `#if`, `#elif`, `#ifdef` or `#ifndef` (false after an error).
+    fn condition(&mut self, name: &Token, args: &[Token]) -> bool {
+        match self.try_condition(name, args) {
+            Ok(v) => v,
+            Err(e) => {
+                self.error(e);
+                false
+            }
+        }
+    }
+
+    fn try_condition(&mut self, name: &Token, args: &[Token]) -> Result<bool, PpError> {
+        if &*name.text == "ifdef" || &*name.text == "ifndef" {
+            let n = match args.first() {
+                Some(n) if n.kind == Kind::Ident => n,
+                _ => {
+                    return Err(PpError::at(
+                        name,
+                        format!("`#{}` needs a macro name", name.text),
+                    ))
+                }
+            };
+            self.record_test(n);
+            return Ok(self.is_defined(&n.text) == (&*name.text == "ifdef"));
+        }
+        if args.is_empty() {
+            return Err(PpError::at(
+                name,
+                format!("`#{}` with no expression", name.text),
+            ));
+        }
+        // `defined X` is decided before expansion, so X itself never expands.
+        let mut pre = Vec::with_capacity(args.len());
+        let mut i = 0;
+        while let Some(t) = args.get(i) {
+            self.record_test(t);
+            i += 1;
+            if t.kind != Kind::Ident || &*t.text != "defined" {
+                pre.push(t.clone());
+                continue;
+            }
+            let paren = args.get(i).is_some_and(|p| p.is("("));
+            let operand = args.get(i + usize::from(paren));
+            let Some(n) = operand.filter(|n| n.kind == Kind::Ident) else {
+                return Err(PpError::at(t, "`defined` needs a macro name".into()));
+            };
+            self.record_test(n);
+            i += 1 + usize::from(paren);
+            if paren {
+                if !args.get(i).is_some_and(|p| p.is(")")) {
+                    return Err(PpError::at(n, "missing `)` after `defined(`".into()));
+                }
+                i += 1;
+            }
+            let v = if self.is_defined(&n.text) { "1" } else { "0" };
+            let mut num = Token::synthetic(Kind::Number, v, t.loc);
+            num.space = t.space;
+            pre.push(num);
+        }
+        let mut ex = Expander::new(&self.macros, self.version, &mut self.budget);
+        ex.in_condition = true;
+        let expanded = ex.expand_all(pre)?;
+        for t in &expanded {
+            self.record_test(t);
+        }
+        let end = args.last().map_or(name.loc, Token::at);
+        let v = expr::eval(&expanded, &|n| self.is_defined(n), end)?;
+        Ok(v != 0)
+    }
+
+    fn define(&mut self, directive: &Token, args: &[Token]) -> Result<(), PpError> {
+        let name = match args.first() {
+            Some(n) if n.kind == Kind::Ident => n,
+            Some(n) => {
+                return Err(PpError::at(
+                    n,
+                    format!("macro name must be an identifier, not `{}`", n.text),
+                ))
+            }
+            None => {
+                return Err(PpError::at(
+                    directive,
+                    "`#define` needs a macro name".into(),
+                ))
+            }
+        };
+        if &*name.text == "defined" || BUILTINS.contains(&&*name.text) {
+            return Err(PpError::at(
+                name,
+                format!("`{}` cannot be defined as a macro", name.text),
+            ));
+        }
+        let mut i = 1;
+        let mut params = None;
+        let mut variadic = false;
+        // Function-like only when `(` touches the name.
+        if args.get(1).is_some_and(|t| t.is("(") && !t.space) {
+            let mut ps: Vec<Rc<str>> = Vec::new();
+            i = 2;
+            if args.get(i).is_some_and(|t| t.is(")")) {
+                i += 1;
+            } else {
+                loop {
+                    let Some(t) = args.get(i) else {
+                        return Err(PpError::at(
+                            name,
+                            format!("missing `)` in the parameter list of macro `{}`", name.text),
+                        ));
+                    };
+                    i += 1;
+                    if t.is("...") {
+                        variadic = true;
+                        ps.push(Rc::from("__VA_ARGS__"));
+                    } else if t.kind == Kind::Ident && &*t.text != "__VA_ARGS__" {
+                        if ps.contains(&t.text) {
+                            return Err(PpError::at(
+                                t,
+                                format!("duplicate macro parameter `{}`", t.text),
+                            ));
+                        }
+                        ps.push(t.text.clone());
+                    } else {
+                        return Err(PpError::at(
+                            t,
+                            format!("expected a parameter name, found `{}`", t.text),
+                        ));
+                    }
+                    match args.get(i) {
+                        Some(t) if t.is(")") => {
+                            i += 1;
+                            break;
+                        }
+                        Some(t) if t.is(",") && !variadic => i += 1,
+                        Some(t) => {
+                            return Err(PpError::at(
+                                t,
+                                format!(
+                                    "expected `,` or `)` in the parameter list of macro `{}`, found `{}`",
+                                    name.text, t.text
+                                ),
+                            ))
+                        }
+                        None => {
+                            return Err(PpError::at(
+                                name,
+                                format!("missing `)` in the parameter list of macro `{}`", name.text),
+                            ))
+                        }
+                    }
+                }
+            }
+            params = Some(ps);
+        }
+        let mut body: Vec<Token> = args.get(i..).unwrap_or(&[]).to_vec();
+        for t in &mut body {
+            t.bol = false;
+        }
+        if let Some(f) = body.first_mut() {
+            f.space = false;
+        }
+        if let Some(t) = body
+            .first()
+            .filter(|t| t.is("##"))
+            .or(body.last().filter(|t| t.is("##")))
+        {
+            return Err(PpError::at(
+                t,
+                "`##` cannot be at either end of a macro body".into(),
+            ));
+        }
+        if let Some(ps) = &params {
+            for (k, t) in body.iter().enumerate() {
+                if t.is("#") {
+                    let next = body.get(k + 1);
+                    if !next.is_some_and(|n| n.kind == Kind::Ident && ps.contains(&n.text)) {
+                        return Err(PpError::at(
+                            t,
+                            "`#` must be followed by a macro parameter".into(),
+                        ));
+                    }
+                }
+            }
+        }
+        self.macros.insert(
+            name.text.clone(),
+            Macro {
+                params,
+                variadic,
+                body,
+            },
+        );
+        Ok(())
+    }
+
+    fn include(&mut self, file: FileId, directive: &Token, args: &[Token]) -> Result<(), PpError> {
+        let direct = args
+            .first()
+            .is_some_and(|t| t.kind == Kind::Str || t.is("<"));
+        let args = if direct {
+            args.to_vec()
+        } else {
+            Expander::new(&self.macros, self.version, &mut self.budget).expand_all(args.to_vec())?
+        };
+        let bad = || PpError::at(directive, "`#include` expects \"file\" or <file>".into());
+        let first = args.first().ok_or_else(bad)?;
+        let (spec, angled) = if first.kind == Kind::Str {
+            let s = first
+                .text
+                .strip_prefix('"')
+                .and_then(|s| s.strip_suffix('"'));
+            (s.ok_or_else(bad)?.to_string(), false)
+        } else if first.is("<") {
+            let close = args.iter().position(|t| t.is(">")).ok_or_else(bad)?;
+            (spell(args.get(1..close).unwrap_or(&[])), true)
+        } else {
+            return Err(bad());
+        };
+        let at = first.at();
+        let len = args
+            .last()
+            .map_or(1, |l| l.end_col.saturating_sub(first.loc.column).max(1));
+        if spec.is_empty() {
+            return Err(PpError::new(
+                at,
+                len,
+                "empty file name in `#include`".into(),
+            ));
+        }
+        if self.stack.len() > MAX_INCLUDE_DEPTH {
+            return Err(PpError::new(
+                at,
+                len,
+                format!("`#include` nested more than {MAX_INCLUDE_DEPTH} levels deep"),
+            ));
+        }
+        let includer = if angled {
+            None
+        } else {
+            self.sources.get(file).path.clone()
+        };
+        let loaded = self
+            .loader
+            .load(&spec, includer.as_deref(), self.search_paths)
+            .map_err(|m| PpError::new(at, len, m))?;
+        if let Some(p) = &loaded.path {
+            let key = normalize(p);
+            if let Some(k) = self.stack.iter().position(|f| {
+                self.sources.get(*f).path.as_deref().map(normalize).as_ref() == Some(&key)
+            }) {
+                let mut chain: Vec<String> = self.stack[k..]
+                    .iter()
+                    .map(|f| self.sources.get(*f).name.clone())
+                    .collect();
+                chain.push(loaded.name.clone());
+                return Err(PpError::new(
+                    at,
+                    len,
+                    format!("`#include` cycle: {}", chain.join(" -> ")),
+                ));
+            }
+            if !self.included.iter().any(|q| normalize(q) == key) {
+                self.included.push(p.clone());
+            }
+        }
+        let id = match loaded.path.as_deref().map(normalize) {
+            Some(key) => match self.loaded.get(&key) {
+                Some(id) => *id,
+                None => {
+                    let id = self.sources.add(loaded);
+                    self.loaded.insert(key, id);
+                    id
+                }
+            },
+            None => self.sources.add(loaded),
+        };
+        self.stack.push(id);
+        self.run_file(id);
+        self.stack.pop();
+        Ok(())
+    }
+}
+
+/// Tokens written back as text, one space where the source had any.
+fn spell(toks: &[Token]) -> String {
+    let mut s = String::new();
+    for (k, t) in toks.iter().enumerate() {
+        if k > 0 && t.space {
+            s.push(' ');
+        }
+        s.push_str(&t.text);
+    }
+    s
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system, so two spellings
+/// of one include compare equal.
+pub(crate) fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
