@@ -95,16 +95,53 @@ pub fn expand(
     loader: &dyn Loader,
     search_paths: &[PathBuf],
 ) -> Result<Expanded, Diagnostics> {
+    expand_with(source, target, device, &[], loader, search_paths)
+}
+
+/// [`expand`] with extra macros defined after the option macros (a variant's
+/// axis values).
+///
+/// Preprocessing runs twice when the shader calls helper functions of the
+/// extension: once to see which it calls, once with exactly those in the
+/// prelude, so the finished text of a mode holds only the functions it uses.
+pub fn expand_with(
+    source: SourceFile,
+    target: &Target,
+    device: Option<&DeviceCaps>,
+    defines: &[(&str, i64)],
+    loader: &dyn Loader,
+    search_paths: &[PathBuf],
+) -> Result<Expanded, Diagnostics> {
+    let mut prelude_text = ext::macro_prelude(target, device);
+    for (name, value) in defines {
+        prelude_text.push_str(&format!("#define {name} {value}\n"));
+    }
+    let first = run(source.clone(), *target, prelude_text.clone(), loader, search_paths)?;
+    let helpers = ext::helper_functions(first.text());
+    if helpers.is_empty() {
+        return Ok(first);
+    }
+    prelude_text.push_str(&helpers);
+    run(source, *target, prelude_text, loader, search_paths)
+}
+
+fn run(
+    source: SourceFile,
+    target: Target,
+    prelude_text: String,
+    loader: &dyn Loader,
+    search_paths: &[PathBuf],
+) -> Result<Expanded, Diagnostics> {
     let mut sources = SourceMap::new();
     let main = sources.add(source);
     let prelude = sources.add(SourceFile {
         name: PRELUDE_NAME.to_string(),
         path: None,
-        text: ext::prelude(target, device),
+        text: prelude_text,
     });
     let pp = preprocess(&mut sources, main, Some(prelude), loader, search_paths)?;
     Ok(Expanded {
-        target: *target,
+        target,
         sources,
         main,
         pp,

@@ -29,7 +29,7 @@ pub mod variant;
 pub use compile::{compile, CompileOptions, Compiled};
 pub use device::{narrow, DeviceBits, DeviceCaps, DeviceType};
 pub use diag::{Diagnostic, Diagnostics, Span};
-pub use expand::{expand, Expanded};
+pub use expand::{expand, expand_with, Expanded};
 pub use options::{Flag, Options};
 pub use source::{FsLoader, Loader, MemoryLoader, SourceFile};
 pub use target::Target;

@@ -86,6 +86,13 @@ fn emit_rows(rows: &[Row], bit: u32, out: &mut String) {
 /// The extension's own definitions for `target` (spec sections 3 to 6),
 /// without `#extension` lines or option and device macros.
 pub fn definitions(target: &Target) -> String {
+    let mut out = definitions_without_helpers(target);
+    out.push_str("// private helpers\n");
+    out.push_str(&helpers(&out, |_| true));
+    out
+}
+
+fn definitions_without_helpers(target: &Target) -> String {
     let f = FloatClass::of(target).bit();
     let i8 = Int8Class::of(target).bit();
     let i16 = Int16Class::of(target).bit();
@@ -105,17 +112,21 @@ pub fn definitions(target: &Target) -> String {
     emit_rows(functions::INT16_FUNCTIONS, i16, &mut out);
     out.push_str("// specialization constant, else push constant\n");
     emit_rows(functions::MISC, 1, &mut out);
+    out
+}
 
-    // Helpers named by what is emitted so far, or by a needed helper.
+/// The helpers that `text` names, directly or through other helpers, among
+/// those `wanted` accepts, in definition order.
+fn helpers(text: &str, wanted: impl Fn(&functions::Helper) -> bool) -> String {
     let mut needed = vec![false; functions::HELPERS.len()];
     loop {
-        let mut text = out.clone();
+        let mut seen = text.to_string();
         for (h, _) in functions::HELPERS.iter().zip(&needed).filter(|(_, n)| **n) {
-            text.push_str(h.text);
+            seen.push_str(h.text);
         }
         let mut changed = false;
         for (h, n) in functions::HELPERS.iter().zip(needed.iter_mut()) {
-            if !*n && text.contains(&format!("{}(", h.name)) {
+            if !*n && wanted(h) && seen.contains(&format!("{}(", h.name)) {
                 *n = true;
                 changed = true;
             }
@@ -124,12 +135,39 @@ pub fn definitions(target: &Target) -> String {
             break;
         }
     }
-    out.push_str("// private helpers\n");
+    let mut out = String::new();
     for (h, _) in functions::HELPERS.iter().zip(&needed).filter(|(_, n)| **n) {
         out.push_str(h.text);
         out.push('\n');
     }
     out
+}
+
+fn is_macro(h: &functions::Helper) -> bool {
+    h.text.starts_with("#define")
+}
+
+/// The prelude our preprocessor is given: as [`prelude`], but of the private
+/// helpers only the macros; the helper functions a shader calls are added
+/// after expansion by [`helper_functions`], so a mode's finished text holds
+/// only the functions the shader uses.
+pub fn macro_prelude(target: &Target, device: Option<&DeviceCaps>) -> String {
+    let mut out = String::new();
+    extension_lines(target, &mut out);
+    option_macros(target.options, &mut out);
+    if let Some(d) = device {
+        device_macros(d, &mut out);
+    }
+    let defs = definitions_without_helpers(target);
+    out.push_str(&defs);
+    out.push_str(&helpers(&defs, is_macro));
+    out
+}
+
+/// The helper functions that finished text `text` calls, with the helpers
+/// they call, in an order GLSL accepts.
+pub fn helper_functions(text: &str) -> String {
+    helpers(text, |h| !is_macro(h))
 }
 
 /// The prelude for `target`: `#extension` lines, option macros,
