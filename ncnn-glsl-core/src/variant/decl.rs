@@ -265,7 +265,7 @@ impl<'a> Iterator for WordIter<'a> {
 
 /// The lines of `text` with comments blanked out (same length, so columns
 /// stay right), numbered from 1.
-fn code_lines(text: &str) -> Vec<(u32, String)> {
+pub(crate) fn code_lines(text: &str) -> Vec<(u32, String)> {
     let mut out = Vec::new();
     let mut in_block = false;
     for (i, raw) in text.split('\n').enumerate() {

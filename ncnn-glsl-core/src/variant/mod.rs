@@ -1,6 +1,9 @@
 //! The variant model: which variants a shader's set holds, and which one a
 //! device runs. Pure and testable without a compiler in the loop.
 
+pub mod build;
 pub mod decl;
 pub mod select;
 pub mod space;
+#[cfg(test)]
+mod exhaustive_tests;

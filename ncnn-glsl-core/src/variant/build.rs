@@ -1,0 +1,356 @@
+//! Building a shader's whole variant set: every canonical target of its
+//! permutation space, times every combination of its declared axes, expanded,
+//! de-duplicated by finished text, compiled, de-duplicated again by SPIR-V.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use crate::compile::{compile, CompileOptions, Compiled};
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::expand::{expand_with, Expanded, PRELUDE_NAME};
+use crate::source::{Loader, Location, SourceFile, SourceMap};
+use crate::target::Target;
+
+use super::decl::{self, Declaration};
+use super::select::{select_target, Choice};
+use super::space::{canonical, space, Usage};
+use crate::device::DeviceCaps;
+use crate::options::Options;
+
+/// What one variant is built for: a canonical target and one value per axis
+/// (build-time axes first, then device axes, in declaration order).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VariantKey {
+    /// The canonical target.
+    pub target: Target,
+    /// The axis values.
+    pub axes: Vec<i64>,
+}
+
+/// One variant of a built set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuiltVariant {
+    /// What it is built for.
+    pub key: VariantKey,
+    /// Index of its finished text in [`BuiltSet::texts`].
+    pub text: usize,
+    /// Index of its blob in [`BuiltSet::blobs`].
+    pub blob: usize,
+}
+
+/// A shader's variant set, as the macro embeds it and `regen-variants` writes it.
+#[derive(Clone, Debug)]
+pub struct BuiltSet {
+    /// The shader's display name.
+    pub name: String,
+    /// Its `#pragma ncnn_glsl` declarations.
+    pub declaration: Declaration,
+    /// What of the extension it uses (decides the permutation space).
+    pub usage: Usage,
+    /// Distinct finished texts.
+    pub texts: Vec<String>,
+    /// Distinct compiled blobs.
+    pub blobs: Vec<Compiled>,
+    /// Every variant, sorted by key.
+    pub variants: Vec<BuiltVariant>,
+    /// Keys the declaration excludes (covered by the fallback order).
+    pub excluded: Vec<VariantKey>,
+    /// Every file read from disk (the shader and what it includes), for rebuilds.
+    pub files: Vec<PathBuf>,
+}
+
+impl BuiltSet {
+    /// The variant `device` runs for `wanted` options and the given values of
+    /// the build-time axes (device axes are read from the device); `None`
+    /// when the set holds no variant for those values or that device.
+    pub fn select(&self, device: &DeviceCaps, wanted: Options, axes: &[i64]) -> Option<Choice<'_, BuiltVariant>> {
+        let mut values = axes.to_vec();
+        for a in &self.declaration.device {
+            values.push(device_axis_value(device, &a.name)?);
+        }
+        let target = Target::for_device(wanted, device);
+        let usage = self.usage;
+        select_target(target.options, target.bits, |t| {
+            let key = VariantKey { target: canonical(t, usage), axes: values.clone() };
+            self.variants
+                .binary_search_by(|v| v.key.cmp(&key))
+                .ok()
+                .map(|i| &self.variants[i])
+        })
+    }
+
+    /// The names of the axes, build-time first, then device axes.
+    pub fn axis_names(&self) -> Vec<&str> {
+        self.declaration
+            .axes
+            .iter()
+            .chain(&self.declaration.device)
+            .map(|a| a.name.as_str())
+            .collect()
+    }
+}
+
+/// Builds every variant of `source`. Fails with every error that stops the
+/// set: bad declarations, undeclared device macros, expansion errors, and
+/// variants naga cannot compile that the declaration does not exclude.
+pub fn build(
+    source: SourceFile,
+    loader: &dyn Loader,
+    search_paths: &[PathBuf],
+    options: &CompileOptions,
+) -> Result<BuiltSet, Diagnostics> {
+    let mut decl_sources = SourceMap::new();
+    let main = decl_sources.add(source.clone());
+    let declaration = decl::parse(&decl_sources, main)?;
+    let axes: Vec<&decl::Axis> = declaration.axes.iter().chain(&declaration.device).collect();
+    let combos = axis_combinations(&axes);
+
+    // The space depends on what the shader uses, which includes what its
+    // included files use; grow the usage until it stops changing.
+    let mut usage = Usage::of_names(identifiers(&source.text).iter().map(|(n, _)| n.as_str()));
+    let (expansions, files) = loop {
+        let mut expansions = BTreeMap::new();
+        let mut names = BTreeSet::new();
+        for target in space(usage) {
+            for values in &combos {
+                let key = VariantKey { target, axes: values.clone() };
+                if declaration.excludes(target.options) {
+                    expansions.insert(key, None);
+                    continue;
+                }
+                let defines: Vec<(&str, i64)> =
+                    axes.iter().map(|a| a.name.as_str()).zip(values.iter().copied()).collect();
+                let e = expand_with(source.clone(), &target, None, &defines, loader, search_paths)?;
+                for (_, f) in e.sources.files().filter(|(_, f)| f.name != PRELUDE_NAME) {
+                    names.extend(identifiers(&f.text).into_iter().map(|(n, _)| n));
+                }
+                expansions.insert(key, Some(e));
+            }
+        }
+        let grown = Usage::of_names(names.iter().map(String::as_str));
+        let merged = merge(usage, grown);
+        if merged == usage {
+            let files = expansions
+                .values()
+                .flatten()
+                .flat_map(|e: &Expanded| e.pp.included.iter().cloned())
+                .collect::<BTreeSet<_>>();
+            break (expansions, files);
+        }
+        usage = merged;
+    };
+
+    check_device_macros(&declaration, &expansions)?;
+
+    let mut texts: Vec<String> = Vec::new();
+    let mut text_index: HashMap<String, usize> = HashMap::new();
+    let mut outcome: Vec<Result<usize, Diagnostics>> = Vec::new();
+    let mut blobs: Vec<Compiled> = Vec::new();
+    let mut variants = Vec::new();
+    let mut excluded = Vec::new();
+    // Failures grouped by their first error, so one construct that fails in
+    // twenty modes is reported once, with the twenty modes.
+    let mut failures: BTreeMap<String, (Diagnostics, Vec<VariantKey>)> = BTreeMap::new();
+    for (key, e) in expansions {
+        let Some(e) = e else {
+            excluded.push(key);
+            continue;
+        };
+        let ti = match text_index.get(e.text()) {
+            Some(&i) => i,
+            None => {
+                let compiled = compile(&e, options).map(|c| {
+                    blobs.iter().position(|b| b.spirv == c.spirv).unwrap_or_else(|| {
+                        blobs.push(c);
+                        blobs.len() - 1
+                    })
+                });
+                texts.push(e.text().to_string());
+                outcome.push(compiled);
+                text_index.insert(e.text().to_string(), texts.len() - 1);
+                texts.len() - 1
+            }
+        };
+        match &outcome[ti] {
+            Ok(blob) => variants.push(BuiltVariant { key, text: ti, blob: *blob }),
+            Err(d) => {
+                let first = d.0.first().map(|x| x.to_string()).unwrap_or_default();
+                failures.entry(first).or_insert_with(|| (d.clone(), Vec::new())).1.push(key);
+            }
+        }
+    }
+    if !failures.is_empty() {
+        return Err(failure_report(&source.name, &axes, failures));
+    }
+    let files = source.path.clone().into_iter().chain(files).collect();
+    variants.sort_by(|a: &BuiltVariant, b| a.key.cmp(&b.key));
+    Ok(BuiltSet {
+        name: source.name,
+        declaration,
+        usage,
+        texts,
+        blobs,
+        variants,
+        excluded,
+        files,
+    })
+}
+
+/// The value a device gives the device macro `name` (`ncnn_subgroupSize`, ...).
+pub fn device_axis_value(device: &DeviceCaps, name: &str) -> Option<i64> {
+    let mut macros = String::new();
+    crate::ext::device_macros(device, &mut macros);
+    macros.lines().find_map(|l| {
+        let rest = l.strip_prefix("#define ")?;
+        let (n, v) = rest.split_once(' ')?;
+        (n == name).then(|| v.trim().trim_end_matches(['u', 'l', 'U', 'L']).parse().ok())?
+    })
+}
+
+/// Every combination of the axes' values, the last axis fastest. One empty
+/// combination when there is no axis.
+fn axis_combinations(axes: &[&decl::Axis]) -> Vec<Vec<i64>> {
+    axes.iter().fold(vec![Vec::new()], |acc, axis| {
+        acc.iter()
+            .flat_map(|prefix| {
+                axis.values.iter().map(move |v| {
+                    let mut c = prefix.clone();
+                    c.push(*v);
+                    c
+                })
+            })
+            .collect()
+    })
+}
+
+/// Usage that holds everything `a` or `b` holds.
+fn merge(a: Usage, b: Usage) -> Usage {
+    Usage {
+        float: a.float || b.float,
+        int8: a.int8 || b.int8,
+        int16: a.int16 || b.int16,
+        macros: crate::options::Options::from_bits_truncate(a.macros.bits() | b.macros.bits()),
+    }
+}
+
+/// The identifiers of `text` outside comments, with their 1-based line and
+/// column. Names pasted together with `##` are not seen; a shader that builds
+/// extension names that way gets fewer variants, never wrong ones, since every
+/// variant is compiled from its own finished text.
+pub(crate) fn identifiers(text: &str) -> Vec<(String, (u32, u32))> {
+    let mut out = Vec::new();
+    for (line, code) in decl::code_lines(text) {
+        let mut chars = code.char_indices().peekable();
+        let mut col = 0u32;
+        while let Some((start, c)) = chars.next() {
+            col += 1;
+            if c.is_ascii_alphabetic() || c == '_' {
+                let start_col = col;
+                let mut end = start + c.len_utf8();
+                while let Some(&(i, n)) = chars.peek() {
+                    if n.is_ascii_alphanumeric() || n == '_' {
+                        end = i + n.len_utf8();
+                        col += 1;
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                out.push((code[start..end].to_string(), (line, start_col)));
+            } else if c.is_ascii_digit() {
+                // Skip the rest of a number so `1e5f` yields no identifier.
+                while let Some(&(_, n)) = chars.peek() {
+                    if n.is_ascii_alphanumeric() || n == '_' || n == '.' {
+                        col += 1;
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A precompiled variant cannot know its device (spec section 8): every
+/// device macro a shader names must be declared with the values to build.
+fn check_device_macros(
+    declaration: &Declaration,
+    expansions: &BTreeMap<VariantKey, Option<Expanded>>,
+) -> Result<(), Diagnostics> {
+    let declared: BTreeSet<&str> = declaration.device.iter().map(|a| a.name.as_str()).collect();
+    let mut seen = BTreeSet::new();
+    let mut errors = Vec::new();
+    // Files included only in some modes or for some axis values count too.
+    let mut files: BTreeMap<String, (crate::source::FileId, &SourceMap)> = BTreeMap::new();
+    for e in expansions.values().flatten() {
+        for (id, f) in e.sources.files().filter(|(_, f)| f.name != PRELUDE_NAME) {
+            files.entry(f.name.clone()).or_insert((id, &e.sources));
+        }
+    }
+    for (id, sources) in files.values() {
+        for (name, (line, column)) in identifiers(&sources.get(*id).text) {
+            let device_macro = name.starts_with("ncnn_") && name != "ncnn_glsl_version";
+            if device_macro && !declared.contains(name.as_str()) && seen.insert(name.clone()) {
+                let loc = Location { file: *id, line, column };
+                errors.push(
+                    Diagnostic::at(
+                        Span::at(sources, loc, name.chars().count() as u32),
+                        format!("the shader tests the device macro `{name}`, which its variant set does not declare"),
+                    )
+                    .note(format!(
+                        "a precompiled variant cannot know its device: declare the values to build, e.g. `#pragma ncnn_glsl device {name} 32 64`"
+                    )),
+                );
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Diagnostics(errors))
+    }
+}
+
+/// One error that lists every variant naga cannot compile, grouped by reason.
+fn failure_report(
+    shader: &str,
+    axes: &[&decl::Axis],
+    failures: BTreeMap<String, (Diagnostics, Vec<VariantKey>)>,
+) -> Diagnostics {
+    let count: usize = failures.values().map(|(_, k)| k.len()).sum();
+    let mut modes = BTreeSet::new();
+    let mut out = Vec::new();
+    for (diags, keys) in failures.values() {
+        let names: Vec<String> = keys.iter().map(|k| key_name(k, axes)).collect();
+        modes.extend(keys.iter().map(|k| k.target.options.to_string()));
+        for (i, d) in diags.0.iter().enumerate() {
+            let mut d = d.clone();
+            if i == 0 {
+                d = d.note(format!("in the variant(s): {}", names.join(", ")));
+            }
+            out.push(d);
+        }
+    }
+    let modes: Vec<String> = modes.into_iter().collect();
+    let summary = Diagnostic::new(format!(
+        "{count} variant(s) of `{shader}` cannot be compiled by naga, in the mode(s): {}",
+        modes.join(", ")
+    ))
+    .note(format!(
+        "fix the errors below, or exclude those modes next to the shader (`#pragma ncnn_glsl exclude {}`); the fallback order then covers them",
+        modes.first().map(String::as_str).unwrap_or("MODE")
+    ));
+    out.insert(0, summary);
+    Diagnostics(out)
+}
+
+/// `fp16s+fp16a [S16] IN_LAYOUT=1 OUT_LAYOUT=2`.
+pub fn key_name(key: &VariantKey, axes: &[&decl::Axis]) -> String {
+    let mut s = key.target.to_string();
+    for (a, v) in axes.iter().zip(&key.axes) {
+        s.push_str(&format!(" {}={v}", a.name));
+    }
+    s
+}

@@ -1,0 +1,114 @@
+//! The exhaustive selection test: for every device the narrowing can tell
+//! apart and every wanted option set, the chosen variant runs on the device,
+//! is the exact effective target when the set holds it, and no variant of the
+//! set is strictly better.
+
+use std::collections::BTreeSet;
+
+use super::select::select_target;
+use super::space::{canonical, feature_combinations, space, Usage};
+use crate::device::DeviceCaps;
+use crate::options::{Flag, Options};
+use crate::target::Target;
+
+/// Packed forms every device supports, by their native form.
+const PACKED_FOR: [(Flag, Flag); 4] = [
+    (Flag::Bf16Storage, Flag::Bf16Packed),
+    (Flag::Fp16Storage, Flag::Fp16Packed),
+    (Flag::Int8Storage, Flag::Int8Packed),
+    (Flag::Int16Storage, Flag::Int16Packed),
+];
+
+fn check(usage: Usage, set: &BTreeSet<Target>) -> usize {
+    let mut devices: Vec<DeviceCaps> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for d in feature_combinations() {
+        if seen.insert((d.supported_options(), d.expansion_bits())) {
+            devices.push(d);
+        }
+    }
+    let relevant = usage.flags().bits();
+    let mut checked = 0;
+    for device in &devices {
+        let mut sub = relevant;
+        loop {
+            let wanted = Options::from_bits_truncate(sub);
+            let t = Target::for_device(wanted, device);
+            let eff = canonical(t, usage);
+            let choice = select_target(t.options, t.bits, |c| set.get(&canonical(c, usage)))
+                .unwrap_or_else(|| panic!("no choice for {t} in {set:?}"));
+            let chosen = *choice.variant;
+            // It runs on the device: every flag is effective, or the packed
+            // form of an effective native flag; device bits are the device's.
+            for f in chosen.options.flags() {
+                let demoted = PACKED_FOR.iter().any(|(n, p)| *p == f && eff.options.has(*n));
+                assert!(eff.options.has(f) || demoted, "{chosen} on {eff} (wanted {wanted})");
+            }
+            let b = chosen.bits;
+            let d = t.bits;
+            assert!(
+                (!b.storage16 || d.storage16)
+                    && (!b.uniform16 || d.uniform16)
+                    && (!b.int16 || d.int16)
+                    && (!b.int64 || d.int64),
+                "{chosen} needs bits the device lacks ({eff})"
+            );
+            if set.contains(&eff) {
+                assert_eq!(chosen, eff, "the exact target is in the set");
+            }
+            // No strictly better variant: one that keeps more of the effective
+            // flags without needing anything the device lacks.
+            for v in set {
+                let runnable = v.options.is_subset_of(eff.options) && v.bits == chosen.bits;
+                let better = runnable
+                    && chosen.options.is_subset_of(v.options)
+                    && v.options != chosen.options;
+                assert!(!better, "{v} is better than {chosen} for {eff}");
+            }
+            checked += 1;
+            if sub == 0 {
+                break;
+            }
+            sub = (sub - 1) & relevant;
+        }
+    }
+    checked
+}
+
+fn usages() -> Vec<Usage> {
+    vec![
+        Usage::default(),
+        Usage { float: true, ..Usage::default() },
+        Usage { int8: true, ..Usage::default() },
+        Usage::of_names(["sfpvec4", "i8buffer_ld4", "NCNN_fp16_arithmetic"]),
+        Usage { float: true, int8: true, int16: true, macros: Options::FP32 },
+    ]
+}
+
+#[test]
+fn the_full_set_always_gives_the_exact_target() {
+    for usage in usages() {
+        let set: BTreeSet<Target> = space(usage).into_iter().collect();
+        assert!(check(usage, &set) > 0);
+    }
+}
+
+#[test]
+fn sets_with_excluded_modes_fall_back_to_the_best_remaining() {
+    let exclusions: [&[&str]; 4] = [
+        &["fp16a"],
+        &["fp16s", "bf16s"],
+        &["int8s", "fp16p"],
+        &["bf16p", "fp16s", "fp16p", "int8p", "int8s"],
+    ];
+    for usage in usages() {
+        for ex in exclusions {
+            let ex: Vec<Options> = ex.iter().map(|m| m.parse().unwrap()).collect();
+            let set: BTreeSet<Target> = space(usage)
+                .into_iter()
+                .filter(|t| !ex.iter().any(|e| e.is_subset_of(t.options)))
+                .collect();
+            check(usage, &set);
+        }
+    }
+}
