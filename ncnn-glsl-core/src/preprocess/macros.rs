@@ -17,7 +17,7 @@ use crate::source::Location;
 /// Most macro contexts open at once (each one is a nested expansion).
 const MAX_CONTEXTS: usize = 256;
 /// Most nested argument pre-expansions (these recurse on the Rust stack).
-const MAX_ARG_NESTING: u32 = 64;
+const MAX_ARG_NESTING: u32 = 32;
 
 /// A `#define`d macro.
 #[derive(Clone, Debug)]

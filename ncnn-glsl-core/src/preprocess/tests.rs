@@ -452,7 +452,39 @@ fn include_depth_is_limited() {
         text: "#version 450\n#include \"x\"\n".into(),
     });
     let e = preprocess(&mut sources, m, None, &Forever, &[]).unwrap_err();
-    assert!(e.0[0].message.contains("nested more than 64 levels"), "{e}");
+    assert!(e.0[0].message.contains("nested more than 32 levels"), "{e}");
+    // The deepest nesting of everything at once still fits a test thread's stack.
+    struct Deep;
+    impl Loader for Deep {
+        fn load(
+            &self,
+            _: &str,
+            _: Option<&std::path::Path>,
+            _: &[PathBuf],
+        ) -> Result<SourceFile, String> {
+            let text = format!(
+                "#define f(x) x\n#if {}1{}\n#endif\nint v = {}1{};\n#include \"x\"\n",
+                "(".repeat(120),
+                ")".repeat(120),
+                "f(".repeat(31),
+                ")".repeat(31)
+            );
+            Ok(SourceFile {
+                name: "<x>".into(),
+                path: None,
+                text,
+            })
+        }
+    }
+    let mut sources = SourceMap::new();
+    let m = sources.add(SourceFile {
+        name: "m".into(),
+        path: None,
+        text: "#version 450\n#include \"x\"\n".into(),
+    });
+    let e = preprocess(&mut sources, m, None, &Deep, &[]).unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e}");
+    assert!(e.0[0].message.contains("nested more than 32 levels"), "{e}");
 }
 
 #[test]
