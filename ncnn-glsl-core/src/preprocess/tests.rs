@@ -688,6 +688,18 @@ fn adversarial_inputs_end_in_errors_not_hangs() {
     }
     chain.push_str("m0\n");
     assert!(err(&chain).contains("too much text"));
+    // Blowup through arguments used many times, and through stringizing.
+    let many = format!(
+        "#version 450\n#define F(x) {}\nF(F(F(F(F(F(F(F(1))))))))\n",
+        "x ".repeat(10)
+    );
+    assert!(err(&many).contains("too much text"));
+    let strs = format!(
+        "#version 450\n#define S(x) {}\n#define T(x) S(x)\n#define F(x) {}\nT(F(F(F(F(F(1))))))\n",
+        "#x ".repeat(100),
+        "x ".repeat(10)
+    );
+    assert!(err(&strs).contains("too much text"));
     // Deep nesting of arguments.
     let deep = format!(
         "#version 450\n#define f(x) x\n{}1{}\n",
