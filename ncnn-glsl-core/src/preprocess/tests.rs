@@ -823,6 +823,7 @@ void main() {\n\
     assert_eq!(p.map.locate(l, c), Some(loc(0, 7, 19)));
 }
 
+/// For `perf record`: the realistic shader many times over.
 #[test]
 #[ignore]
 fn profile_loop() {
