@@ -12,8 +12,9 @@ use super::output::Emitter;
 use super::{MacroTest, PpError};
 use crate::source::{FileId, Loader, Location, SourceMap};
 
-/// Deepest `#include` nesting, so a file including itself under new names ends.
-const MAX_INCLUDE_DEPTH: usize = 64;
+/// Deepest `#include` nesting, so a file including itself under new names ends
+/// (and the recursion fits a 1 MiB stack in a debug build).
+const MAX_INCLUDE_DEPTH: usize = 32;
 /// Tokens macro substitution may produce in one run (about 10x ncnn's largest shader).
 const MAX_EXPANDED_TOKENS: usize = 1 << 21;
 /// After this many errors the rest would mostly be noise.

@@ -170,7 +170,7 @@ fn spliced(text: &str) -> Vec<(char, u32, u32, usize)> {
 /// logical line, plus any errors (an unterminated block comment).
 pub(crate) fn lex(file: FileId, text: &str) -> (Vec<Token>, Vec<LexError>) {
     let chars = spliced(text);
-    let mut toks: Vec<Token> = Vec::with_capacity(chars.len() / 2 + 1);
+    let mut toks: Vec<Token> = Vec::with_capacity(chars.len() / 4 + 16);
     let mut errors = Vec::new();
     let mut i = 0;
     let mut space = false;

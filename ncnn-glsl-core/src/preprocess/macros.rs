@@ -17,7 +17,7 @@ use crate::source::Location;
 /// Most macro contexts open at once (each one is a nested expansion).
 const MAX_CONTEXTS: usize = 256;
 /// Most nested argument pre-expansions (these recurse on the Rust stack).
-const MAX_ARG_NESTING: u32 = 64;
+const MAX_ARG_NESTING: u32 = 32;
 
 /// A `#define`d macro.
 #[derive(Clone, Debug)]
@@ -187,15 +187,6 @@ impl<'m> Expander<'m> {
                     self.substitute(m, &t, site, args)?
                 }
             };
-            *self.budget = match self.budget.checked_sub(body.len()) {
-                Some(b) => b,
-                None => {
-                    return Err(PpError::at(
-                        &t,
-                        format!("expanding macro `{}` produces too much text", t.text),
-                    ))
-                }
-            };
             if self.ctx.len() >= MAX_CONTEXTS {
                 return Err(PpError::at(
                     &t,
@@ -293,6 +284,21 @@ impl<'m> Expander<'m> {
         Ok(args)
     }
 
+    /// Counts `n` tokens of work against the budget of the whole run.
+    fn charge(&mut self, n: usize, name: &Token) -> Result<(), PpError> {
+        match self.budget.checked_sub(n) {
+            Some(left) => {
+                *self.budget = left;
+                Ok(())
+            }
+            None => Err(PpError::at(
+                name,
+                format!("expanding macro `{}` produces too much text", name.text),
+            )
+            .fatal()),
+        }
+    }
+
     /// A fully macro-expanded copy of an argument, expanded on its own as C requires.
     fn pre_expand(&mut self, arg: &[Token], name: &Token) -> Result<Vec<Token>, PpError> {
         if self.arg_nesting >= MAX_ARG_NESTING {
@@ -340,6 +346,7 @@ impl<'m> Expander<'m> {
                 let p = m.body.get(i).and_then(param);
                 i += 1;
                 let arg = p.and_then(|p| args.get(p)).map_or(&[][..], Vec::as_slice);
+                self.charge(arg.len(), name)?;
                 let mut s = Token::synthetic(Kind::Str, &stringize(arg), t.loc);
                 s.space = t.space;
                 vec![s]
@@ -350,12 +357,7 @@ impl<'m> Expander<'m> {
                 } else {
                     if expanded.get(p).is_some_and(Option::is_none) {
                         let e = self.pre_expand(raw, name)?;
-                        *self.budget = self.budget.checked_sub(e.len()).ok_or_else(|| {
-                            PpError::at(
-                                name,
-                                format!("expanding macro `{}` produces too much text", name.text),
-                            )
-                        })?;
+                        self.charge(e.len(), name)?;
                         expanded[p] = Some(e);
                     }
                     expanded.get(p).cloned().flatten().unwrap_or_default()
@@ -370,13 +372,15 @@ impl<'m> Expander<'m> {
             } else {
                 vec![t.clone()]
             };
-            if paste {
-                paste = false;
-                if let (Some(left), false) = (out.pop(), piece.is_empty()) {
+            // Charged before it is copied, so a blowup stops before memory runs out.
+            self.charge(piece.len(), name)?;
+            if paste && !piece.is_empty() {
+                if let Some(left) = out.pop() {
                     let right = piece.remove(0);
                     out.push(paste_tokens(left, right, name)?);
                 }
             }
+            paste = false;
             out.append(&mut piece);
         }
         out.retain(|t| t.kind != Kind::Placemarker);

@@ -452,7 +452,39 @@ fn include_depth_is_limited() {
         text: "#version 450\n#include \"x\"\n".into(),
     });
     let e = preprocess(&mut sources, m, None, &Forever, &[]).unwrap_err();
-    assert!(e.0[0].message.contains("nested more than 64 levels"), "{e}");
+    assert!(e.0[0].message.contains("nested more than 32 levels"), "{e}");
+    // The deepest nesting of everything at once still fits a test thread's stack.
+    struct Deep;
+    impl Loader for Deep {
+        fn load(
+            &self,
+            _: &str,
+            _: Option<&std::path::Path>,
+            _: &[PathBuf],
+        ) -> Result<SourceFile, String> {
+            let text = format!(
+                "#define f(x) x\n#if {}1{}\n#endif\nint v = {}1{};\n#include \"x\"\n",
+                "(".repeat(120),
+                ")".repeat(120),
+                "f(".repeat(31),
+                ")".repeat(31)
+            );
+            Ok(SourceFile {
+                name: "<x>".into(),
+                path: None,
+                text,
+            })
+        }
+    }
+    let mut sources = SourceMap::new();
+    let m = sources.add(SourceFile {
+        name: "m".into(),
+        path: None,
+        text: "#version 450\n#include \"x\"\n".into(),
+    });
+    let e = preprocess(&mut sources, m, None, &Deep, &[]).unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e}");
+    assert!(e.0[0].message.contains("nested more than 32 levels"), "{e}");
 }
 
 #[test]
@@ -656,6 +688,18 @@ fn adversarial_inputs_end_in_errors_not_hangs() {
     }
     chain.push_str("m0\n");
     assert!(err(&chain).contains("too much text"));
+    // Blowup through arguments used many times, and through stringizing.
+    let many = format!(
+        "#version 450\n#define F(x) {}\nF(F(F(F(F(F(F(F(1))))))))\n",
+        "x ".repeat(10)
+    );
+    assert!(err(&many).contains("too much text"));
+    let strs = format!(
+        "#version 450\n#define S(x) {}\n#define T(x) S(x)\n#define F(x) {}\nT(F(F(F(F(F(1))))))\n",
+        "#x ".repeat(100),
+        "x ".repeat(10)
+    );
+    assert!(err(&strs).contains("too much text"));
     // Deep nesting of arguments.
     let deep = format!(
         "#version 450\n#define f(x) x\n{}1{}\n",
@@ -779,6 +823,7 @@ void main() {\n\
     assert_eq!(p.map.locate(l, c), Some(loc(0, 7, 19)));
 }
 
+/// For `perf record`: the realistic shader many times over.
 #[test]
 #[ignore]
 fn profile_loop() {
