@@ -116,7 +116,13 @@ pub fn expand_with(
     for (name, value) in defines {
         prelude_text.push_str(&format!("#define {name} {value}\n"));
     }
-    let first = run(source.clone(), *target, prelude_text.clone(), loader, search_paths)?;
+    let first = run(
+        source.clone(),
+        *target,
+        prelude_text.clone(),
+        loader,
+        search_paths,
+    )?;
     let helpers = ext::helper_functions(first.text());
     if helpers.is_empty() {
         return Ok(first);

@@ -63,15 +63,22 @@ impl BuiltSet {
     /// The variant `device` runs for `wanted` options and the given values of
     /// the build-time axes (device axes are read from the device); `None`
     /// when the set holds no variant for those values or that device.
-    pub fn select(&self, device: &DeviceCaps, wanted: Options, axes: &[i64]) -> Option<Choice<'_, BuiltVariant>> {
+    pub fn select(
+        &self,
+        device: &DeviceCaps,
+        wanted: Options,
+        axes: &[i64],
+    ) -> Option<Choice<'_, BuiltVariant>> {
         let mut values = axes.to_vec();
         for a in &self.declaration.device {
             values.push(device_axis_value(device, &a.name)?);
         }
-        let target = Target::for_device(wanted, device);
-        let usage = self.usage;
-        select_target(target.options, target.bits, |t| {
-            let key = VariantKey { target: canonical(t, usage), axes: values.clone() };
+        let effective = canonical(Target::for_device(wanted, device), self.usage);
+        select_target(effective, |t| {
+            let key = VariantKey {
+                target: t,
+                axes: values.clone(),
+            };
             self.variants
                 .binary_search_by(|v| v.key.cmp(&key))
                 .ok()
@@ -113,14 +120,27 @@ pub fn build(
         let mut names = BTreeSet::new();
         for target in space(usage) {
             for values in &combos {
-                let key = VariantKey { target, axes: values.clone() };
+                let key = VariantKey {
+                    target,
+                    axes: values.clone(),
+                };
                 if declaration.excludes(target.options) {
                     expansions.insert(key, None);
                     continue;
                 }
-                let defines: Vec<(&str, i64)> =
-                    axes.iter().map(|a| a.name.as_str()).zip(values.iter().copied()).collect();
-                let e = expand_with(source.clone(), &target, None, &defines, loader, search_paths)?;
+                let defines: Vec<(&str, i64)> = axes
+                    .iter()
+                    .map(|a| a.name.as_str())
+                    .zip(values.iter().copied())
+                    .collect();
+                let e = expand_with(
+                    source.clone(),
+                    &target,
+                    None,
+                    &defines,
+                    loader,
+                    search_paths,
+                )?;
                 for (_, f) in e.sources.files().filter(|(_, f)| f.name != PRELUDE_NAME) {
                     names.extend(identifiers(&f.text).into_iter().map(|(n, _)| n));
                 }
@@ -160,10 +180,13 @@ pub fn build(
             Some(&i) => i,
             None => {
                 let compiled = compile(&e, options).map(|c| {
-                    blobs.iter().position(|b| b.spirv == c.spirv).unwrap_or_else(|| {
-                        blobs.push(c);
-                        blobs.len() - 1
-                    })
+                    blobs
+                        .iter()
+                        .position(|b| b.spirv == c.spirv)
+                        .unwrap_or_else(|| {
+                            blobs.push(c);
+                            blobs.len() - 1
+                        })
                 });
                 texts.push(e.text().to_string());
                 outcome.push(compiled);
@@ -172,10 +195,18 @@ pub fn build(
             }
         };
         match &outcome[ti] {
-            Ok(blob) => variants.push(BuiltVariant { key, text: ti, blob: *blob }),
+            Ok(blob) => variants.push(BuiltVariant {
+                key,
+                text: ti,
+                blob: *blob,
+            }),
             Err(d) => {
                 let first = d.0.first().map(|x| x.to_string()).unwrap_or_default();
-                failures.entry(first).or_insert_with(|| (d.clone(), Vec::new())).1.push(key);
+                failures
+                    .entry(first)
+                    .or_insert_with(|| (d.clone(), Vec::new()))
+                    .1
+                    .push(key);
             }
         }
     }
@@ -293,7 +324,11 @@ fn check_device_macros(
         for (name, (line, column)) in identifiers(&sources.get(*id).text) {
             let device_macro = name.starts_with("ncnn_") && name != "ncnn_glsl_version";
             if device_macro && !declared.contains(name.as_str()) && seen.insert(name.clone()) {
-                let loc = Location { file: *id, line, column };
+                let loc = Location {
+                    file: *id,
+                    line,
+                    column,
+                };
                 errors.push(
                     Diagnostic::at(
                         Span::at(sources, loc, name.chars().count() as u32),

@@ -35,17 +35,22 @@ fn check(usage: Usage, set: &BTreeSet<Target>) -> usize {
             let wanted = Options::from_bits_truncate(sub);
             let t = Target::for_device(wanted, device);
             let eff = canonical(t, usage);
-            let choice = select_target(t.options, t.bits, |c| set.get(&canonical(c, usage)))
+            let choice = select_target(eff, |c| set.get(&c))
                 .unwrap_or_else(|| panic!("no choice for {t} in {set:?}"));
             let chosen = *choice.variant;
             // It runs on the device: every flag is effective, or the packed
             // form of an effective native flag; device bits are the device's.
             for f in chosen.options.flags() {
-                let demoted = PACKED_FOR.iter().any(|(n, p)| *p == f && eff.options.has(*n));
-                assert!(eff.options.has(f) || demoted, "{chosen} on {eff} (wanted {wanted})");
+                let demoted = PACKED_FOR
+                    .iter()
+                    .any(|(n, p)| *p == f && eff.options.has(*n));
+                assert!(
+                    eff.options.has(f) || demoted,
+                    "{chosen} on {eff} (wanted {wanted})"
+                );
             }
             let b = chosen.bits;
-            let d = t.bits;
+            let d = eff.bits;
             assert!(
                 (!b.storage16 || d.storage16)
                     && (!b.uniform16 || d.uniform16)
@@ -78,10 +83,21 @@ fn check(usage: Usage, set: &BTreeSet<Target>) -> usize {
 fn usages() -> Vec<Usage> {
     vec![
         Usage::default(),
-        Usage { float: true, ..Usage::default() },
-        Usage { int8: true, ..Usage::default() },
+        Usage {
+            float: true,
+            ..Usage::default()
+        },
+        Usage {
+            int8: true,
+            ..Usage::default()
+        },
         Usage::of_names(["sfpvec4", "i8buffer_ld4", "NCNN_fp16_arithmetic"]),
-        Usage { float: true, int8: true, int16: true, macros: Options::FP32 },
+        Usage {
+            float: true,
+            int8: true,
+            int16: true,
+            macros: Options::FP32,
+        },
     ]
 }
 

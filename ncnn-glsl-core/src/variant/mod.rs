@@ -3,7 +3,7 @@
 
 pub mod build;
 pub mod decl;
-pub mod select;
-pub mod space;
 #[cfg(test)]
 mod exhaustive_tests;
+pub mod select;
+pub mod space;
