@@ -15,9 +15,12 @@
 //! [`preprocess`], [`expand`] (assembly), [`compile`] (naga, repairs,
 //! reflection), [`diag`] (errors).
 
+#[cfg(feature = "compile")]
 pub mod compile;
 pub mod device;
 pub mod diag;
+#[cfg(feature = "compile")]
+pub mod embed;
 pub mod expand;
 pub mod ext;
 pub mod options;
@@ -26,6 +29,7 @@ pub mod source;
 pub mod target;
 pub mod variant;
 
+#[cfg(feature = "compile")]
 pub use compile::{compile, CompileOptions, Compiled};
 pub use device::{narrow, DeviceBits, DeviceCaps, DeviceType};
 pub use diag::{Diagnostic, Diagnostics, Span};

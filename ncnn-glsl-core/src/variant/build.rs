@@ -12,8 +12,8 @@ use crate::source::{Loader, Location, SourceFile, SourceMap};
 use crate::target::Target;
 
 use super::decl::{self, Declaration};
-use super::select::{select_target, Choice};
-use super::space::{canonical, space, Usage};
+use super::select::{choose, Choice};
+use super::space::{space, Usage};
 use crate::device::DeviceCaps;
 use crate::options::Options;
 
@@ -71,10 +71,9 @@ impl BuiltSet {
     ) -> Option<Choice<'_, BuiltVariant>> {
         let mut values = axes.to_vec();
         for a in &self.declaration.device {
-            values.push(device_axis_value(device, &a.name)?);
+            values.push(super::device_axis_value(device, &a.name)?);
         }
-        let effective = canonical(Target::for_device(wanted, device), self.usage);
-        select_target(effective, |t| {
+        choose(self.usage, device, wanted, |t| {
             let key = VariantKey {
                 target: t,
                 axes: values.clone(),
@@ -224,17 +223,6 @@ pub fn build(
         variants,
         excluded,
         files,
-    })
-}
-
-/// The value a device gives the device macro `name` (`ncnn_subgroupSize`, ...).
-pub fn device_axis_value(device: &DeviceCaps, name: &str) -> Option<i64> {
-    let mut macros = String::new();
-    crate::ext::device_macros(device, &mut macros);
-    macros.lines().find_map(|l| {
-        let rest = l.strip_prefix("#define ")?;
-        let (n, v) = rest.split_once(' ')?;
-        (n == name).then(|| v.trim().trim_end_matches(['u', 'l', 'U', 'L']).parse().ok())?
     })
 }
 

@@ -19,9 +19,11 @@
 //! set). The chosen variant's own options decide how the host lays out
 //! buffers, which is why the choice reports them.
 
-use crate::device::DeviceBits;
+use crate::device::{DeviceBits, DeviceCaps};
 use crate::options::{Flag, Options};
 use crate::target::Target;
+
+use super::space::{canonical, Usage};
 
 /// Flags given up outright, with their rank.
 const DROP: [(Flag, u32); 9] = [
@@ -126,6 +128,19 @@ pub fn select_target<'a, V>(
             chosen: t,
         })
     })
+}
+
+/// The variant `device` runs for `wanted` options in a set whose shader has
+/// `usage`: the device's target is narrowed, reduced to what the shader can
+/// tell apart, then looked up along [`fallback_order`]. `lookup` finds the
+/// set's variant for a canonical target (with the caller's axis values).
+pub fn choose<'a, V>(
+    usage: Usage,
+    device: &DeviceCaps,
+    wanted: Options,
+    lookup: impl Fn(Target) -> Option<&'a V>,
+) -> Option<Choice<'a, V>> {
+    select_target(canonical(Target::for_device(wanted, device), usage), lookup)
 }
 
 #[cfg(test)]

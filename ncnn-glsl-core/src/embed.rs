@@ -1,0 +1,120 @@
+//! What `include_ncnn_shader!` expands to, as a library function over
+//! `proc_macro2` so it is tested without a compiler in the loop (the
+//! proc-macro crate is a shim that calls [`include_shader`]).
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::compile::CompileOptions;
+use crate::options::Options;
+use crate::source::{FsLoader, SourceFile};
+use crate::target::Target;
+use crate::variant::build::{build, BuiltSet};
+
+/// Where `name` is found: relative to the calling crate's manifest directory,
+/// then in the shipped shader library. The error lists both places.
+pub fn find_shader(name: &str, caller_dir: &Path, library_dir: &Path) -> Result<PathBuf, String> {
+    let candidates = [caller_dir.join(name), library_dir.join(name)];
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .cloned()
+        .ok_or_else(|| {
+            format!(
+                "cannot find shader `{name}`: looked for `{}` and `{}`",
+                candidates[0].display(),
+                candidates[1].display()
+            )
+        })
+}
+
+/// Builds the variant set of shader `name` and returns the expression that
+/// embeds it: a `&'static VariantSet` of the crate at path `krate`. `Err`
+/// holds the whole diagnostic text for `compile_error!`.
+pub fn include_shader(
+    name: &str,
+    caller_dir: &Path,
+    library_dir: &Path,
+    krate: &TokenStream,
+) -> Result<TokenStream, String> {
+    let path = find_shader(name, caller_dir, library_dir)?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read shader `{}`: {e}", path.display()))?;
+    let source = SourceFile {
+        name: path.display().to_string(),
+        path: Some(path.clone()),
+        text,
+    };
+    // The shipped library is searched for `#include <...>` after the shader's own directory.
+    let search = [library_dir.to_path_buf()];
+    let set = build(source, &FsLoader, &search, &CompileOptions::default())
+        .map_err(|d| d.to_string())?;
+    Ok(tokens(name, &set, krate))
+}
+
+/// The expression for a built set.
+pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
+    let files: Vec<String> = set.files.iter().map(|p| p.display().to_string()).collect();
+    let blobs = set.blobs.iter().enumerate().map(|(i, b)| {
+        let id = format_ident!("BLOB_{}", i);
+        let words = b.spirv.iter().map(|w| Literal::u32_unsuffixed(*w));
+        quote! {
+            static #id: #krate::Blob = #krate::Blob { spirv: &[#(#words),*] };
+        }
+    });
+    let variants = set.variants.iter().map(|v| {
+        let target = target_tokens(v.key.target, krate);
+        let axes = v.key.axes.iter().map(|a| Literal::i64_unsuffixed(*a));
+        let blob = format_ident!("BLOB_{}", v.blob);
+        quote! { #krate::Variant { target: #target, axes: &[#(#axes),*], blob: &#blob } }
+    });
+    let n = set.variants.len();
+    let axes = set
+        .declaration
+        .axes
+        .iter()
+        .map(|a| (a, false))
+        .chain(set.declaration.device.iter().map(|a| (a, true)))
+        .map(|(a, device)| {
+            let n = &a.name;
+            let values = a.values.iter().map(|v| Literal::i64_unsuffixed(*v));
+            quote! { #krate::AxisInfo { name: #n, values: &[#(#values),*], device: #device } }
+        });
+    let u = set.usage;
+    let (float, int8, int16) = (u.float, u.int8, u.int16);
+    let macros = options_tokens(u.macros, krate);
+    quote! {
+        {
+            // Cargo rebuilds the caller when any of these files changes.
+            const _: &[&[u8]] = &[#(include_bytes!(#files)),*];
+            #(#blobs)*
+            static VARIANTS: [#krate::Variant; #n] = [#(#variants),*];
+            static SET: #krate::VariantSet = #krate::VariantSet {
+                name: #name,
+                usage: #krate::Usage { float: #float, int8: #int8, int16: #int16, macros: #macros },
+                axes: &[#(#axes),*],
+                variants: &VARIANTS,
+            };
+            &SET
+        }
+    }
+}
+
+fn options_tokens(o: Options, krate: &TokenStream) -> TokenStream {
+    let bits = Literal::u16_unsuffixed(o.bits());
+    quote! { #krate::Options::from_bits_truncate(#bits) }
+}
+
+fn target_tokens(t: Target, krate: &TokenStream) -> TokenStream {
+    let options = options_tokens(t.options, krate);
+    let b = t.bits;
+    let (s16, u16, i16, i64) = (b.storage16, b.uniform16, b.int16, b.int64);
+    quote! {
+        #krate::Target {
+            options: #options,
+            bits: #krate::DeviceBits { storage16: #s16, uniform16: #u16, int16: #i16, int64: #i64 },
+        }
+    }
+}

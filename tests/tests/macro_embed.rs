@@ -1,0 +1,54 @@
+//! `include_ncnn_shader!` in a crate: the embedded set is static, complete,
+//! and selection picks the device's variant from it.
+
+use ncnn_glsl_runtime::{include_ncnn_shader, DeviceCaps, DeviceType, Options, VariantSet};
+
+static SEED: &VariantSet = include_ncnn_shader!("shaders/seed_example.comp");
+
+fn device(features: &[&str]) -> DeviceCaps {
+    DeviceCaps {
+        device_type: DeviceType::DiscreteGpu,
+        features: features.iter().map(|f| (f.to_string(), true)).collect(),
+        ..DeviceCaps::default()
+    }
+}
+
+#[test]
+fn the_seed_example_embeds_every_float_storage_form() {
+    let modes: Vec<String> = SEED.variants.iter().map(|v| v.target.to_string()).collect();
+    for m in ["fp32", "fp16p", "fp16p+fp16a", "fp16s", "fp16s+fp16a", "bf16p"] {
+        assert!(modes.iter().any(|x| x == m), "{m} missing from {modes:?}");
+    }
+    assert!(SEED.usage.float && !SEED.usage.int8);
+    for v in SEED.variants {
+        assert_eq!(v.blob.spirv[0], 0x0723_0203, "{}", v.target);
+    }
+    // Identical SPIR-V is stored once.
+    let blobs: std::collections::BTreeSet<*const u32> =
+        SEED.variants.iter().map(|v| v.blob.spirv.as_ptr()).collect();
+    assert!(blobs.len() <= SEED.variants.len());
+}
+
+#[test]
+fn selection_follows_the_device() {
+    let all = Options::NCNN_DEFAULT;
+    let cases: [(&[&str], &str); 4] = [
+        (&[], "fp16p"),
+        (&["shaderFloat16"], "fp16p+fp16a"),
+        (&["storageBuffer16BitAccess"], "fp16s"),
+        (&["storageBuffer16BitAccess", "shaderFloat16"], "fp16s+fp16a"),
+    ];
+    for (features, want) in cases {
+        let c = SEED.select(&device(features), all, &[]).unwrap();
+        assert_eq!(c.chosen.options.to_string(), want, "{features:?}");
+        assert_eq!(c.variant.target, c.chosen);
+    }
+    let c = SEED.select(&device(&[]), Options::FP32, &[]).unwrap();
+    assert_eq!(c.chosen.options, Options::FP32);
+}
+
+#[test]
+fn wrong_axes_are_errors_naming_them() {
+    let e = SEED.select(&device(&[]), Options::FP32, &[("X", 1)]).unwrap_err();
+    assert!(e.to_string().contains("values were given for [X]"), "{e}");
+}
