@@ -1,5 +1,33 @@
-//! Finished text to checked SPIR-V through naga: source passes, parse, IR
-//! passes, validation, SPIR-V with deliberate writer options, reflection.
+//! Finished text to checked SPIR-V through naga.
+//!
+//! ```text
+//! finished GLSL -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
+//! local_size_id.rs) -> naga parse -> IR passes (barrier_scope.rs) -> validation
+//! -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
+//! -> word passes (trim_capabilities.rs) -> reflection (reflect.rs)
+//! ```
+//!
+//! Text passes keep every byte offset (they blank or overwrite in place), so
+//! naga's spans index the finished text and map back to the user's file
+//! through [`Expanded::span_of`]. naga is never allowed to panic through.
+
+mod barrier_scope;
+mod drop_writeonly;
+mod local_size_id;
+mod naga_run;
+pub mod reflect;
+pub mod reject;
+mod source_text;
+mod spirv;
+mod tokens;
+mod trim_capabilities;
+
+#[cfg(test)]
+mod tests;
+
+pub use reflect::{
+    Access, Binding, BindingKind, Reflection, Requirements, ScalarValue, SpecConstant,
+};
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::expand::Expanded;
@@ -12,14 +40,70 @@ pub struct CompileOptions {
 }
 
 /// A compiled shader.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Compiled {
-    /// The SPIR-V words.
+    /// The SPIR-V words (SPIR-V 1.3, valid for `spirv-val --target-env vulkan1.1`).
     pub spirv: Vec<u32>,
+    /// What the blob needs from the pipeline and the device.
+    pub reflection: Reflection,
 }
 
-/// Compiles the finished text of `expanded`.
+/// Compiles the finished text of `expanded` for the entry point `main`.
+///
+/// Every error points at the user's file, line and column where the finished
+/// text maps back; a use of a construct naga lacks or miscompiles is refused
+/// ([`reject::RULES`]) with the reason and a way out, all uses at once.
+/// Specialization constants are baked at their defaults (see
+/// [`Reflection::spec_constants`]).
 pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled, Diagnostics> {
-    let _ = (expanded, options);
-    Err(Diagnostic::new("the compiler is not written yet").into())
+    let finished = expanded.text();
+    let refused: Vec<Diagnostic> = reject::scan(finished)
+        .into_iter()
+        .map(|hit| {
+            let rule = &reject::RULES[hit.rule];
+            naga_run::at(
+                expanded,
+                Some(hit.start..hit.end),
+                format!("{} (`{}`)", rule.reason, hit.text),
+            )
+            .note(rule.advice)
+        })
+        .collect();
+    if !refused.is_empty() {
+        return Err(Diagnostics(refused));
+    }
+
+    let mut text = finished.to_string();
+    let writeonly = drop_writeonly::drop_writeonly(&mut text, &tokens::tokenize(finished));
+    let toks = tokens::tokenize(&text);
+    let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
+    debug_assert_eq!(text.len(), finished.len());
+
+    let mut module = naga_run::parse(expanded, &text).map_err(Diagnostics)?;
+    barrier_scope::fix_barrier_scope(&mut module);
+    let info = naga_run::validate(expanded, &module)?;
+    let (baked, baked_info) = naga_run::bake_overrides(&module, &info)?;
+    let spec_constants = reflect::spec_constants(&module, &baked);
+    let mut spirv = naga_run::write(
+        &baked,
+        &baked_info,
+        &naga_run::writer_options(options.debug_names),
+    )?;
+    trim_capabilities::trim_capabilities(&mut spirv);
+
+    let (bindings, push_constant_size) = reflect::resources(&module, &writeonly);
+    let local_size = module
+        .entry_points
+        .iter()
+        .find(|e| e.name == "main")
+        .map_or([1, 1, 1], |e| e.workgroup_size);
+    let reflection = Reflection {
+        bindings,
+        push_constant_size,
+        local_size,
+        local_size_spec_ids,
+        spec_constants,
+        requirements: reflect::requirements(&spirv),
+    };
+    Ok(Compiled { spirv, reflection })
 }

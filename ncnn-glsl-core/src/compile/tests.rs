@@ -1,0 +1,530 @@
+//! Tests of the compile stage; each naga gap of ../shared/notes/naga.md that
+//! a shader can hit is pinned here.
+
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::*;
+use crate::diag::Diagnostics;
+use crate::source::SourceFile;
+use crate::target::Target;
+
+pub(super) fn expanded(text: &str, mode: &str) -> Expanded {
+    Expanded::verbatim(
+        SourceFile {
+            name: "t.comp".into(),
+            path: None,
+            text: text.into(),
+        },
+        Target::for_mode(mode.parse().unwrap()),
+    )
+}
+
+pub(super) fn ok_mode(text: &str, mode: &str) -> Compiled {
+    match compile(&expanded(text, mode), &CompileOptions::default()) {
+        Ok(c) => c,
+        Err(e) => panic!("compile failed:\n{e}"),
+    }
+}
+
+pub(super) fn ok(text: &str) -> Compiled {
+    ok_mode(text, "fp32")
+}
+
+pub(super) fn errs(text: &str, mode: &str) -> Diagnostics {
+    match compile(&expanded(text, mode), &CompileOptions::default()) {
+        Ok(_) => panic!("compiled, but an error was expected:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// Runs a SPIRV-Tools program on `words`. `None` when the tool is missing
+/// (then the test passes unless `CI` is set, where tools must be installed).
+fn tool(name: &str, args: &[&str], words: &[u32]) -> Option<(bool, String)> {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "ncnn-glsl-core-{}-{}.spv",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).unwrap();
+    let out = Command::new(name).args(args).arg(&path).output();
+    let _ = std::fs::remove_file(&path);
+    match out {
+        Ok(o) => Some((
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr),
+        )),
+        Err(_) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "`{name}` is not installed but CI is set"
+            );
+            eprintln!("`{name}` is not installed; check skipped");
+            None
+        }
+    }
+}
+
+/// Asserts that spirv-val accepts `words` for Vulkan 1.1.
+pub(super) fn assert_valid(words: &[u32]) {
+    if let Some((ok, out)) = tool("spirv-val", &["--target-env", "vulkan1.1"], words) {
+        let dis = disassemble(words).unwrap_or_default();
+        assert!(ok, "spirv-val rejects the output:\n{out}\n{dis}");
+    }
+}
+
+/// The disassembly, or `None` when spirv-dis is missing.
+pub(super) fn disassemble(words: &[u32]) -> Option<String> {
+    tool("spirv-dis", &["--raw-id"], words).map(|(ok, out)| {
+        assert!(ok, "spirv-dis failed: {out}");
+        out
+    })
+}
+
+const COPY: &str = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { float a[]; };
+layout(binding = 1) writeonly buffer B { float b[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    b[i] = a[i] * 2.0;
+}
+";
+
+fn span(d: &crate::diag::Diagnostic) -> (u32, u32) {
+    let s = d.span.as_ref().unwrap_or_else(|| panic!("no span: {d}"));
+    (s.line, s.column)
+}
+
+#[test]
+fn writeonly_is_accepted_and_reported() {
+    let c = ok(COPY);
+    let b = &c.reflection.bindings;
+    assert_eq!(
+        (b[0].access, b[1].access),
+        (Access::ReadOnly, Access::WriteOnly)
+    );
+    assert_eq!((b[0].name.as_str(), b[1].name.as_str()), ("A", "B"));
+    assert_valid(&c.spirv);
+}
+
+#[test]
+fn local_size_id_becomes_a_literal_and_its_id_is_kept() {
+    let src = COPY.replace(
+        "layout(local_size_x = 64) in;",
+        "layout(local_size_x_id = 233, local_size_y = 4, local_size_z_id = 235) in;",
+    );
+    let c = ok(&src);
+    assert_eq!(c.reflection.local_size, [1, 4, 1]);
+    assert_eq!(
+        c.reflection.local_size_spec_ids,
+        [Some(233), None, Some(235)]
+    );
+    if let Some(d) = disassemble(&c.spirv) {
+        assert!(d.contains("LocalSize 1 4 1"), "{d}");
+    }
+    assert_valid(&c.spirv);
+}
+
+#[test]
+fn barrier_is_glslangs_workgroup_barrier() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) buffer A { float a[]; };
+shared float tmp[64];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    tmp[i] = a[i];
+    barrier();
+    if (i > 0u) { barrier(); }
+    a[i] = tmp[63u - i];
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    let Some(d) = disassemble(&c.spirv) else {
+        return;
+    };
+    // Scope Workgroup = 2, semantics AcquireRelease|WorkgroupMemory = 0x8|0x100 = 264.
+    let consts: std::collections::HashMap<&str, &str> = d
+        .lines()
+        .filter_map(|l| {
+            let (id, rest) = l.trim().split_once(" = OpConstant %")?;
+            Some((id, rest.split_whitespace().nth(1)?))
+        })
+        .collect();
+    let barriers: Vec<Vec<&str>> = d
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("OpControlBarrier "))
+        .map(|ops| ops.split_whitespace().map(|id| consts[id]).collect())
+        .collect();
+    assert_eq!(barriers, vec![vec!["2", "2", "264"]; 2], "{d}");
+}
+
+/// One line of code for each rule of the table, and the construct it must be reported at.
+const REFUSED: &[(&str, &str)] = &[
+    ("    atomicAdd(a[0], 1u);", "atomicAdd"),
+    ("    uint s = gl_SubgroupSize;", "gl_SubgroupSize"),
+    ("    float s = subgroupAdd(1.0);", "subgroupAdd"),
+    (
+        "    memoryBarrierShared(); barrier();",
+        "memoryBarrierShared",
+    ),
+    ("    uint8_t x = uint8_t(1);", "uint8_t"),
+    ("    i16vec4 v;", "i16vec4"),
+    ("    uint64_t big;", "uint64_t"),
+    ("    uint p = pack32(1u);", "pack32"),
+    ("    bfloat16_t x;", "bfloat16_t"),
+    ("    debugPrintfEXT(1);", "debugPrintfEXT"),
+    ("    vec2 h = unpackFloat2x16(1u);", "unpackFloat2x16"),
+    ("    coherent float x;", "coherent"),
+    ("    uint x = 1; x = \"abc\";", "\"abc\""),
+    ("    uint n = gl_WorkGroupSize.x;", "gl_WorkGroupSize"),
+    ("    float m[2][3];", "m[2][3]"),
+    ("    int n = bitCount(5u);", "bitCount"),
+    ("    uint c; uint s = uaddCarry(1u, 2u, c);", "uaddCarry"),
+    ("    float r = round(1.5);", "round"),
+    ("    float16_t h = 1.0hf;", "1.0hf"),
+];
+
+fn with_line_6(line: &str) -> String {
+    format!(
+        "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer A {{ uint a[]; }};\n// atomicAdd( in a comment is fine\nvoid main() {{\n{line}\n}}\n"
+    )
+}
+
+#[test]
+fn each_refused_construct_is_reported_at_its_place() {
+    let mut covered = vec![false; reject::RULES.len()];
+    for (line, construct) in REFUSED {
+        let d = errs(&with_line_6(line), "fp32");
+        let first = &d.0[0];
+        let column = line.find(construct).unwrap() as u32 + 1;
+        assert_eq!(span(first), (6, column), "{first}");
+        assert_eq!(first.span.as_ref().unwrap().file, "t.comp");
+        let rule = reject::RULES
+            .iter()
+            .position(|r| first.message.starts_with(r.reason))
+            .unwrap();
+        assert!(
+            first.message.ends_with(&format!("(`{construct}`)")),
+            "{first}"
+        );
+        assert_eq!(first.notes, [reject::RULES[rule].advice]);
+        covered[rule] = true;
+    }
+    let shadow = "#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const int w = 0;
+layout(binding = 0) buffer A { int a[]; };
+layout(push_constant) uniform parameter { int w; } p;
+void main() { a[0] = w == 0 ? p.w : w; }
+";
+    let d = errs(shadow, "fp32");
+    assert_eq!(span(&d.0[0]), (5, 47), "{d}");
+    covered[reject::RULES
+        .iter()
+        .position(|r| matches!(r.pattern, reject::Pattern::ShadowedBlockMember))
+        .unwrap()] = true;
+    assert!(
+        covered.iter().all(|c| *c),
+        "a rule has no test: {covered:?}"
+    );
+    // Declared after the block, the same shader is fine.
+    let fixed = shadow
+        .replace("layout(constant_id = 0) const int w = 0;\n", "")
+        .replace(
+            "void main()",
+            "layout(constant_id = 0) const int w = 0;\nvoid main()",
+        );
+    assert_valid(&ok(&fixed).spirv);
+}
+
+#[test]
+fn all_refusals_are_reported_at_once() {
+    let d = errs(
+        &with_line_6("    atomicAdd(a[0], 1u);\n    float r = round(1.5); uint8_t x;"),
+        "fp32",
+    );
+    let places: Vec<(u32, u32)> = d.0.iter().map(span).collect();
+    assert_eq!(places, [(6, 5), (7, 15), (7, 27)], "{d}");
+}
+
+#[test]
+fn naga_errors_point_at_the_users_line_and_column() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { float a[]; };
+
+void main() {
+    float x = 1.0;
+    float y = x * not_declared;
+    a[0] = y;
+}
+";
+    let d = errs(src, "fp32");
+    assert_eq!(span(&d.0[0]), (7, 19), "{d}");
+    assert!(d.0[0].message.contains("not_declared"), "{d}");
+    assert!(d.to_string().starts_with("t.comp:7:19: error:"), "{d}");
+}
+
+#[test]
+fn fp16_builtins_are_named() {
+    let src = "#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { float16_t a[]; };
+void main() {
+    float16_t x = a[0];
+    a[1] = max(x, a[2]);
+}
+";
+    let d = errs(src, "fp16s+fp16a");
+    assert_eq!(
+        d.0[0].message, "naga's GLSL frontend has no float16 overload of `max`",
+        "{d}"
+    );
+    assert_eq!(span(&d.0[0]).0, 7, "{d}");
+}
+
+#[test]
+fn naga_panics_become_errors() {
+    let src = COPY.replace(
+        "void main",
+        "layout(constant_id = 0) const int k = 2;\nvoid main",
+    );
+    for (step, doing) in [
+        (naga_run::Step::Parse, "parsing the shader"),
+        (naga_run::Step::Validate, "validating the module"),
+        (
+            naga_run::Step::BakeSpecConstants,
+            "baking specialization constants",
+        ),
+        (naga_run::Step::Write, "writing SPIR-V"),
+    ] {
+        naga_run::PANIC_AT.with(|p| p.set(Some(step)));
+        let r = compile(&expanded(&src, "fp32"), &CompileOptions::default());
+        naga_run::PANIC_AT.with(|p| p.set(None));
+        let d = r.unwrap_err();
+        assert_eq!(
+            d.0[0].message,
+            format!("naga panicked while {doing}: injected panic for a test; this is a bug in naga, please report the shader")
+        );
+    }
+}
+
+const LOOPS: &str = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) buffer A { int a[]; };
+shared int tmp[64];
+void main() {
+    int i = int(gl_LocalInvocationID.x);
+    tmp[i] = a[i];
+    barrier();
+    int s = 0;
+    for (int k = 0; k < a[0]; k++) { s += tmp[k] / a[1] + int(uint(tmp[k]) % uint(a[2])); }
+    while (s > 100) { s = s / 2; }
+    a[i] = s;
+}
+";
+
+#[test]
+fn writer_options_are_lean() {
+    let c = ok(LOOPS);
+    assert_valid(&c.spirv);
+    // naga's defaults: loop counters, division wrappers, zeroed shared memory.
+    let e = expanded(LOOPS, "fp32");
+    let module = naga_run::parse(&e, e.text()).unwrap();
+    let info = naga_run::validate(&e, &module).unwrap();
+    let mut defaults = naga_run::writer_options(false);
+    defaults.force_loop_bounding = true;
+    defaults.emit_int_div_checks = true;
+    defaults.zero_initialize_workgroup_memory =
+        naga::back::spv::ZeroInitializeWorkgroupMemoryMode::Polyfill;
+    let fat = naga_run::write(&module, &info, &defaults).unwrap();
+    let (Some(lean), Some(fat)) = (disassemble(&c.spirv), disassemble(&fat)) else {
+        return;
+    };
+    let count = |d: &str, pat: &str| d.matches(pat).count();
+    // Loop bounding adds a `vec2<u32>` counter variable per loop.
+    assert_eq!(
+        count(&lean, "OpTypeVector %"),
+        1,
+        "only gl_LocalInvocationID's uvec3:\n{lean}"
+    );
+    assert!(count(&fat, "OpTypeVector %") > 1, "{fat}");
+    // Division checks add wrapper functions; lean has main and the entry wrapper.
+    assert_eq!(count(&lean, "OpFunction "), 2, "{lean}");
+    assert!(count(&fat, "OpFunction ") > 2);
+    assert!(lean.contains("OpSDiv") && lean.contains("OpUMod"));
+    // Zeroing shared memory adds a barrier; lean has just the user's.
+    assert_eq!(count(&lean, "OpControlBarrier"), 1);
+    assert_eq!(count(&fat, "OpControlBarrier"), 2);
+    assert!(!lean.contains("OpName"));
+    let named = compile(&e, &CompileOptions { debug_names: true }).unwrap();
+    assert!(disassemble(&named.spirv).unwrap().contains("OpName"));
+}
+
+const REFLECTED: &str = "#version 450
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(binding = 0) readonly buffer bottom_blob { f16vec4 bottom_blob_data[]; };
+layout(binding = 1) writeonly buffer top_blob { f16vec4 top_blob_data[]; };
+layout(set = 1, binding = 2) buffer weight_blob { float16_t weight_data[]; } wb;
+layout(push_constant) uniform parameter { int w; int h; int c; int cstep; } p;
+layout(constant_id = 0) const int bias_term = 0;
+layout(constant_id = 3) const float alpha = 0.5;
+void main() {
+    int gx = int(gl_GlobalInvocationID.x);
+    if (gx >= p.w) return;
+    vec4 v = vec4(bottom_blob_data[gx]) * alpha;
+    if (bias_term == 1) v += float(wb.weight_data[gx]);
+    top_blob_data[gx] = f16vec4(v);
+}
+";
+
+#[test]
+fn reflection_of_bindings_push_constants_spec_constants_and_fp16() {
+    let c = ok_mode(REFLECTED, "fp16s");
+    assert_valid(&c.spirv);
+    let r = &c.reflection;
+    let b: Vec<(u32, u32, BindingKind, Access, &str, Option<&str>)> = r
+        .bindings
+        .iter()
+        .map(|b| {
+            (
+                b.set,
+                b.binding,
+                b.kind,
+                b.access,
+                b.name.as_str(),
+                b.instance.as_deref(),
+            )
+        })
+        .collect();
+    use Access::*;
+    use BindingKind::StorageBuffer as S;
+    assert_eq!(
+        b,
+        [
+            (0, 0, S, ReadOnly, "bottom_blob", None),
+            (0, 1, S, WriteOnly, "top_blob", None),
+            (1, 2, S, ReadWrite, "weight_blob", Some("wb")),
+        ]
+    );
+    assert_eq!(r.push_constant_size, 16);
+    assert_eq!(r.local_size, [8, 8, 1]);
+    assert_eq!(
+        r.spec_constants,
+        [
+            SpecConstant {
+                id: 0,
+                name: "bias_term".into(),
+                ty: "int".into(),
+                default: Some(ScalarValue::Int(0))
+            },
+            SpecConstant {
+                id: 3,
+                name: "alpha".into(),
+                ty: "float".into(),
+                default: Some(ScalarValue::Float(0.5))
+            },
+        ]
+    );
+    // fp16 storage without fp16 arithmetic needs only 16-bit storage.
+    assert_eq!(r.requirements.features, ["storageBuffer16BitAccess"]);
+    assert_eq!(r.requirements.extensions, ["VK_KHR_16bit_storage"]);
+    let json = serde_json::to_string(r).unwrap();
+    assert_eq!(&serde_json::from_str::<Reflection>(&json).unwrap(), r);
+}
+
+#[test]
+fn fp16_arithmetic_needs_float16_but_not_uniform_16bit_access() {
+    let src = REFLECTED
+        .replace(
+            "vec4 v = vec4(bottom_blob_data[gx]) * alpha;",
+            "f16vec4 v = bottom_blob_data[gx] * float16_t(alpha);",
+        )
+        .replace(
+            "v += float(wb.weight_data[gx]);",
+            "v += wb.weight_data[gx];",
+        )
+        .replace("f16vec4(v);", "v;");
+    let c = ok_mode(&src, "fp16s+fp16a");
+    assert_valid(&c.spirv);
+    assert_eq!(
+        c.reflection.requirements.features,
+        ["shaderFloat16", "storageBuffer16BitAccess"]
+    );
+    // The pass on its own: naga's output with StorageInputOutput16 on.
+    let e = expanded(&src, "fp16s+fp16a");
+    let module = naga_run::parse(&e, &e.text().replace("writeonly", "         ")).unwrap();
+    let info = naga_run::validate(&e, &module).unwrap();
+    let (module, info) = naga_run::bake_overrides(&module, &info).unwrap();
+    let mut o = naga_run::writer_options(false);
+    o.use_storage_input_output_16 = true;
+    let mut words = naga_run::write(&module, &info, &o).unwrap();
+    let before = reflect::requirements(&words).features;
+    assert_eq!(
+        before,
+        [
+            "shaderFloat16",
+            "storageBuffer16BitAccess",
+            "storageInputOutput16",
+            "uniformAndStorageBuffer16BitAccess"
+        ]
+    );
+    let t = trim_capabilities::trim_capabilities(&mut words);
+    assert_eq!(t.removed.len(), 2);
+    assert_eq!(
+        reflect::requirements(&words).features,
+        ["shaderFloat16", "storageBuffer16BitAccess"]
+    );
+    assert_valid(&words);
+}
+
+#[test]
+fn a_uniform_block_with_fp16_keeps_uniform_16bit_access() {
+    let src = "#version 450
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) uniform U { f16vec4 scale; };
+layout(binding = 1) buffer B { f16vec4 b[]; };
+void main() { b[0] = b[1] * scale; }
+";
+    let c = ok_mode(src, "fp16s+fp16a+fp16u");
+    assert_valid(&c.spirv);
+    assert_eq!(
+        c.reflection.requirements.features,
+        [
+            "shaderFloat16",
+            "storageBuffer16BitAccess",
+            "uniformAndStorageBuffer16BitAccess"
+        ]
+    );
+    assert_eq!(c.reflection.bindings[0].kind, BindingKind::UniformBuffer);
+}
+
+#[test]
+fn fp16_arithmetic_on_packed_storage_needs_no_16bit_storage() {
+    let src = "#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer B { uvec2 b[]; };
+void main() {
+    f16vec4 v = f16vec4(vec4(unpackHalf2x16(b[0].x), unpackHalf2x16(b[0].y)));
+    v = v * v;
+    b[1] = uvec2(packHalf2x16(vec2(v.rg)), packHalf2x16(vec2(v.ba)));
+}
+";
+    let c = ok_mode(src, "fp16p+fp16a");
+    assert_valid(&c.spirv);
+    assert_eq!(c.reflection.requirements.features, ["shaderFloat16"]);
+}
+
+mod pins;
+mod props;
