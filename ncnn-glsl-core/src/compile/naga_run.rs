@@ -209,22 +209,27 @@ fn chain(e: &dyn std::error::Error) -> String {
 /// Validates `module` with every check on.
 pub(crate) fn validate(expanded: &Expanded, module: &Module) -> Result<ModuleInfo, Diagnostic> {
     let result = guarded(Step::Validate, || {
-        Validator::new(ValidationFlags::all(), capabilities()).validate(module)
+        Validator::new(ValidationFlags::all(), capabilities())
+            .validate(module)
+            .map_err(Box::new)
     })?;
     result.map_err(|e| {
-        let mut spans = e
+        // naga adds spans from the outside in (function, then expression):
+        // the last is the most precise place; the others become notes.
+        let mut spans: Vec<_> = e
             .spans()
-            .filter_map(|(span, label)| Some((span.to_range()?, label.clone())));
-        let first = spans.next();
+            .filter_map(|(span, label)| Some((span.to_range()?, label.clone())))
+            .collect();
+        let main = spans.pop();
         let mut d = at(
             expanded,
-            first.as_ref().map(|(r, _)| r.clone()),
+            main.as_ref().map(|(r, _)| r.clone()),
             format!("naga rejects the module: {}", chain(e.as_inner())),
         );
-        if let Some((_, label)) = first.filter(|(_, l)| !l.is_empty()) {
+        if let Some((_, label)) = main.filter(|(_, l)| !l.is_empty()) {
             d = d.note(label);
         }
-        for (r, label) in spans {
+        for (r, label) in spans.into_iter().rev() {
             let place = expanded
                 .span_of(r.start, r.len().max(1))
                 .map(|s| format!("{}:{}:{}: ", s.file, s.line, s.column))
@@ -252,13 +257,9 @@ pub(crate) fn bake_overrides(
             &Default::default(),
         )
         .map(|(m, i)| (m.into_owned(), i.into_owned()))
+        .map_err(|e| chain(&e))
     })?;
-    result.map_err(|e| {
-        Diagnostic::new(format!(
-            "naga cannot bake the specialization constants: {}",
-            chain(&e)
-        ))
-    })
+    result.map_err(|e| Diagnostic::new(format!("naga cannot bake the specialization constants: {e}")))
 }
 
 /// The SPIR-V writer's options, each chosen on purpose.

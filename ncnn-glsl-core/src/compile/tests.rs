@@ -391,7 +391,8 @@ fn reflection_of_bindings_push_constants_spec_constants_and_fp16() {
     let c = ok_mode(REFLECTED, "fp16s");
     assert_valid(&c.spirv);
     let r = &c.reflection;
-    let b: Vec<(u32, u32, BindingKind, Access, &str, Option<&str>)> = r
+    type Row<'a> = (u32, u32, BindingKind, Access, &'a str, Option<&'a str>);
+    let b: Vec<Row> = r
         .bindings
         .iter()
         .map(|b| {
@@ -528,3 +529,22 @@ void main() {
 
 mod pins;
 mod props;
+
+#[test]
+fn validation_errors_point_at_the_users_line() {
+    // `bitCount` is refused before naga; fed to naga directly it parses and
+    // fails validation, which shows the mapping of validation spans.
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { uint a[]; };
+void main() {
+    int n = bitCount(a[1]);
+    a[0] = uint(n);
+}
+";
+    let e = expanded(src, "fp32");
+    let module = naga_run::parse(&e, e.text()).unwrap();
+    let d = naga_run::validate(&e, &module).unwrap_err();
+    assert!(d.message.starts_with("naga rejects the module: "), "{d}");
+    assert_eq!(span(&d).0, 5, "{d}");
+}
