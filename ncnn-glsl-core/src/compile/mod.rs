@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! finished GLSL -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
-//! local_size_id.rs) -> naga parse -> IR passes (barrier_scope.rs) -> validation
+//! local_size_id.rs) -> naga parse -> IR passes (barrier_scope.rs, switch_fallthrough.rs) -> validation
 //! -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
 //! -> word passes (trim_capabilities.rs) -> reflection (reflect.rs)
 //! ```
@@ -19,6 +19,7 @@ pub mod reflect;
 pub mod reject;
 mod source_text;
 mod spirv;
+mod switch_fallthrough;
 mod tokens;
 mod trim_capabilities;
 
@@ -81,6 +82,20 @@ pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled
 
     let mut module = naga_run::parse(expanded, &text).map_err(Diagnostics)?;
     barrier_scope::fix_barrier_scope(&mut module);
+    let bad_switches: Vec<Diagnostic> = switch_fallthrough::bad_switches(&module)
+        .into_iter()
+        .map(|span| {
+            naga_run::at(
+                expanded,
+                span.to_range(),
+                "naga writes invalid SPIR-V for a `switch` with a multi-label `case` and a case that falls through into the next".into(),
+            )
+            .note("end the falling-through case with `break;` (repeat the next case's code in it), or split the multi-label case")
+        })
+        .collect();
+    if !bad_switches.is_empty() {
+        return Err(Diagnostics(bad_switches));
+    }
     let info = naga_run::validate(expanded, &module)?;
     let (baked, baked_info) = naga_run::bake_overrides(&module, &info)?;
     let spec_constants = reflect::spec_constants(&module, &baked);

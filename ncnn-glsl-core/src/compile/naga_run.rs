@@ -259,7 +259,11 @@ pub(crate) fn bake_overrides(
         .map(|(m, i)| (m.into_owned(), i.into_owned()))
         .map_err(|e| chain(&e))
     })?;
-    result.map_err(|e| Diagnostic::new(format!("naga cannot bake the specialization constants: {e}")))
+    result.map_err(|e| {
+        Diagnostic::new(format!(
+            "naga cannot bake the specialization constants: {e}"
+        ))
+    })
 }
 
 /// The SPIR-V writer's options, each chosen on purpose.

@@ -548,3 +548,36 @@ void main() {
     assert!(d.message.starts_with("naga rejects the module: "), "{d}");
     assert_eq!(span(&d).0, 5, "{d}");
 }
+
+#[test]
+fn multi_label_case_falling_through_is_refused() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { int a[]; };
+void main() {
+    int i = a[0];
+    switch (i) { case 0: case 1: i = 2; default: break; }
+    a[1] = i;
+}
+";
+    let d = errs(src, "fp32");
+    assert!(d.0[0].message.contains("multi-label `case`"), "{d}");
+    assert_eq!(span(&d.0[0]).0, 6, "{d}");
+    let apart = src.replace(
+        "switch (i) { case 0: case 1: i = 2; default: break; }",
+        "switch (i) { case 0: case 2: i = 1; break; case 1: i = 2; case 3: i = 4; break; }",
+    );
+    assert_eq!(span(&errs(&apart, "fp32").0[0]).0, 6);
+    // Each alone is fine and valid.
+    for ok_switch in [
+        "switch (i) { case 0: case 1: i = 2; break; default: break; }",
+        "switch (i) { case 0: i = 3; case 1: i = 2; break; default: break; }",
+        "switch (i) { case 0: case 1: i = 2; break; default: i = 5; }",
+    ] {
+        let src = src.replace(
+            "switch (i) { case 0: case 1: i = 2; default: break; }",
+            ok_switch,
+        );
+        assert_valid(&ok(&src).spirv);
+    }
+}

@@ -18,9 +18,12 @@ fn parse(src: &str) -> Result<Module, String> {
 /// naga alone, no passes: parse, validate, write with our writer options.
 fn raw(src: &str) -> Result<Vec<u32>, String> {
     let m = parse(src)?;
-    let info = Validator::new(ValidationFlags::all(), naga::back::spv::supported_capabilities())
-        .validate(&m)
-        .map_err(|e| format!("{:?}", e.into_inner()))?;
+    let info = Validator::new(
+        ValidationFlags::all(),
+        naga::back::spv::supported_capabilities(),
+    )
+    .validate(&m)
+    .map_err(|e| format!("{:?}", e.into_inner()))?;
     naga_run::write(&m, &info, &naga_run::writer_options(false)).map_err(|d| d.message)
 }
 
@@ -32,7 +35,11 @@ const BUF: &str = "layout(binding = 0) buffer A { uint a[]; };";
 
 #[test]
 fn naga_rejects_writeonly_buffers() {
-    let e = raw(&shader("layout(binding = 0) writeonly buffer A { uint a[]; };", "a[0] = 1u;")).unwrap_err();
+    let e = raw(&shader(
+        "layout(binding = 0) writeonly buffer A { uint a[]; };",
+        "a[0] = 1u;",
+    ))
+    .unwrap_err();
     assert!(e.contains("WriteOnly"), "{e}");
 }
 
@@ -56,9 +63,16 @@ fn naga_has_no_atomics_subgroups_memory_barriers_or_small_ints() {
         "a[0] = packFloat2x16(f16vec2(1.0));",
         "debugPrintfEXT(\"x\");",
     ] {
-        assert!(raw(&shader(BUF, body)).is_err(), "naga now accepts `{body}`");
+        assert!(
+            raw(&shader(BUF, body)).is_err(),
+            "naga now accepts `{body}`"
+        );
     }
-    assert!(raw(&shader("layout(binding = 0) coherent buffer A { uint a[]; };", "a[0] = 1u;")).is_err());
+    assert!(raw(&shader(
+        "layout(binding = 0) coherent buffer A { uint a[]; };",
+        "a[0] = 1u;"
+    ))
+    .is_err());
 }
 
 #[test]
@@ -76,13 +90,24 @@ fn naga_types_bitcount_wrongly() {
 #[test]
 fn naga_writes_barrier_with_subgroup_scope() {
     let m = parse(&shader(BUF, "barrier();")).unwrap();
-    let (_, main) = m.functions.iter().find(|(_, f)| f.name.as_deref() == Some("main")).unwrap();
-    assert!(main.body.iter().any(|s| matches!(s, naga::Statement::ControlBarrier(b) if *b == naga::Barrier::all())));
+    let (_, main) = m
+        .functions
+        .iter()
+        .find(|(_, f)| f.name.as_deref() == Some("main"))
+        .unwrap();
+    assert!(main
+        .body
+        .iter()
+        .any(|s| matches!(s, naga::Statement::ControlBarrier(b) if *b == naga::Barrier::all())));
 }
 
 #[test]
 fn naga_lowers_round_to_round_even() {
-    let words = raw(&shader("layout(binding = 0) buffer A { float a[]; };", "a[0] = round(a[1]);")).unwrap();
+    let words = raw(&shader(
+        "layout(binding = 0) buffer A { float a[]; };",
+        "a[0] = round(a[1]);",
+    ))
+    .unwrap();
     if let Some(d) = disassemble(&words) {
         assert!(d.contains("RoundEven") && !d.contains(" Round "), "{d}");
     }
@@ -90,17 +115,41 @@ fn naga_lowers_round_to_round_even() {
 
 #[test]
 fn naga_reverses_multi_dimensional_arrays() {
-    let m = parse(&shader("shared uint t[2][8];\nlayout(binding = 0) buffer A { uint a[]; };", "a[0] = t[1][7];")).unwrap();
-    let (_, var) = m.global_variables.iter().find(|(_, v)| v.name.as_deref() == Some("t")).unwrap();
-    let naga::TypeInner::Array { size: naga::ArraySize::Constant(outer), .. } = m.types[var.ty].inner else {
+    let m = parse(&shader(
+        "shared uint t[2][8];\nlayout(binding = 0) buffer A { uint a[]; };",
+        "a[0] = t[1][7];",
+    ))
+    .unwrap();
+    let (_, var) = m
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.name.as_deref() == Some("t"))
+        .unwrap();
+    let naga::TypeInner::Array {
+        size: naga::ArraySize::Constant(outer),
+        ..
+    } = m.types[var.ty].inner
+    else {
         panic!("not an array")
     };
     // GLSL: 2 arrays of 8. naga: 8 arrays of 2.
     assert_eq!(outer.get(), 8);
     // The form the refusal advises is read right.
-    let m = parse(&shader("shared uint[8] t[2];\nlayout(binding = 0) buffer A { uint a[]; };", "a[0] = t[1][7];")).unwrap();
-    let (_, var) = m.global_variables.iter().find(|(_, v)| v.name.as_deref() == Some("t")).unwrap();
-    let naga::TypeInner::Array { size: naga::ArraySize::Constant(outer), .. } = m.types[var.ty].inner else {
+    let m = parse(&shader(
+        "shared uint[8] t[2];\nlayout(binding = 0) buffer A { uint a[]; };",
+        "a[0] = t[1][7];",
+    ))
+    .unwrap();
+    let (_, var) = m
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.name.as_deref() == Some("t"))
+        .unwrap();
+    let naga::TypeInner::Array {
+        size: naga::ArraySize::Constant(outer),
+        ..
+    } = m.types[var.ty].inner
+    else {
         panic!("not an array")
     };
     assert_eq!(outer.get(), 2);
@@ -108,7 +157,9 @@ fn naga_reverses_multi_dimensional_arrays() {
 
 #[test]
 fn naga_output_with_gl_workgroupsize_is_invalid() {
-    let Ok(words) = raw(&shader(BUF, "a[0] = gl_WorkGroupSize.x;")) else { return };
+    let Ok(words) = raw(&shader(BUF, "a[0] = gl_WorkGroupSize.x;")) else {
+        return;
+    };
     if let Some((ok, _)) = tool("spirv-val", &["--target-env", "vulkan1.1"], &words) {
         assert!(!ok, "naga's gl_WorkGroupSize now validates");
     }
@@ -117,7 +168,11 @@ fn naga_output_with_gl_workgroupsize_is_invalid() {
 #[test]
 fn naga_fails_on_string_literals_and_hf_literals() {
     assert!(parse("#version 450\n#if 0\n\"x\"\n#endif\nvoid main() {}\n").is_err());
-    assert!(raw(&shader("layout(binding = 0) buffer A { float16_t a[]; };", "a[0] = 1.0hf;")).is_err());
+    assert!(raw(&shader(
+        "layout(binding = 0) buffer A { float16_t a[]; };",
+        "a[0] = 1.0hf;"
+    ))
+    .is_err());
 }
 
 #[test]
@@ -129,7 +184,11 @@ fn naga_lets_an_instance_named_block_member_shadow_an_earlier_constant() {
     )
     .unwrap();
     // The store's value is a load through the push-constant block, not the constant 3.
-    let (_, main) = m.functions.iter().find(|(_, f)| f.name.as_deref() == Some("main")).unwrap();
+    let (_, main) = m
+        .functions
+        .iter()
+        .find(|(_, f)| f.name.as_deref() == Some("main"))
+        .unwrap();
     let reads_block = main.expressions.iter().any(|(_, e)| {
         matches!(e, naga::Expression::GlobalVariable(g) if m.global_variables[*g].space == naga::AddressSpace::Immediate)
     });
@@ -148,6 +207,9 @@ layout(binding = 1) buffer B { f16vec4 b[]; };
 void main() { a[0] = float16_t(float(a[1]) * 2.0); b[0] = f16vec4(vec4(b[1]) + 1.0); }
 ";
     let c = super::ok_mode(src, "fp16s");
-    assert_eq!(c.reflection.requirements.spirv_capabilities, ["Shader", "StorageBuffer16BitAccess"]);
+    assert_eq!(
+        c.reflection.requirements.spirv_capabilities,
+        ["Shader", "StorageBuffer16BitAccess"]
+    );
     assert_valid(&c.spirv);
 }
