@@ -4,7 +4,7 @@
 //! finished GLSL -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
 //! local_size_id.rs) -> naga parse -> IR passes (barrier_scope.rs, switch_fallthrough.rs) -> validation
 //! -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
-//! -> word passes (trim_capabilities.rs) -> reflection (reflect.rs)
+//! -> word passes (trim_capabilities.rs, writeonly_decoration.rs) -> reflection (reflect.rs)
 //! ```
 //!
 //! Text passes keep every byte offset (they blank or overwrite in place), so
@@ -22,6 +22,7 @@ mod spirv;
 mod switch_fallthrough;
 mod tokens;
 mod trim_capabilities;
+mod writeonly_decoration;
 
 #[cfg(test)]
 mod tests;
@@ -105,6 +106,7 @@ pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled
         &naga_run::writer_options(options.debug_names),
     )?;
     trim_capabilities::trim_capabilities(&mut spirv);
+    writeonly_decoration::decorate_writeonly(&mut spirv, &writeonly);
 
     let (bindings, push_constant_size) = reflect::resources(&module, &writeonly);
     let local_size = module

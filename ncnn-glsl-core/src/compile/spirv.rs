@@ -20,6 +20,8 @@ pub(crate) mod op {
     pub const IN_BOUNDS_ACCESS_CHAIN: u16 = 66;
     pub const COPY_OBJECT: u16 = 83;
     pub const F_CONVERT: u16 = 115;
+    pub const DECORATE: u16 = 71;
+    pub const MEMBER_DECORATE: u16 = 72;
 }
 
 /// SPIR-V storage classes this module looks at.

@@ -108,6 +108,11 @@ fn writeonly_is_accepted_and_reported() {
     );
     assert_eq!((b[0].name.as_str(), b[1].name.as_str()), ("A", "B"));
     assert_valid(&c.spirv);
+    // Like glslang, the buffer is decorated NonReadable (and the readonly one NonWritable).
+    if let Some(d) = disassemble(&c.spirv) {
+        assert_eq!(d.matches("NonReadable").count(), 1, "{d}");
+        assert_eq!(d.matches("NonWritable").count(), 1, "{d}");
+    }
 }
 
 #[test]
