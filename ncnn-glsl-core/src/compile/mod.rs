@@ -3,7 +3,7 @@
 //! ```text
 //! finished GLSL -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
 //! local_size_id.rs) -> naga parse -> IR passes (barrier_scope.rs, switch_fallthrough.rs) -> validation
-//! -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
+//! -> compaction -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
 //! -> word passes (trim_capabilities.rs, writeonly_decoration.rs) -> reflection (reflect.rs)
 //! ```
 //!
@@ -97,7 +97,8 @@ pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled
     if !bad_switches.is_empty() {
         return Err(Diagnostics(bad_switches));
     }
-    let info = naga_run::validate(expanded, &module)?;
+    naga_run::validate(expanded, &module)?;
+    let info = naga_run::compact(expanded, &mut module)?;
     let (baked, baked_info) = naga_run::bake_overrides(&module, &info)?;
     let spec_constants = reflect::spec_constants(&module, &baked);
     let mut spirv = naga_run::write(

@@ -18,6 +18,7 @@ use crate::options::Flag;
 pub(crate) enum Step {
     Parse,
     Validate,
+    Compact,
     BakeSpecConstants,
     Write,
 }
@@ -27,6 +28,7 @@ impl Step {
         match self {
             Step::Parse => "parsing the shader",
             Step::Validate => "validating the module",
+            Step::Compact => "removing unused types",
             Step::BakeSpecConstants => "baking specialization constants",
             Step::Write => "writing SPIR-V",
         }
@@ -238,6 +240,19 @@ pub(crate) fn validate(expanded: &Expanded, module: &Module) -> Result<ModuleInf
         }
         d
     })
+}
+
+/// Drops the types naga's GLSL frontend declares for every built-in image
+/// function overload (1-D images, `r8ui`/`r16f` formats, ...): unused, they
+/// still reach the SPIR-V and make the blob ask for `Image1D`, `Sampled1D`
+/// and `shaderStorageImageExtendedFormats`. Named objects stay (unused
+/// buffers keep their bindings, as with glslang), so the module is
+/// re-validated for the writer. `module` must already be valid.
+pub(crate) fn compact(expanded: &Expanded, module: &mut Module) -> Result<ModuleInfo, Diagnostic> {
+    guarded(Step::Compact, || {
+        naga::compact::compact(module, naga::compact::KeepUnused::Yes)
+    })?;
+    validate(expanded, module)
 }
 
 /// Bakes specialization constants at their defaults: naga's SPIR-V writer

@@ -120,6 +120,7 @@ pub struct Requirements {
 
 /// SPIR-V capability: its name, the Vulkan feature it needs, the Vulkan extension that brings it.
 const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
+    (0, "Matrix", None, None),
     (1, "Shader", None, None),
     (
         9,
@@ -137,17 +138,62 @@ const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
     ),
     (22, "Int16", Some("shaderInt16"), None),
     (
+        25,
+        "ImageGatherExtended",
+        Some("shaderImageGatherExtended"),
+        None,
+    ),
+    (
+        27,
+        "StorageImageMultisample",
+        Some("shaderStorageImageMultisample"),
+        None,
+    ),
+    (
+        28,
+        "UniformBufferArrayDynamicIndexing",
+        Some("shaderUniformBufferArrayDynamicIndexing"),
+        None,
+    ),
+    (
+        29,
+        "SampledImageArrayDynamicIndexing",
+        Some("shaderSampledImageArrayDynamicIndexing"),
+        None,
+    ),
+    (
+        30,
+        "StorageBufferArrayDynamicIndexing",
+        Some("shaderStorageBufferArrayDynamicIndexing"),
+        None,
+    ),
+    (
+        31,
+        "StorageImageArrayDynamicIndexing",
+        Some("shaderStorageImageArrayDynamicIndexing"),
+        None,
+    ),
+    (34, "ImageCubeArray", Some("imageCubeArray"), None),
+    (
         39,
         "Int8",
         Some("shaderInt8"),
         Some("VK_KHR_shader_float16_int8"),
     ),
+    (41, "SparseResidency", Some("shaderResourceResidency"), None),
+    (42, "MinLod", Some("shaderResourceMinLod"), None),
+    (43, "Sampled1D", None, None),
+    (44, "Image1D", None, None),
+    (45, "SampledCubeArray", Some("imageCubeArray"), None),
+    (46, "SampledBuffer", None, None),
+    (47, "ImageBuffer", None, None),
     (
         49,
         "StorageImageExtendedFormats",
         Some("shaderStorageImageExtendedFormats"),
         None,
     ),
+    (50, "ImageQuery", None, None),
     (
         55,
         "StorageImageReadWithoutFormat",
@@ -160,7 +206,15 @@ const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
         Some("shaderStorageImageWriteWithoutFormat"),
         None,
     ),
+    // Subgroup operations are properties (`subgroupSupportedOperations`), not features.
     (61, "GroupNonUniform", None, None),
+    (62, "GroupNonUniformVote", None, None),
+    (63, "GroupNonUniformArithmetic", None, None),
+    (64, "GroupNonUniformBallot", None, None),
+    (65, "GroupNonUniformShuffle", None, None),
+    (66, "GroupNonUniformShuffleRelative", None, None),
+    (67, "GroupNonUniformClustered", None, None),
+    (68, "GroupNonUniformQuad", None, None),
     (
         4433,
         "StorageBuffer16BitAccess",

@@ -303,6 +303,7 @@ fn naga_panics_become_errors() {
     for (step, doing) in [
         (naga_run::Step::Parse, "parsing the shader"),
         (naga_run::Step::Validate, "validating the module"),
+        (naga_run::Step::Compact, "removing unused types"),
         (
             naga_run::Step::BakeSpecConstants,
             "baking specialization constants",
@@ -585,4 +586,59 @@ void main() {
         );
         assert_valid(&ok(&src).spirv);
     }
+}
+
+#[test]
+fn images_and_samplers_are_reflected_and_ask_for_nothing_extra() {
+    // naga's frontend declares types for every built-in image overload
+    // (1-D, r8ui, r16f, ...); compaction keeps them out of the blob.
+    let src = "#version 450
+layout(local_size_x = 4, local_size_y = 4, local_size_z = 4) in;
+layout(binding = 0, rgba32f) uniform readonly image3D img;
+layout(binding = 1, rgba32f) uniform writeonly image3D outi;
+layout(binding = 2) uniform texture3D t;
+layout(binding = 3) uniform sampler s;
+layout(binding = 4) readonly buffer Unused { float u[]; };
+void main() {
+    ivec3 p = ivec3(gl_GlobalInvocationID);
+    imageStore(outi, p, imageLoad(img, p) + texelFetch(sampler3D(t, s), p, 0));
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    let kinds: Vec<(BindingKind, Access)> = c
+        .reflection
+        .bindings
+        .iter()
+        .map(|b| (b.kind, b.access))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (BindingKind::StorageImage, Access::ReadOnly),
+            (BindingKind::StorageImage, Access::WriteOnly),
+            (BindingKind::SampledImage, Access::ReadOnly),
+            (BindingKind::Sampler, Access::ReadOnly),
+            (BindingKind::StorageBuffer, Access::ReadOnly),
+        ]
+    );
+    assert_eq!(c.reflection.requirements.spirv_capabilities, ["Shader"]);
+    assert!(c.reflection.requirements.features.is_empty());
+}
+
+#[test]
+fn fp16_in_push_constants_is_an_error_at_the_block() {
+    let src = "#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { float a[]; };
+layout(push_constant) uniform parameter { float16_t s; } p;
+void main() { a[0] = float(p.s); }
+";
+    let d = errs(src, "fp16s+fp16a");
+    assert_eq!(span(&d.0[0]).0, 5, "{d}");
+    assert!(
+        d.0[0].message.contains("not supported in immediates"),
+        "{d}"
+    );
 }
