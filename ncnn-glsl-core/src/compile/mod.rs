@@ -1,7 +1,8 @@
 //! Finished text to checked SPIR-V through naga.
 //!
 //! ```text
-//! finished GLSL -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
+//! finished GLSL -> unreachable functions blanked (prune_dead_functions.rs)
+//! -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
 //! local_size_id.rs) -> naga parse -> IR passes (barrier_scope.rs, switch_fallthrough.rs) -> validation
 //! -> compaction -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
 //! -> word passes (trim_capabilities.rs, writeonly_decoration.rs) -> reflection (reflect.rs)
@@ -15,6 +16,7 @@ mod barrier_scope;
 mod drop_writeonly;
 mod local_size_id;
 mod naga_run;
+mod prune_dead_functions;
 pub mod reflect;
 pub mod reject;
 mod source_text;
@@ -59,7 +61,9 @@ pub struct Compiled {
 /// [`Reflection::spec_constants`]).
 pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled, Diagnostics> {
     let finished = expanded.text();
-    let refused: Vec<Diagnostic> = reject::scan(finished)
+    let mut text = finished.to_string();
+    prune_dead_functions::prune_dead_functions(&mut text, &tokens::tokenize(finished));
+    let refused: Vec<Diagnostic> = reject::scan(&text)
         .into_iter()
         .map(|hit| {
             let rule = &reject::RULES[hit.rule];
@@ -74,9 +78,8 @@ pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled
     if !refused.is_empty() {
         return Err(Diagnostics(refused));
     }
-
-    let mut text = finished.to_string();
-    let writeonly = drop_writeonly::drop_writeonly(&mut text, &tokens::tokenize(finished));
+    let toks = tokens::tokenize(&text);
+    let writeonly = drop_writeonly::drop_writeonly(&mut text, &toks);
     let toks = tokens::tokenize(&text);
     let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
     debug_assert_eq!(text.len(), finished.len());
