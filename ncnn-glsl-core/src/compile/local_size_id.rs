@@ -83,4 +83,19 @@ mod tests {
         let squeezed: String = text.split_whitespace().collect();
         assert_eq!(squeezed, "layout(local_size_x=64)in;");
     }
+
+    #[test]
+    fn a_comment_with_wide_chars_inside_the_item_is_fine() {
+        let src = "layout(local_size_x_id /* é→ */ = 7) in;";
+        let mut text = src.to_string();
+        assert_eq!(
+            rewrite_local_size_ids(&mut text, &tokenize(src)),
+            [Some(7), None, None]
+        );
+        assert_eq!(text.len(), src.len());
+        assert_eq!(
+            text.split_whitespace().collect::<String>(),
+            "layout(local_size_x=1)in;"
+        );
+    }
 }

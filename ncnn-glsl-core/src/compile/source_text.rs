@@ -7,19 +7,15 @@
 use super::tokens::{Kind, Token};
 
 /// Overwrites `range` of `text` with `with`, padded with spaces to the same
-/// length. `with` must not be longer than the range.
+/// length in bytes. `with` (ASCII) is cut to the range's length.
 pub(crate) fn overwrite(text: &mut String, range: std::ops::Range<usize>, with: &str) {
-    debug_assert!(with.len() <= range.len());
-    let mut repl = String::with_capacity(range.len());
-    repl.push_str(&with[..with.len().min(range.len())]);
-    // Keep line breaks (a range never holds one today, but a map must not shift).
-    for c in text[range.start + repl.len()..range.end].chars() {
-        if c == '\n' {
-            repl.push('\n');
-        } else {
-            repl.extend(std::iter::repeat_n(' ', c.len_utf8()));
-        }
-    }
+    let with = &with[..with.len().min(range.len())];
+    // Byte by byte, so a multi-byte char in a comment inside the range can
+    // never be split; line breaks stay where they were.
+    let rest = text.as_bytes()[range.start + with.len()..range.end]
+        .iter()
+        .map(|&b| if b == b'\n' { '\n' } else { ' ' });
+    let repl: String = with.chars().chain(rest).collect();
     text.replace_range(range, &repl);
 }
 
