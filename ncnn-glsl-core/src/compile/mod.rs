@@ -3,7 +3,8 @@
 //! ```text
 //! finished GLSL -> unreachable functions blanked (prune_dead_functions.rs)
 //! -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
-//! local_size_id.rs) -> naga parse -> IR passes (barrier_scope.rs, switch_fallthrough.rs) -> validation
+//! local_size_id.rs) -> naga parse -> push-constant layout check (push_constant_layout.rs)
+//! -> IR passes (barrier_scope.rs, switch_fallthrough.rs) -> validation
 //! -> compaction -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
 //! -> word passes (trim_capabilities.rs, writeonly_decoration.rs) -> reflection (reflect.rs)
 //! ```
@@ -17,6 +18,7 @@ mod drop_writeonly;
 mod local_size_id;
 mod naga_run;
 mod prune_dead_functions;
+mod push_constant_layout;
 pub mod reflect;
 pub mod reject;
 mod source_text;
@@ -85,6 +87,9 @@ pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled
     debug_assert_eq!(text.len(), finished.len());
 
     let mut module = naga_run::parse(expanded, &text).map_err(Diagnostics)?;
+    if let Some(d) = push_constant_layout::check(expanded, &text, &module) {
+        return Err(d.into());
+    }
     barrier_scope::fix_barrier_scope(&mut module);
     let bad_switches: Vec<Diagnostic> = switch_fallthrough::bad_switches(&module)
         .into_iter()

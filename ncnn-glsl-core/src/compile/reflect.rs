@@ -15,7 +15,8 @@ use super::spirv;
 pub struct Reflection {
     /// Descriptor bindings, by set then binding.
     pub bindings: Vec<Binding>,
-    /// Size in bytes of the push-constant block; 0 when there is none.
+    /// Bytes of the push-constant block the host must provide (the end of
+    /// its last member, std430); 0 when there is none.
     pub push_constant_size: u32,
     /// `local_size_x/y/z` as compiled into `OpExecutionMode LocalSize`
     /// (a dimension given only by `local_size_*_id` is 1).
@@ -354,7 +355,18 @@ pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> (Vec<Bindi
     for (_, var) in module.global_variables.iter() {
         let ty = &module.types[var.ty];
         if var.space == AddressSpace::Immediate {
-            push = push.max(ty.inner.size(module.to_ctx()));
+            // The bytes the host must provide: the end of the last member
+            // (the struct's span is rounded up to its alignment; glslang's
+            // reflection and ncnn's host structs are not).
+            let end = match &ty.inner {
+                TypeInner::Struct { members, .. } => members
+                    .iter()
+                    .map(|m| m.offset + module.types[m.ty].inner.size(module.to_ctx()))
+                    .max()
+                    .unwrap_or(0),
+                other => other.size(module.to_ctx()),
+            };
+            push = push.max(end);
             continue;
         }
         let Some(rb) = var.binding else { continue };

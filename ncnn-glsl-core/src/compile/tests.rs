@@ -672,3 +672,39 @@ void main() { a[0] = used(a[1]); h[0] = h[1]; }
     );
     assert_eq!(span(&d.0[0]).0, 8, "{d}");
 }
+
+#[test]
+fn push_constants_laid_out_differently_from_std430_are_refused() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { float a[]; };
+layout(push_constant) uniform parameter { int w; float s[3]; vec3 v; float t; vec2 q; } p;
+void main() { a[0] = float(p.w) + p.s[2] + p.v.x + p.t + p.q.y; }
+";
+    let d = errs(src, "fp32");
+    assert_eq!(span(&d.0[0]), (4, 8), "{d}");
+    assert!(d.0[0].notes.iter().any(|n| n.contains("std430")), "{d}");
+    // With std430 written out it compiles to glslang's offsets.
+    let fixed = src.replace("layout(push_constant)", "layout(push_constant, std430)");
+    let c = ok(&fixed);
+    assert_valid(&c.spirv);
+    assert_eq!(c.reflection.push_constant_size, 40);
+    if let Some(d) = disassemble(&c.spirv) {
+        let offsets: Vec<&str> = d
+            .lines()
+            .filter(|l| l.contains("OpMemberDecorate") && l.contains("Offset"))
+            .filter_map(|l| l.split_whitespace().last())
+            .collect();
+        assert!(
+            offsets
+                .windows(5)
+                .any(|w| w == ["0", "4", "16", "28", "32"]),
+            "{d}"
+        );
+    }
+    // Scalars and vectors agree in both layouts: ncnn's blocks pass as they are.
+    assert_eq!(
+        ok_mode(REFLECTED, "fp16s").reflection.push_constant_size,
+        16
+    );
+}

@@ -213,3 +213,22 @@ void main() { a[0] = float16_t(float(a[1]) * 2.0); b[0] = f16vec4(vec4(b[1]) + 1
     );
     assert_valid(&c.spirv);
 }
+
+#[test]
+fn naga_lays_out_push_constants_with_std140() {
+    let m = parse(&shader(
+        "layout(push_constant) uniform P { int w; float s[3]; } p;\nlayout(binding = 0) buffer A { float a[]; };",
+        "a[0] = p.s[2] + float(p.w);",
+    ))
+    .unwrap();
+    let (_, var) = m
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.space == naga::AddressSpace::Immediate)
+        .unwrap();
+    let naga::TypeInner::Struct { ref members, .. } = m.types[var.ty].inner else {
+        panic!()
+    };
+    // std430 (glslang) would put `s` at 4.
+    assert_eq!(members[1].offset, 16);
+}
