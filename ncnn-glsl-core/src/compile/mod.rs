@@ -84,24 +84,20 @@ pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled
     let writeonly = drop_writeonly::drop_writeonly(&mut text, &toks);
     let toks = tokens::tokenize(&text);
     let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
-    debug_assert_eq!(text.len(), finished.len());
+    if text.len() != finished.len() {
+        // The passes promise in-place edits; a broken promise would point errors at wrong places.
+        return Err(Diagnostic::new(
+            "internal error: a text pass changed byte offsets; please report the shader",
+        )
+        .into());
+    }
 
     let mut module = naga_run::parse(expanded, &text).map_err(Diagnostics)?;
     if let Some(d) = push_constant_layout::check(expanded, &text, &module) {
         return Err(d.into());
     }
     barrier_scope::fix_barrier_scope(&mut module);
-    let bad_switches: Vec<Diagnostic> = switch_fallthrough::bad_switches(&module)
-        .into_iter()
-        .map(|span| {
-            naga_run::at(
-                expanded,
-                span.to_range(),
-                "naga writes invalid SPIR-V for a `switch` with a multi-label `case` and a case that falls through into the next".into(),
-            )
-            .note("end the falling-through case with `break;` (repeat the next case's code in it), or split the multi-label case")
-        })
-        .collect();
+    let bad_switches = switch_fallthrough::check(expanded, &module);
     if !bad_switches.is_empty() {
         return Err(Diagnostics(bad_switches));
     }

@@ -5,8 +5,32 @@
 
 use naga::{Block, Module, Span, Statement};
 
+use super::naga_run::at;
+use crate::diag::Diagnostic;
+use crate::expand::Expanded;
+
+/// A refusal for each `switch` of `module` that naga would write invalid.
+pub(crate) fn check(expanded: &Expanded, module: &Module) -> Vec<Diagnostic> {
+    bad_switches(module)
+        .into_iter()
+        .map(|span| {
+            at(
+                expanded,
+                span.to_range(),
+                "naga writes invalid SPIR-V for a `switch` with a multi-label `case` and a case \
+                 that falls through into the next"
+                    .into(),
+            )
+            .note(
+                "end the falling-through case with `break;` (repeat the next case's code in it), \
+                 or split the multi-label case",
+            )
+        })
+        .collect()
+}
+
 /// The spans of the `switch` statements that hit the bug, in every function.
-pub(crate) fn bad_switches(module: &Module) -> Vec<Span> {
+fn bad_switches(module: &Module) -> Vec<Span> {
     let mut out = Vec::new();
     for (_, f) in module.functions.iter() {
         scan(&f.body, &mut out);
