@@ -61,7 +61,42 @@ pub struct Compiled {
 /// ([`reject::RULES`]) with the reason and a way out, all uses at once.
 /// Specialization constants are baked at their defaults (see
 /// [`Reflection::spec_constants`]).
+///
+/// naga's parser and validator recurse once per nesting level and per
+/// operand of a chain; a stack overflow aborts the process, which no
+/// `catch_unwind` can stop. So the work runs on its own thread with a
+/// [`STACK_BYTES`] stack, and the refusal table bounds nesting and statement
+/// length well inside it.
 pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled, Diagnostics> {
+    #[cfg(test)]
+    let hook = naga_run::PANIC_AT.with(|p| p.get());
+    let work = || {
+        #[cfg(test)]
+        naga_run::PANIC_AT.with(|p| p.set(hook));
+        compile_here(expanded, options)
+    };
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new()
+            .name("ncnn-glsl-compile".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(s, work);
+        match spawned {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(Diagnostic::new(
+                    "internal error: the compiler panicked; this is a bug in ncnn-glsl-core, please report the shader",
+                )
+                .into())
+            }),
+            // No thread to be had: the default stack still fits every shader the limits allow in practice.
+            Err(_) => compile_here(expanded, options),
+        }
+    })
+}
+
+/// The stack of the compiling thread: address space only, touched as used.
+pub const STACK_BYTES: usize = 64 << 20;
+
+fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled, Diagnostics> {
     let finished = expanded.text();
     let mut text = finished.to_string();
     prune_dead_functions::prune_dead_functions(&mut text, &tokens::tokenize(finished));

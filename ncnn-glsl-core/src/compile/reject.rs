@@ -24,6 +24,10 @@ pub enum Pattern {
     Float16Literal,
     /// A declaration with two or more array dimensions (`T a[8][64]`).
     MultiDimArray,
+    /// Brackets nested deeper than [`MAX_NESTING`].
+    DeepNesting,
+    /// A statement of more than [`MAX_STATEMENT_TOKENS`] tokens.
+    LongStatement,
     /// A member of a block with an instance name that has the name of a
     /// constant declared before the block and is used bare after it.
     ShadowedBlockMember,
@@ -159,6 +163,18 @@ pub const RULES: &[Rule] = &[
         advice: "write `float16_t(1.0)`",
     },
     Rule {
+        pattern: Pattern::DeepNesting,
+        reason: "brackets nest deeper than 256 levels; naga's parser recurses per level and would \
+                 overflow its stack, which aborts the build",
+        advice: "split the expression with local variables",
+    },
+    Rule {
+        pattern: Pattern::LongStatement,
+        reason: "a statement of more than 10000 tokens; naga recurses per operand of a chain and \
+                 would overflow its stack, which aborts the build",
+        advice: "split the expression with local variables",
+    },
+    Rule {
         pattern: Pattern::ShadowedBlockMember,
         reason: "naga puts the members of a block with an instance name into the global scope, so \
                  after this block a bare use of the name reads the member, not the constant \
@@ -166,6 +182,12 @@ pub const RULES: &[Rule] = &[
         advice: "declare the constant or specialization constant after the block, or rename one of them",
     },
 ];
+
+/// Deepest nesting of `(`, `[` and `{` accepted.
+pub const MAX_NESTING: usize = 256;
+
+/// Most tokens in one statement (between `;`, `{` and `}`) accepted.
+pub const MAX_STATEMENT_TOKENS: usize = 10_000;
 
 /// One use of a refused construct: which rule and where in the finished text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -280,6 +302,37 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
             Pattern::MultiDimArray => {
                 for (start, end) in multi_dim_arrays(src, &toks) {
                     push(r, start, end);
+                }
+            }
+            Pattern::DeepNesting => {
+                let mut depth = 0usize;
+                for t in &toks {
+                    if t.kind != Kind::Punct {
+                        continue;
+                    }
+                    match &src[t.start..t.end] {
+                        "(" | "[" | "{" => {
+                            depth += 1;
+                            if depth == MAX_NESTING + 1 {
+                                push(r, t.start, t.end);
+                            }
+                        }
+                        ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                }
+            }
+            Pattern::LongStatement => {
+                let mut count = 0usize;
+                for t in &toks {
+                    if t.is_punct(src, ';') || t.is_punct(src, '{') || t.is_punct(src, '}') {
+                        count = 0;
+                        continue;
+                    }
+                    count += 1;
+                    if count == MAX_STATEMENT_TOKENS + 1 {
+                        push(r, t.start, t.end);
+                    }
                 }
             }
             Pattern::ShadowedBlockMember => {

@@ -220,6 +220,25 @@ fn each_refused_construct_is_reported_at_its_place() {
         assert_eq!(first.notes, [reject::RULES[rule].advice]);
         covered[rule] = true;
     }
+    // The limits that keep naga's recursion inside the stack.
+    let deep = format!("    float x = {}1.0{};", "(".repeat(300), ")".repeat(300));
+    let d = errs(&with_line_6(&deep), "fp32");
+    assert_eq!(
+        span(&d.0[0]),
+        (6, 14 + reject::MAX_NESTING as u32), // `main`'s `{` is level 1
+        "{d}"
+    );
+    covered[reject::RULES
+        .iter()
+        .position(|r| matches!(r.pattern, reject::Pattern::DeepNesting))
+        .unwrap()] = true;
+    let long = format!("    uint x = a[1]{};", " + a[1]".repeat(3000));
+    let d = errs(&with_line_6(&long), "fp32");
+    assert!(d.0[0].message.contains("more than 10000 tokens"), "{d}");
+    covered[reject::RULES
+        .iter()
+        .position(|r| matches!(r.pattern, reject::Pattern::LongStatement))
+        .unwrap()] = true;
     let shadow = "#version 450
 layout(local_size_x = 1) in;
 layout(constant_id = 0) const int w = 0;
@@ -707,4 +726,17 @@ void main() { a[0] = float(p.w) + p.s[2] + p.v.x + p.t + p.q.y; }
         ok_mode(REFLECTED, "fp16s").reflection.push_constant_size,
         16
     );
+}
+
+#[test]
+fn deep_but_allowed_code_compiles_on_the_big_stack() {
+    // Both overflow the 2 MiB stack of a test thread inside naga.
+    let nested = format!(
+        "    float x = {}1.0{}; a[0] = uint(x);",
+        "(".repeat(250),
+        ")".repeat(250)
+    );
+    assert_valid(&ok(&with_line_6(&nested)).spirv);
+    let chain = format!("    a[0] = a[1]{};", " + a[1]".repeat(1990));
+    assert_valid(&ok(&with_line_6(&chain)).spirv);
 }
