@@ -3,8 +3,8 @@
 //! ```text
 //! finished GLSL -> unreachable functions blanked (prune_dead_functions.rs)
 //! -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
-//! local_size_id.rs) -> naga parse -> push-constant layout check (push_constant_layout.rs)
-//! -> IR passes (barrier_scope.rs, switch_fallthrough.rs) -> validation
+//! local_size_id.rs) -> atomics prototypes -> naga parse -> push-constant layout check
+//! (push_constant_layout.rs) -> IR passes (atomics.rs, barrier_scope.rs, switch_fallthrough.rs) -> validation
 //! -> compaction -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
 //! -> word passes (trim_capabilities.rs, writeonly_decoration.rs) -> reflection (reflect.rs)
 //! ```
@@ -13,6 +13,7 @@
 //! naga's spans index the finished text and map back to the user's file
 //! through [`Expanded::span_of`]. naga is never allowed to panic through.
 
+mod atomics;
 mod barrier_scope;
 mod drop_writeonly;
 mod local_size_id;
@@ -105,7 +106,7 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
         .map(|hit| {
             let rule = &reject::RULES[hit.rule];
             naga_run::at(
-                expanded,
+                &naga_run::Origin::new(expanded),
                 Some(hit.start..hit.end),
                 format!("{} (`{}`)", rule.reason, hit.text),
             )
@@ -127,19 +128,43 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
         .into());
     }
 
-    let mut module = naga_run::parse(expanded, &text).map_err(Diagnostics)?;
-    if let Some(d) = push_constant_layout::check(expanded, &text, &module) {
+    // Atomics: naga gets prototypes after `#version`; offsets after them shift back.
+    let (naga_text, origin) = if atomics::called(&text, &tokens::tokenize(&text)) {
+        let at = atomics::insert_point(&text);
+        let prototypes = atomics::prototypes();
+        let mut t = text.clone();
+        t.insert_str(at, &prototypes);
+        let origin = naga_run::Origin {
+            expanded,
+            inserted_at: at,
+            inserted_len: prototypes.len(),
+        };
+        (t, origin)
+    } else {
+        (text, naga_run::Origin::new(expanded))
+    };
+    let mut module = naga_run::parse(&origin, &naga_text).map_err(Diagnostics)?;
+    if let Some(d) = push_constant_layout::check(&origin, &naga_text, &module) {
         return Err(d.into());
     }
+    let unsupported: Vec<Diagnostic> = atomics::lower(&mut module)
+        .into_iter()
+        .map(|u| naga_run::at(&origin, u.span.to_range(), u.what))
+        .collect();
+    if !unsupported.is_empty() {
+        return Err(Diagnostics(unsupported));
+    }
     barrier_scope::fix_barrier_scope(&mut module);
-    let bad_switches = switch_fallthrough::check(expanded, &module);
+    let bad_switches = switch_fallthrough::check(&origin, &module);
     if !bad_switches.is_empty() {
         return Err(Diagnostics(bad_switches));
     }
-    naga_run::validate(expanded, &module)?;
-    let info = naga_run::compact(expanded, &mut module)?;
+    naga_run::validate(&origin, &module)?;
+    // Reflection describes what the user declared, before compaction drops the unused.
+    let declared = module.clone();
+    let info = naga_run::compact(&origin, &mut module)?;
     let (baked, baked_info) = naga_run::bake_overrides(&module, &info)?;
-    let spec_constants = reflect::spec_constants(&module, &baked);
+    let spec_constants = reflect::spec_constants(&declared, &baked);
     let mut spirv = naga_run::write(
         &baked,
         &baked_info,
@@ -148,7 +173,7 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     trim_capabilities::trim_capabilities(&mut spirv);
     writeonly_decoration::decorate_writeonly(&mut spirv, &writeonly);
 
-    let (bindings, push_constant_size) = reflect::resources(&module, &writeonly);
+    let (bindings, push_constant_size) = reflect::resources(&declared, &writeonly);
     let local_size = module
         .entry_points
         .iter()

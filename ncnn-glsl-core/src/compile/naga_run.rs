@@ -64,19 +64,59 @@ pub(crate) fn guarded<T>(step: Step, f: impl FnOnce() -> T) -> Result<T, Diagnos
     })
 }
 
-/// A diagnostic at bytes `range` of the finished text, or at no place when
-/// the range does not map (the byte offset is then given in a note).
+/// Where the byte offsets of the text naga is given come from: the finished
+/// text of `expanded`, with possibly one block of our own (the atomics
+/// prototypes) inserted at `inserted_at`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Origin<'a> {
+    pub expanded: &'a Expanded,
+    pub inserted_at: usize,
+    pub inserted_len: usize,
+}
+
+impl<'a> Origin<'a> {
+    /// Offsets equal to the finished text's.
+    pub fn new(expanded: &'a Expanded) -> Origin<'a> {
+        Origin {
+            expanded,
+            inserted_at: 0,
+            inserted_len: 0,
+        }
+    }
+
+    /// `range` in the finished text; `None` inside our inserted block.
+    pub fn finished_range(&self, r: std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
+        let end_of_insert = self.inserted_at + self.inserted_len;
+        if self.inserted_len == 0 || r.end <= self.inserted_at {
+            Some(r)
+        } else if r.start < self.inserted_at {
+            Some(r.start..self.inserted_at)
+        } else if r.start >= end_of_insert {
+            Some(r.start - self.inserted_len..r.end - self.inserted_len)
+        } else {
+            None
+        }
+    }
+
+    /// The user's span of naga's byte `range`.
+    pub fn span(&self, r: std::ops::Range<usize>) -> Option<crate::diag::Span> {
+        let r = self.finished_range(r)?;
+        self.expanded.span_of(r.start, r.len().max(1))
+    }
+}
+
+/// A diagnostic at bytes `range` of the text naga was given, or at no place
+/// when the range does not map (the byte offset is then given in a note).
 pub(crate) fn at(
-    expanded: &Expanded,
+    origin: &Origin,
     range: Option<std::ops::Range<usize>>,
     message: String,
 ) -> Diagnostic {
     match range {
-        Some(r) => match expanded.span_of(r.start, r.len().max(1)) {
+        Some(r) => match origin.span(r.clone()) {
             Some(span) => Diagnostic::at(span, message),
-            None => {
-                Diagnostic::new(message).note(format!("at byte {} of the finished text", r.start))
-            }
+            None => Diagnostic::new(message)
+                .note(format!("at byte {} of the text given to naga", r.start)),
         },
         None => Diagnostic::new(message),
     }
@@ -148,7 +188,7 @@ const FLOAT_BUILTINS: &[&str] = &[
 ];
 
 /// Parses `text` (the finished text after the source passes; same offsets).
-pub(crate) fn parse(expanded: &Expanded, text: &str) -> Result<Module, Vec<Diagnostic>> {
+pub(crate) fn parse(origin: &Origin, text: &str) -> Result<Module, Vec<Diagnostic>> {
     let result = guarded(Step::Parse, || {
         glsl::Frontend::default().parse(&glsl::Options::from(ShaderStage::Compute), text)
     })
@@ -159,7 +199,7 @@ pub(crate) fn parse(expanded: &Expanded, text: &str) -> Result<Module, Vec<Diagn
     };
     // Float16 arguments show only as a builtin name naga does not find,
     // since its builtins have no float16 overloads.
-    let fp16 = expanded.target.options.has(Flag::Fp16Arithmetic)
+    let fp16 = origin.expanded.target.options.has(Flag::Fp16Arithmetic)
         || ["float16_t", "f16vec2", "f16vec3", "f16vec4", "f16mat"]
             .iter()
             .any(|t| text.contains(t));
@@ -173,7 +213,7 @@ pub(crate) fn parse(expanded: &Expanded, text: &str) -> Result<Module, Vec<Diagn
                 .filter(|name| FLOAT_BUILTINS.contains(name));
             match builtin {
                 Some(name) if fp16 => at(
-                    expanded,
+                    origin,
                     e.meta.to_range(),
                     format!("naga's GLSL frontend has no float16 overload of `{name}`"),
                 )
@@ -183,7 +223,7 @@ pub(crate) fn parse(expanded: &Expanded, text: &str) -> Result<Module, Vec<Diagn
                      arguments (`{name}(float(a), ...)`, `{name}(vec4(v), ...)`) and the result \
                      back, or build this variant without fp16 arithmetic (fp16a)"
                 )),
-                _ => at(expanded, e.meta.to_range(), message),
+                _ => at(origin, e.meta.to_range(), message),
             }
         })
         .collect())
@@ -209,7 +249,7 @@ fn chain(e: &dyn std::error::Error) -> String {
 }
 
 /// Validates `module` with every check on.
-pub(crate) fn validate(expanded: &Expanded, module: &Module) -> Result<ModuleInfo, Diagnostic> {
+pub(crate) fn validate(origin: &Origin, module: &Module) -> Result<ModuleInfo, Diagnostic> {
     let result = guarded(Step::Validate, || {
         Validator::new(ValidationFlags::all(), capabilities())
             .validate(module)
@@ -224,7 +264,7 @@ pub(crate) fn validate(expanded: &Expanded, module: &Module) -> Result<ModuleInf
             .collect();
         let main = spans.pop();
         let mut d = at(
-            expanded,
+            origin,
             main.as_ref().map(|(r, _)| r.clone()),
             format!("naga rejects the module: {}", chain(e.as_inner())),
         );
@@ -232,8 +272,8 @@ pub(crate) fn validate(expanded: &Expanded, module: &Module) -> Result<ModuleInf
             d = d.note(label);
         }
         for (r, label) in spans.into_iter().rev() {
-            let place = expanded
-                .span_of(r.start, r.len().max(1))
+            let place = origin
+                .span(r)
                 .map(|s| format!("{}:{}:{}: ", s.file, s.line, s.column))
                 .unwrap_or_default();
             d = d.note(format!("{place}{label}"));
@@ -242,17 +282,19 @@ pub(crate) fn validate(expanded: &Expanded, module: &Module) -> Result<ModuleInf
     })
 }
 
-/// Drops the types naga's GLSL frontend declares for every built-in image
-/// function overload (1-D images, `r8ui`/`r16f` formats, ...): unused, they
-/// still reach the SPIR-V and make the blob ask for `Image1D`, `Sampled1D`
-/// and `shaderStorageImageExtendedFormats`. Named objects stay (unused
-/// buffers keep their bindings, as with glslang), so the module is
-/// re-validated for the writer. `module` must already be valid.
-pub(crate) fn compact(expanded: &Expanded, module: &mut Module) -> Result<ModuleInfo, Diagnostic> {
+/// Drops everything `main` does not use: the types naga's GLSL frontend
+/// declares for every built-in image function overload (1-D images,
+/// `r8ui`/`r16f` formats, ...), which would make the blob ask for `Image1D`,
+/// `Sampled1D` and `shaderStorageImageExtendedFormats`; the atomics
+/// prototypes; unused functions, buffers and specialization constants (a
+/// pipeline layout may hold bindings a shader does not declare; reflection
+/// still lists every declared one). The module is re-validated for the
+/// writer. `module` must already be valid.
+pub(crate) fn compact(origin: &Origin, module: &mut Module) -> Result<ModuleInfo, Diagnostic> {
     guarded(Step::Compact, || {
-        naga::compact::compact(module, naga::compact::KeepUnused::Yes)
+        naga::compact::compact(module, naga::compact::KeepUnused::No)
     })?;
-    validate(expanded, module)
+    validate(origin, module)
 }
 
 /// Bakes specialization constants at their defaults: naga's SPIR-V writer

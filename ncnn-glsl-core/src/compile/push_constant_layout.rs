@@ -10,14 +10,13 @@
 
 use naga::{AddressSpace, Handle, Module, Type, TypeInner};
 
-use super::naga_run::{at, guarded, Step};
+use super::naga_run::{at, guarded, Origin, Step};
 use super::tokens::tokenize;
 use crate::diag::Diagnostic;
-use crate::expand::Expanded;
 
 /// A refusal when the push-constant block of `module` (parsed from `text`)
 /// is laid out differently from std430.
-pub(crate) fn check(expanded: &Expanded, text: &str, module: &Module) -> Option<Diagnostic> {
+pub(crate) fn check(origin: &Origin, text: &str, module: &Module) -> Option<Diagnostic> {
     let (_, var) = module
         .global_variables
         .iter()
@@ -56,7 +55,7 @@ pub(crate) fn check(expanded: &Expanded, text: &str, module: &Module) -> Option<
     }
     Some(
         at(
-            expanded,
+            origin,
             Some(toks[pc].start..toks[pc].end),
             "naga lays out push-constant blocks with std140 rules where Vulkan GLSL uses std430, \
              and this block's members land at different offsets"

@@ -315,8 +315,8 @@ fn scalar_value(l: Literal) -> Option<ScalarValue> {
     })
 }
 
-/// The overrides of `parsed`, with the values `baked` (the module after
-/// `process_overrides`) gave them.
+/// The overrides of `parsed` (before compaction), with the values `baked`
+/// (the module after `process_overrides`) gave them.
 pub(crate) fn spec_constants(parsed: &Module, baked: &Module) -> Vec<SpecConstant> {
     let mut out: Vec<SpecConstant> = parsed
         .overrides
@@ -327,11 +327,16 @@ pub(crate) fn spec_constants(parsed: &Module, baked: &Module) -> Vec<SpecConstan
                 TypeInner::Scalar(s) => scalar_name(s),
                 ref other => format!("{other:?}"),
             };
+            // The baked value; an override compaction dropped (unused) keeps its literal default.
             let default = baked
                 .constants
                 .iter()
                 .find(|(_, c)| c.name.as_deref() == Some(name.as_str()))
                 .and_then(|(_, c)| match baked.global_expressions[c.init] {
+                    naga::Expression::Literal(l) => scalar_value(l),
+                    _ => None,
+                })
+                .or_else(|| match parsed.global_expressions[o.init?] {
                     naga::Expression::Literal(l) => scalar_value(l),
                     _ => None,
                 });

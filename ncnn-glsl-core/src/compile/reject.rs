@@ -48,15 +48,15 @@ pub struct Rule {
 pub const RULES: &[Rule] = &[
     Rule {
         pattern: Pattern::Call(&[
-            "atomicAdd", "atomicAnd", "atomicOr", "atomicXor", "atomicMin", "atomicMax",
-            "atomicExchange", "atomicCompSwap", "atomicLoad", "atomicStore",
-            "atomicCounter", "atomicCounterIncrement", "atomicCounterDecrement",
-            "imageAtomicAdd", "imageAtomicCompSwap", "imageAtomicExchange",
+            "atomicLoad", "atomicStore", "atomicCounter", "atomicCounterIncrement",
+            "atomicCounterDecrement", "imageAtomicAdd", "imageAtomicCompSwap",
+            "imageAtomicExchange", "imageAtomicMin", "imageAtomicMax", "imageAtomicAnd",
+            "imageAtomicOr", "imageAtomicXor",
         ]),
-        reason: "naga's GLSL frontend has no atomics",
-        advice: "the extension's one-element stores into packed storage (fp16p, bf16p, int8p, \
-                 int16p) are compare-and-swap loops and need atomics too: build this shader for a \
-                 storage mode (fp16s, int8s, ...) or store whole packed words",
+        reason: "naga's GLSL frontend has no atomics, and this compiler provides only `atomicAdd`, \
+                 `atomicAnd`, `atomicOr`, `atomicXor`, `atomicMin`, `atomicMax`, `atomicExchange` \
+                 and `atomicCompSwap` on `int`/`uint` elements of buffers and `shared` variables",
+        advice: "use one of those (`atomicAdd(x, 0)` reads atomically, `atomicExchange` writes)",
     },
     Rule {
         pattern: Pattern::IdentPrefix(&["gl_Subgroup", "gl_NumSubgroups"]),

@@ -5,17 +5,16 @@
 
 use naga::{Block, Module, Span, Statement};
 
-use super::naga_run::at;
+use super::naga_run::{at, Origin};
 use crate::diag::Diagnostic;
-use crate::expand::Expanded;
 
 /// A refusal for each `switch` of `module` that naga would write invalid.
-pub(crate) fn check(expanded: &Expanded, module: &Module) -> Vec<Diagnostic> {
+pub(crate) fn check(origin: &Origin, module: &Module) -> Vec<Diagnostic> {
     bad_switches(module)
         .into_iter()
         .map(|span| {
             at(
-                expanded,
+                origin,
                 span.to_range(),
                 "naga writes invalid SPIR-V for a `switch` with a multi-label `case` and a case \
                  that falls through into the next"
