@@ -59,6 +59,8 @@ fn naga_has_no_atomics_subgroups_memory_barriers_or_small_ints() {
         "groupMemoryBarrier();",
         "uint8_t x = uint8_t(1); a[0] = uint(x);",
         "uint64_t x = 1ul; a[0] = uint(x);",
+        "int32_t x = 1; a[0] = uint(x);",
+        "u32vec2 x = u32vec2(1u); a[0] = x.x;",
         "uint c; a[0] = uaddCarry(1u, 2u, c);",
         "a[0] = packFloat2x16(f16vec2(1.0));",
         "debugPrintfEXT(\"x\");",
