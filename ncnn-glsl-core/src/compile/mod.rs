@@ -61,7 +61,9 @@ pub struct Compiled {
 /// text maps back; a use of a construct naga lacks or miscompiles is refused
 /// ([`reject::RULES`]) with the reason and a way out, all uses at once.
 /// Specialization constants are baked at their defaults (see
-/// [`Reflection::spec_constants`]).
+/// [`Reflection::spec_constants`]). `atomicAdd`/`And`/`Or`/`Xor`/`Min`/
+/// `Max`/`Exchange`/`CompSwap` on `int`/`uint` buffer and `shared` elements
+/// are supported (naga's frontend lacks them; see `atomics.rs`).
 ///
 /// naga's parser and validator recurse once per nesting level and per
 /// operand of a chain; a stack overflow aborts the process, which no
