@@ -1,5 +1,40 @@
-//! Finished text to checked SPIR-V through naga: source passes, parse, IR
-//! passes, validation, SPIR-V with deliberate writer options, reflection.
+//! Finished text to checked SPIR-V through naga.
+//!
+//! ```text
+//! finished GLSL -> unreachable functions blanked (prune_dead_functions.rs)
+//! -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
+//! local_size_id.rs) -> atomics prototypes -> naga parse -> push-constant layout check
+//! (push_constant_layout.rs) -> IR passes (atomics.rs, barrier_scope.rs, switch_fallthrough.rs) -> validation
+//! -> compaction -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
+//! -> word passes (trim_capabilities.rs, writeonly_decoration.rs) -> reflection (reflect.rs)
+//! ```
+//!
+//! Text passes keep every byte offset (they blank or overwrite in place), so
+//! naga's spans index the finished text and map back to the user's file
+//! through [`Expanded::span_of`]. naga is never allowed to panic through.
+
+mod atomics;
+mod barrier_scope;
+mod drop_writeonly;
+mod local_size_id;
+mod naga_run;
+mod prune_dead_functions;
+mod push_constant_layout;
+pub mod reflect;
+pub mod reject;
+mod source_text;
+mod spirv;
+mod switch_fallthrough;
+mod tokens;
+mod trim_capabilities;
+mod writeonly_decoration;
+
+#[cfg(test)]
+mod tests;
+
+pub use reflect::{
+    Access, Binding, BindingKind, Reflection, Requirements, ScalarValue, SpecConstant,
+};
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::expand::Expanded;
@@ -12,14 +47,147 @@ pub struct CompileOptions {
 }
 
 /// A compiled shader.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Compiled {
-    /// The SPIR-V words.
+    /// The SPIR-V words (SPIR-V 1.3, valid for `spirv-val --target-env vulkan1.1`).
     pub spirv: Vec<u32>,
+    /// What the blob needs from the pipeline and the device.
+    pub reflection: Reflection,
 }
 
-/// Compiles the finished text of `expanded`.
+/// Compiles the finished text of `expanded` for the entry point `main`.
+///
+/// Every error points at the user's file, line and column where the finished
+/// text maps back; a use of a construct naga lacks or miscompiles is refused
+/// ([`reject::RULES`]) with the reason and a way out, all uses at once.
+/// Specialization constants are baked at their defaults (see
+/// [`Reflection::spec_constants`]). `atomicAdd`/`And`/`Or`/`Xor`/`Min`/
+/// `Max`/`Exchange`/`CompSwap` on `int`/`uint` buffer and `shared` elements
+/// are supported (naga's frontend lacks them; see `atomics.rs`).
+///
+/// naga's parser and validator recurse once per nesting level and per
+/// operand of a chain; a stack overflow aborts the process, which no
+/// `catch_unwind` can stop. So the work runs on its own thread with a
+/// [`STACK_BYTES`] stack, and the refusal table bounds nesting and statement
+/// length well inside it.
 pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled, Diagnostics> {
-    let _ = (expanded, options);
-    Err(Diagnostic::new("the compiler is not written yet").into())
+    #[cfg(test)]
+    let hook = naga_run::PANIC_AT.with(|p| p.get());
+    let work = || {
+        #[cfg(test)]
+        naga_run::PANIC_AT.with(|p| p.set(hook));
+        compile_here(expanded, options)
+    };
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new()
+            .name("ncnn-glsl-compile".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(s, work);
+        match spawned {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(Diagnostic::new(
+                    "internal error: the compiler panicked; this is a bug in ncnn-glsl-core, please report the shader",
+                )
+                .into())
+            }),
+            // No thread to be had: the default stack still fits every shader the limits allow in practice.
+            Err(_) => compile_here(expanded, options),
+        }
+    })
+}
+
+/// The stack of the compiling thread: address space only, touched as used.
+pub const STACK_BYTES: usize = 64 << 20;
+
+fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled, Diagnostics> {
+    let finished = expanded.text();
+    let mut text = finished.to_string();
+    prune_dead_functions::prune_dead_functions(&mut text, &tokens::tokenize(finished));
+    let refused: Vec<Diagnostic> = reject::scan(&text)
+        .into_iter()
+        .map(|hit| {
+            let rule = &reject::RULES[hit.rule];
+            naga_run::at(
+                &naga_run::Origin::new(expanded),
+                Some(hit.start..hit.end),
+                format!("{} (`{}`)", rule.reason, hit.text),
+            )
+            .note(rule.advice)
+        })
+        .collect();
+    if !refused.is_empty() {
+        return Err(Diagnostics(refused));
+    }
+    let toks = tokens::tokenize(&text);
+    let writeonly = drop_writeonly::drop_writeonly(&mut text, &toks);
+    let toks = tokens::tokenize(&text);
+    let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
+    if text.len() != finished.len() {
+        // The passes promise in-place edits; a broken promise would point errors at wrong places.
+        return Err(Diagnostic::new(
+            "internal error: a text pass changed byte offsets; please report the shader",
+        )
+        .into());
+    }
+
+    // Atomics: naga gets prototypes after `#version`; offsets after them shift back.
+    let (naga_text, origin) = if atomics::called(&text, &tokens::tokenize(&text)) {
+        let at = atomics::insert_point(&text);
+        let prototypes = atomics::prototypes();
+        let mut t = text.clone();
+        t.insert_str(at, &prototypes);
+        let origin = naga_run::Origin {
+            expanded,
+            inserted_at: at,
+            inserted_len: prototypes.len(),
+        };
+        (t, origin)
+    } else {
+        (text, naga_run::Origin::new(expanded))
+    };
+    let mut module = naga_run::parse(&origin, &naga_text).map_err(Diagnostics)?;
+    if let Some(d) = push_constant_layout::check(&origin, &naga_text, &module) {
+        return Err(d.into());
+    }
+    let unsupported: Vec<Diagnostic> = atomics::lower(&mut module)
+        .into_iter()
+        .map(|u| naga_run::at(&origin, u.span.to_range(), u.what))
+        .collect();
+    if !unsupported.is_empty() {
+        return Err(Diagnostics(unsupported));
+    }
+    barrier_scope::fix_barrier_scope(&mut module);
+    let bad_switches = switch_fallthrough::check(&origin, &module);
+    if !bad_switches.is_empty() {
+        return Err(Diagnostics(bad_switches));
+    }
+    naga_run::validate(&origin, &module)?;
+    // Reflection describes what the user declared, before compaction drops the unused.
+    let declared = module.clone();
+    let info = naga_run::compact(&origin, &mut module)?;
+    let (baked, baked_info) = naga_run::bake_overrides(&module, &info)?;
+    let spec_constants = reflect::spec_constants(&declared, &baked);
+    let mut spirv = naga_run::write(
+        &baked,
+        &baked_info,
+        &naga_run::writer_options(options.debug_names),
+    )?;
+    trim_capabilities::trim_capabilities(&mut spirv);
+    writeonly_decoration::decorate_writeonly(&mut spirv, &writeonly);
+
+    let (bindings, push_constant_size) = reflect::resources(&declared, &writeonly);
+    let local_size = module
+        .entry_points
+        .iter()
+        .find(|e| e.name == "main")
+        .map_or([1, 1, 1], |e| e.workgroup_size);
+    let reflection = Reflection {
+        bindings,
+        push_constant_size,
+        local_size,
+        local_size_spec_ids,
+        spec_constants,
+        requirements: reflect::requirements(&spirv),
+    };
+    Ok(Compiled { spirv, reflection })
 }

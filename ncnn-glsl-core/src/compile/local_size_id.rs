@@ -1,0 +1,101 @@
+//! `layout(local_size_x_id = N) in;`: naga's GLSL frontend stops at it
+//! ("Unexpected qualifier"). It becomes the literal size (the one given with
+//! `local_size_x = L`, else 1 as in glslang), and the spec ids are kept so the
+//! runtime can patch `OpExecutionMode LocalSize` when it specializes.
+
+use super::source_text::{int_literal, overwrite};
+use super::tokens::Token;
+
+/// Rewrites every `local_size_{x,y,z}_id = N` and returns the spec id of each
+/// dimension that had one.
+pub(crate) fn rewrite_local_size_ids(text: &mut String, toks: &[Token]) -> [Option<u32>; 3] {
+    let src = text.clone();
+    let dims = ["local_size_x", "local_size_y", "local_size_z"];
+    let assigned =
+        |i: usize| toks.get(i + 1).is_some_and(|t| t.is_punct(&src, '=')) && i + 2 < toks.len();
+    let has_literal: Vec<bool> = dims
+        .iter()
+        .map(|d| {
+            toks.iter()
+                .enumerate()
+                .any(|(i, t)| t.text(&src) == *d && assigned(i))
+        })
+        .collect();
+    let mut ids = [None; 3];
+    for (i, t) in toks.iter().enumerate() {
+        let Some(dim) = dims
+            .iter()
+            .position(|d| t.text(&src).strip_suffix("_id") == Some(d))
+        else {
+            continue;
+        };
+        if !assigned(i) {
+            continue;
+        }
+        let Some(id) = int_literal(&src, &toks[i + 2]) else {
+            continue;
+        };
+        ids[dim] = Some(id);
+        let item = t.start..toks[i + 2].end;
+        let prev_comma = i > 0 && toks[i - 1].is_punct(&src, ',');
+        let next_comma = toks.get(i + 3).is_some_and(|t| t.is_punct(&src, ','));
+        if has_literal[dim] && (prev_comma || next_comma) {
+            // The literal elsewhere is the default; drop the item and one comma.
+            let range = if next_comma {
+                item.start..toks[i + 3].end
+            } else {
+                toks[i - 1].start..item.end
+            };
+            overwrite(text, range, "");
+        } else if !has_literal[dim] {
+            // `local_size_x_id=N` is always longer than `local_size_x=1`.
+            overwrite(text, item, &format!("{}=1", dims[dim]));
+        }
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tokens::tokenize;
+    use super::*;
+
+    #[test]
+    fn ids_become_literals() {
+        let src = "layout (local_size_x_id = 233, local_size_y_id = 234, local_size_z = 4) in;";
+        let mut text = src.to_string();
+        let ids = rewrite_local_size_ids(&mut text, &tokenize(src));
+        assert_eq!(ids, [Some(233), Some(234), None]);
+        assert_eq!(text.len(), src.len());
+        let squeezed: String = text.split_whitespace().collect();
+        assert_eq!(
+            squeezed,
+            "layout(local_size_x=1,local_size_y=1,local_size_z=4)in;"
+        );
+    }
+
+    #[test]
+    fn a_literal_default_wins() {
+        let src = "layout(local_size_x = 64, local_size_x_id = 0) in;";
+        let mut text = src.to_string();
+        let ids = rewrite_local_size_ids(&mut text, &tokenize(src));
+        assert_eq!(ids, [Some(0), None, None]);
+        let squeezed: String = text.split_whitespace().collect();
+        assert_eq!(squeezed, "layout(local_size_x=64)in;");
+    }
+
+    #[test]
+    fn a_comment_with_wide_chars_inside_the_item_is_fine() {
+        let src = "layout(local_size_x_id /* é→ */ = 7) in;";
+        let mut text = src.to_string();
+        assert_eq!(
+            rewrite_local_size_ids(&mut text, &tokenize(src)),
+            [Some(7), None, None]
+        );
+        assert_eq!(text.len(), src.len());
+        assert_eq!(
+            text.split_whitespace().collect::<String>(),
+            "layout(local_size_x=1)in;"
+        );
+    }
+}

@@ -1,0 +1,378 @@
+//! The calls into naga: each behind `catch_unwind` (naga panics on some
+//! inputs, and a build script or proc-macro must get an error, not an abort),
+//! with every error mapped back to the user's file, line and column.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use naga::back::spv;
+use naga::front::glsl;
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+use naga::{Module, ShaderStage};
+
+use crate::diag::Diagnostic;
+use crate::expand::Expanded;
+use crate::options::Flag;
+
+/// The naga steps, named for panic messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    Parse,
+    Validate,
+    Compact,
+    BakeSpecConstants,
+    Write,
+}
+
+impl Step {
+    fn doing(self) -> &'static str {
+        match self {
+            Step::Parse => "parsing the shader",
+            Step::Validate => "validating the module",
+            Step::Compact => "removing unused types",
+            Step::BakeSpecConstants => "baking specialization constants",
+            Step::Write => "writing SPIR-V",
+        }
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set this to make the step panic inside the guard, since no
+    /// input we hand naga is known to panic it.
+    pub(crate) static PANIC_AT: std::cell::Cell<Option<Step>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f`, turning a panic into a diagnostic.
+pub(crate) fn guarded<T>(step: Step, f: impl FnOnce() -> T) -> Result<T, Diagnostic> {
+    catch_unwind(AssertUnwindSafe(|| {
+        #[cfg(test)]
+        if PANIC_AT.with(|p| p.get()) == Some(step) {
+            panic!("injected panic for a test");
+        }
+        f()
+    }))
+    .map_err(|payload| {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        Diagnostic::new(format!(
+            "naga panicked while {}: {msg}; this is a bug in naga, please report the shader",
+            step.doing()
+        ))
+    })
+}
+
+/// Where the byte offsets of the text naga is given come from: the finished
+/// text of `expanded`, with possibly one block of our own (the atomics
+/// prototypes) inserted at `inserted_at`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Origin<'a> {
+    pub expanded: &'a Expanded,
+    pub inserted_at: usize,
+    pub inserted_len: usize,
+}
+
+impl<'a> Origin<'a> {
+    /// Offsets equal to the finished text's.
+    pub fn new(expanded: &'a Expanded) -> Origin<'a> {
+        Origin {
+            expanded,
+            inserted_at: 0,
+            inserted_len: 0,
+        }
+    }
+
+    /// `range` in the finished text; `None` inside our inserted block.
+    pub fn finished_range(&self, r: std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
+        let end_of_insert = self.inserted_at + self.inserted_len;
+        if self.inserted_len == 0 || r.end <= self.inserted_at {
+            Some(r)
+        } else if r.start < self.inserted_at {
+            Some(r.start..self.inserted_at)
+        } else if r.start >= end_of_insert {
+            Some(r.start - self.inserted_len..r.end - self.inserted_len)
+        } else {
+            None
+        }
+    }
+
+    /// The user's span of naga's byte `range`.
+    pub fn span(&self, r: std::ops::Range<usize>) -> Option<crate::diag::Span> {
+        let r = self.finished_range(r)?;
+        self.expanded.span_of(r.start, r.len().max(1))
+    }
+}
+
+/// A diagnostic at bytes `range` of the text naga was given, or at no place
+/// when the range does not map (the byte offset is then given in a note).
+pub(crate) fn at(
+    origin: &Origin,
+    range: Option<std::ops::Range<usize>>,
+    message: String,
+) -> Diagnostic {
+    match range {
+        Some(r) => match origin.span(r.clone()) {
+            Some(span) => Diagnostic::at(span, message),
+            None => Diagnostic::new(message)
+                .note(format!("at byte {} of the text given to naga", r.start)),
+        },
+        None => Diagnostic::new(message),
+    }
+}
+
+/// GLSL built-in functions naga declares for 32- and 64-bit floats only.
+const FLOAT_BUILTINS: &[&str] = &[
+    "abs",
+    "sign",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "roundEven",
+    "fract",
+    "mod",
+    "modf",
+    "min",
+    "max",
+    "clamp",
+    "mix",
+    "step",
+    "smoothstep",
+    "sqrt",
+    "inversesqrt",
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "pow",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "radians",
+    "degrees",
+    "length",
+    "distance",
+    "dot",
+    "cross",
+    "normalize",
+    "faceforward",
+    "reflect",
+    "refract",
+    "fma",
+    "isnan",
+    "isinf",
+    "frexp",
+    "ldexp",
+    "outerProduct",
+    "transpose",
+    "determinant",
+    "inverse",
+    "matrixCompMult",
+    "lessThan",
+    "lessThanEqual",
+    "greaterThan",
+    "greaterThanEqual",
+    "equal",
+    "notEqual",
+];
+
+/// Parses `text` (the finished text after the source passes; same offsets).
+pub(crate) fn parse(origin: &Origin, text: &str) -> Result<Module, Vec<Diagnostic>> {
+    let result = guarded(Step::Parse, || {
+        glsl::Frontend::default().parse(&glsl::Options::from(ShaderStage::Compute), text)
+    })
+    .map_err(|d| vec![d])?;
+    let errors = match result {
+        Ok(module) => return Ok(module),
+        Err(e) => e.errors,
+    };
+    // Float16 arguments show only as a builtin name naga does not find,
+    // since its builtins have no float16 overloads.
+    let fp16 = origin.expanded.target.options.has(Flag::Fp16Arithmetic)
+        || ["float16_t", "f16vec2", "f16vec3", "f16vec4", "f16mat"]
+            .iter()
+            .any(|t| text.contains(t));
+    Err(errors
+        .into_iter()
+        .map(|e| {
+            let message = e.kind.to_string();
+            let builtin = message
+                .strip_prefix("Unknown function '")
+                .and_then(|s| s.strip_suffix('\''))
+                .filter(|name| FLOAT_BUILTINS.contains(name));
+            match builtin {
+                Some(name) if fp16 => at(
+                    origin,
+                    e.meta.to_range(),
+                    format!("naga's GLSL frontend has no float16 overload of `{name}`"),
+                )
+                .note(format!("naga: {message}"))
+                .note(format!(
+                    "naga declares GLSL builtins for 32- and 64-bit floats only: convert the \
+                     arguments (`{name}(float(a), ...)`, `{name}(vec4(v), ...)`) and the result \
+                     back, or build this variant without fp16 arithmetic (fp16a)"
+                )),
+                _ => at(origin, e.meta.to_range(), message),
+            }
+        })
+        .collect())
+}
+
+/// The validator capabilities: everything naga's SPIR-V writer can express.
+/// What the blob really needs is read from its capabilities afterwards
+/// (`reflect::requirements`), so allowing more here loses nothing.
+fn capabilities() -> Capabilities {
+    spv::supported_capabilities()
+}
+
+/// The text of an error and every error it wraps, `: `-joined.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(inner) = cur {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        cur = inner.source();
+    }
+    s
+}
+
+/// Validates `module` with every check on.
+pub(crate) fn validate(origin: &Origin, module: &Module) -> Result<ModuleInfo, Diagnostic> {
+    let result = guarded(Step::Validate, || {
+        Validator::new(ValidationFlags::all(), capabilities())
+            .validate(module)
+            .map_err(Box::new)
+    })?;
+    result.map_err(|e| {
+        // naga adds spans from the outside in (function, then expression):
+        // the last is the most precise place; the others become notes.
+        let mut spans: Vec<_> = e
+            .spans()
+            .filter_map(|(span, label)| Some((span.to_range()?, label.clone())))
+            .collect();
+        let main = spans.pop();
+        let mut d = at(
+            origin,
+            main.as_ref().map(|(r, _)| r.clone()),
+            format!("naga rejects the module: {}", chain(e.as_inner())),
+        );
+        if let Some((_, label)) = main.filter(|(_, l)| !l.is_empty()) {
+            d = d.note(label);
+        }
+        for (r, label) in spans.into_iter().rev() {
+            let place = origin
+                .span(r)
+                .map(|s| format!("{}:{}:{}: ", s.file, s.line, s.column))
+                .unwrap_or_default();
+            d = d.note(format!("{place}{label}"));
+        }
+        d
+    })
+}
+
+/// Drops everything `main` does not use: the types naga's GLSL frontend
+/// declares for every built-in image function overload (1-D images,
+/// `r8ui`/`r16f` formats, ...), which would make the blob ask for `Image1D`,
+/// `Sampled1D` and `shaderStorageImageExtendedFormats`; the atomics
+/// prototypes; unused functions, buffers and specialization constants (a
+/// pipeline layout may hold bindings a shader does not declare; reflection
+/// still lists every declared one). The module is re-validated for the
+/// writer. `module` must already be valid.
+pub(crate) fn compact(origin: &Origin, module: &mut Module) -> Result<ModuleInfo, Diagnostic> {
+    guarded(Step::Compact, || {
+        naga::compact::compact(module, naga::compact::KeepUnused::No)
+    })?;
+    validate(origin, module)
+}
+
+/// Bakes specialization constants at their defaults: naga's SPIR-V writer
+/// refuses overrides, and cannot write `OpSpecConstant`.
+pub(crate) fn bake_overrides(
+    module: &Module,
+    info: &ModuleInfo,
+) -> Result<(Module, ModuleInfo), Diagnostic> {
+    if module.overrides.is_empty() {
+        return Ok((module.clone(), info.clone()));
+    }
+    let result = guarded(Step::BakeSpecConstants, || {
+        naga::back::pipeline_constants::process_overrides(
+            module,
+            info,
+            Some((ShaderStage::Compute, "main")),
+            &Default::default(),
+        )
+        .map(|(m, i)| (m.into_owned(), i.into_owned()))
+        .map_err(|e| chain(&e))
+    })?;
+    result.map_err(|e| {
+        Diagnostic::new(format!(
+            "naga cannot bake the specialization constants: {e}"
+        ))
+    })
+}
+
+/// The SPIR-V writer's options, each chosen on purpose.
+pub(crate) fn writer_options(debug_names: bool) -> spv::Options<'static> {
+    spv::Options {
+        // SPIR-V 1.3 is what Vulkan 1.1 takes, ncnn's floor.
+        lang_version: (1, 3),
+        // No coordinate flip, varying labels or depth clamp: compute only.
+        // Names only when asked: they cost size and leak identifiers.
+        flags: if debug_names {
+            spv::WriterFlags::DEBUG
+        } else {
+            spv::WriterFlags::empty()
+        },
+        // Bindings are the ones the user wrote; no remapping table.
+        fake_missing_bindings: true,
+        binding_map: Default::default(),
+        capabilities: None,
+        // glslang adds no bounds checks, and ncnn's shaders guard their own indices.
+        bounds_check_policies: Default::default(),
+        // glslang does not zero `shared` memory; the polyfill costs a loop and a barrier.
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
+        // Loop counters injected to prove termination are WebGPU's concern and
+        // cost registers in every loop.
+        force_loop_bounding: false,
+        ray_query_initialization_tracking: false,
+        trace_ray_argument_validation: false,
+        // A compute shader has no 16-bit inputs or outputs; the capability
+        // would only ask the device for `storageInputOutput16`.
+        use_storage_input_output_16: false,
+        debug_info: None,
+        task_dispatch_limits: None,
+        mesh_shader_primitive_indices_clamp: false,
+        // Raw OpSDiv/OpUDiv/OpUMod like glslang: no wrapper functions per division.
+        // (naga still wraps signed `%` as `a - b * (a / b)`, always: OpSRem is
+        // poison for negative operands in Vulkan without VK_KHR_maintenance8.)
+        emit_int_div_checks: false,
+    }
+}
+
+/// Writes SPIR-V for the entry point `main`.
+pub(crate) fn write(
+    module: &Module,
+    info: &ModuleInfo,
+    options: &spv::Options,
+) -> Result<Vec<u32>, Diagnostic> {
+    let pipeline = spv::PipelineOptions {
+        shader_stage: ShaderStage::Compute,
+        entry_point: "main".into(),
+    };
+    let result = guarded(Step::Write, || {
+        spv::write_vec(module, info, options, Some(&pipeline))
+    })?;
+    result.map_err(|e| Diagnostic::new(format!("naga cannot write SPIR-V: {}", chain(&e))))
+}

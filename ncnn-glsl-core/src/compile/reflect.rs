@@ -1,0 +1,444 @@
+//! What a compiled blob needs from the pipeline and the device, read from the
+//! naga module (resources, sizes) and from the final SPIR-V words
+//! (capabilities, extensions), so it is true of the blob that ships.
+
+use serde::{Deserialize, Serialize};
+
+use naga::{
+    AddressSpace, ImageClass, Literal, Module, Scalar, ScalarKind, StorageAccess, TypeInner,
+};
+
+use super::spirv;
+
+/// Everything a runtime needs to build a pipeline for one compiled shader.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reflection {
+    /// Descriptor bindings, by set then binding.
+    pub bindings: Vec<Binding>,
+    /// Bytes of the push-constant block the host must provide (the end of
+    /// its last member, std430); 0 when there is none.
+    pub push_constant_size: u32,
+    /// `local_size_x/y/z` as compiled into `OpExecutionMode LocalSize`
+    /// (a dimension given only by `local_size_*_id` is 1).
+    pub local_size: [u32; 3],
+    /// The spec id of each `local_size_*_id`: when the runtime specializes
+    /// one, it must patch the matching literal of `OpExecutionMode LocalSize`,
+    /// since naga writes no WorkgroupSize specialization constant.
+    pub local_size_spec_ids: [Option<u32>; 3],
+    /// `layout(constant_id = N) const` declarations. They are BAKED at their
+    /// default values (naga's SPIR-V writer cannot emit `OpSpecConstant`), so
+    /// specializing them at pipeline creation changes nothing: pass values
+    /// at build time instead.
+    pub spec_constants: Vec<SpecConstant>,
+    /// Device features, capabilities and extensions the blob needs.
+    pub requirements: Requirements,
+}
+
+/// One descriptor binding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// Descriptor set.
+    pub set: u32,
+    /// Binding number in the set.
+    pub binding: u32,
+    /// What kind of descriptor.
+    pub kind: BindingKind,
+    /// The access the user declared (`readonly`, `writeonly`, neither).
+    pub access: Access,
+    /// The block's name for buffers (`buffer bottom_blob { ... }`), else the variable's name.
+    pub name: String,
+    /// The instance name of a block, if it has one.
+    pub instance: Option<String>,
+}
+
+/// Descriptor kinds a compute shader can use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BindingKind {
+    /// `buffer` block (`VK_DESCRIPTOR_TYPE_STORAGE_BUFFER`).
+    StorageBuffer,
+    /// `uniform` block (`VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER`).
+    UniformBuffer,
+    /// `imageND` (`VK_DESCRIPTOR_TYPE_STORAGE_IMAGE`).
+    StorageImage,
+    /// `textureND` (`VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE`).
+    SampledImage,
+    /// `sampler` (`VK_DESCRIPTOR_TYPE_SAMPLER`).
+    Sampler,
+}
+
+/// Declared access to a binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// `readonly`, or a uniform block, texture or sampler.
+    ReadOnly,
+    /// `writeonly` (naga never sees the qualifier; it is reported here).
+    WriteOnly,
+    /// Neither.
+    ReadWrite,
+}
+
+/// One specialization constant, as declared.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpecConstant {
+    /// `constant_id`.
+    pub id: u32,
+    /// The constant's name.
+    pub name: String,
+    /// GLSL scalar type: `bool`, `int`, `uint`, `float`, `float16_t`, `double`.
+    pub ty: String,
+    /// The declared default, which is the value baked into the blob.
+    pub default: Option<ScalarValue>,
+}
+
+/// A scalar value.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScalarValue {
+    /// A `bool`.
+    Bool(bool),
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer.
+    Uint(u64),
+    /// A float of any width.
+    Float(f64),
+}
+
+/// What a device must have to run the blob.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Requirements {
+    /// Vulkan feature names (`shaderFloat16`, `storageBuffer16BitAccess`, ...), sorted.
+    pub features: Vec<String>,
+    /// Vulkan device extensions (before promotion to core), sorted.
+    pub extensions: Vec<String>,
+    /// The SPIR-V capabilities declared (`Shader`, `Float16`, ...), in module order.
+    pub spirv_capabilities: Vec<String>,
+    /// The SPIR-V extensions declared, in module order.
+    pub spirv_extensions: Vec<String>,
+}
+
+/// SPIR-V capability: its name, the Vulkan feature it needs, the Vulkan extension that brings it.
+const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
+    (0, "Matrix", None, None),
+    (1, "Shader", None, None),
+    (
+        9,
+        "Float16",
+        Some("shaderFloat16"),
+        Some("VK_KHR_shader_float16_int8"),
+    ),
+    (10, "Float64", Some("shaderFloat64"), None),
+    (11, "Int64", Some("shaderInt64"), None),
+    (
+        12,
+        "Int64Atomics",
+        Some("shaderBufferInt64Atomics"),
+        Some("VK_KHR_shader_atomic_int64"),
+    ),
+    (22, "Int16", Some("shaderInt16"), None),
+    (
+        25,
+        "ImageGatherExtended",
+        Some("shaderImageGatherExtended"),
+        None,
+    ),
+    (
+        27,
+        "StorageImageMultisample",
+        Some("shaderStorageImageMultisample"),
+        None,
+    ),
+    (
+        28,
+        "UniformBufferArrayDynamicIndexing",
+        Some("shaderUniformBufferArrayDynamicIndexing"),
+        None,
+    ),
+    (
+        29,
+        "SampledImageArrayDynamicIndexing",
+        Some("shaderSampledImageArrayDynamicIndexing"),
+        None,
+    ),
+    (
+        30,
+        "StorageBufferArrayDynamicIndexing",
+        Some("shaderStorageBufferArrayDynamicIndexing"),
+        None,
+    ),
+    (
+        31,
+        "StorageImageArrayDynamicIndexing",
+        Some("shaderStorageImageArrayDynamicIndexing"),
+        None,
+    ),
+    (34, "ImageCubeArray", Some("imageCubeArray"), None),
+    (
+        39,
+        "Int8",
+        Some("shaderInt8"),
+        Some("VK_KHR_shader_float16_int8"),
+    ),
+    (41, "SparseResidency", Some("shaderResourceResidency"), None),
+    (42, "MinLod", Some("shaderResourceMinLod"), None),
+    (43, "Sampled1D", None, None),
+    (44, "Image1D", None, None),
+    (45, "SampledCubeArray", Some("imageCubeArray"), None),
+    (46, "SampledBuffer", None, None),
+    (47, "ImageBuffer", None, None),
+    (
+        49,
+        "StorageImageExtendedFormats",
+        Some("shaderStorageImageExtendedFormats"),
+        None,
+    ),
+    (50, "ImageQuery", None, None),
+    (
+        55,
+        "StorageImageReadWithoutFormat",
+        Some("shaderStorageImageReadWithoutFormat"),
+        None,
+    ),
+    (
+        56,
+        "StorageImageWriteWithoutFormat",
+        Some("shaderStorageImageWriteWithoutFormat"),
+        None,
+    ),
+    // Subgroup operations are properties (`subgroupSupportedOperations`), not features.
+    (61, "GroupNonUniform", None, None),
+    (62, "GroupNonUniformVote", None, None),
+    (63, "GroupNonUniformArithmetic", None, None),
+    (64, "GroupNonUniformBallot", None, None),
+    (65, "GroupNonUniformShuffle", None, None),
+    (66, "GroupNonUniformShuffleRelative", None, None),
+    (67, "GroupNonUniformClustered", None, None),
+    (68, "GroupNonUniformQuad", None, None),
+    (
+        4433,
+        "StorageBuffer16BitAccess",
+        Some("storageBuffer16BitAccess"),
+        Some("VK_KHR_16bit_storage"),
+    ),
+    (
+        4434,
+        "UniformAndStorageBuffer16BitAccess",
+        Some("uniformAndStorageBuffer16BitAccess"),
+        Some("VK_KHR_16bit_storage"),
+    ),
+    (
+        4435,
+        "StoragePushConstant16",
+        Some("storagePushConstant16"),
+        Some("VK_KHR_16bit_storage"),
+    ),
+    (
+        4436,
+        "StorageInputOutput16",
+        Some("storageInputOutput16"),
+        Some("VK_KHR_16bit_storage"),
+    ),
+    (
+        4448,
+        "StorageBuffer8BitAccess",
+        Some("storageBuffer8BitAccess"),
+        Some("VK_KHR_8bit_storage"),
+    ),
+    (
+        4449,
+        "UniformAndStorageBuffer8BitAccess",
+        Some("uniformAndStorageBuffer8BitAccess"),
+        Some("VK_KHR_8bit_storage"),
+    ),
+    (
+        4450,
+        "StoragePushConstant8",
+        Some("storagePushConstant8"),
+        Some("VK_KHR_8bit_storage"),
+    ),
+    (
+        5345,
+        "VulkanMemoryModel",
+        Some("vulkanMemoryModel"),
+        Some("VK_KHR_vulkan_memory_model"),
+    ),
+];
+
+/// Requirements of a SPIR-V module, from its `OpCapability` and `OpExtension` words.
+pub fn requirements(words: &[u32]) -> Requirements {
+    let mut r = Requirements::default();
+    for c in spirv::capabilities(words) {
+        match CAPABILITIES.iter().find(|e| e.0 == c) {
+            Some(&(_, name, feature, ext)) => {
+                r.spirv_capabilities.push(name.to_string());
+                r.features.extend(feature.map(String::from));
+                r.extensions.extend(ext.map(String::from));
+            }
+            None => r.spirv_capabilities.push(format!("Capability{c}")),
+        }
+    }
+    r.spirv_extensions = spirv::extensions(words);
+    r.features.sort();
+    r.features.dedup();
+    r.extensions.sort();
+    r.extensions.dedup();
+    r
+}
+
+/// The GLSL name of a scalar type.
+fn scalar_name(s: Scalar) -> String {
+    match (s.kind, s.width) {
+        (ScalarKind::Bool, _) => "bool".into(),
+        (ScalarKind::Sint, 4) => "int".into(),
+        (ScalarKind::Uint, 4) => "uint".into(),
+        (ScalarKind::Float, 2) => "float16_t".into(),
+        (ScalarKind::Float, 4) => "float".into(),
+        (ScalarKind::Float, 8) => "double".into(),
+        (k, w) => format!("{k:?}{}", w * 8).to_lowercase(),
+    }
+}
+
+fn scalar_value(l: Literal) -> Option<ScalarValue> {
+    Some(match l {
+        Literal::Bool(b) => ScalarValue::Bool(b),
+        Literal::I32(v) => ScalarValue::Int(v.into()),
+        Literal::I16(v) => ScalarValue::Int(v.into()),
+        Literal::I64(v) | Literal::AbstractInt(v) => ScalarValue::Int(v),
+        Literal::U32(v) => ScalarValue::Uint(v.into()),
+        Literal::U16(v) => ScalarValue::Uint(v.into()),
+        Literal::U64(v) => ScalarValue::Uint(v),
+        Literal::F32(v) => ScalarValue::Float(v.into()),
+        Literal::F16(v) => ScalarValue::Float(f64::from(f32::from(v))),
+        Literal::F64(v) | Literal::AbstractFloat(v) => ScalarValue::Float(v),
+    })
+}
+
+/// The overrides of `parsed` (before compaction), with the values `baked`
+/// (the module after `process_overrides`) gave them.
+pub(crate) fn spec_constants(parsed: &Module, baked: &Module) -> Vec<SpecConstant> {
+    let mut out: Vec<SpecConstant> = parsed
+        .overrides
+        .iter()
+        .filter_map(|(_, o)| {
+            let name = o.name.clone().unwrap_or_default();
+            let ty = match parsed.types[o.ty].inner {
+                TypeInner::Scalar(s) => scalar_name(s),
+                ref other => format!("{other:?}"),
+            };
+            // The baked value; an override compaction dropped (unused) keeps its literal default.
+            let default = baked
+                .constants
+                .iter()
+                .find(|(_, c)| c.name.as_deref() == Some(name.as_str()))
+                .and_then(|(_, c)| match baked.global_expressions[c.init] {
+                    naga::Expression::Literal(l) => scalar_value(l),
+                    _ => None,
+                })
+                .or_else(|| match parsed.global_expressions[o.init?] {
+                    naga::Expression::Literal(l) => scalar_value(l),
+                    _ => None,
+                });
+            Some(SpecConstant {
+                id: o.id?.into(),
+                name,
+                ty,
+                default,
+            })
+        })
+        .collect();
+    out.sort_by_key(|s| s.id);
+    out
+}
+
+/// Bindings and the push-constant size of `module`; `writeonly` holds the
+/// `(set, binding)` of buffers declared `writeonly` before the qualifier was dropped.
+pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> (Vec<Binding>, u32) {
+    let mut bindings = Vec::new();
+    let mut push = 0;
+    for (_, var) in module.global_variables.iter() {
+        let ty = &module.types[var.ty];
+        if var.space == AddressSpace::Immediate {
+            // The bytes the host must provide: the end of the last member
+            // (the struct's span is rounded up to its alignment; glslang's
+            // reflection and ncnn's host structs are not).
+            let end = match &ty.inner {
+                TypeInner::Struct { members, .. } => members
+                    .iter()
+                    .map(|m| m.offset + module.types[m.ty].inner.size(module.to_ctx()))
+                    .max()
+                    .unwrap_or(0),
+                other => other.size(module.to_ctx()),
+            };
+            push = push.max(end);
+            continue;
+        }
+        let Some(rb) = var.binding else { continue };
+        let image_access = |a: StorageAccess| match (
+            a.contains(StorageAccess::LOAD),
+            a.contains(StorageAccess::STORE),
+        ) {
+            (true, false) => Access::ReadOnly,
+            (false, true) => Access::WriteOnly,
+            _ => Access::ReadWrite,
+        };
+        let block = || {
+            ty.name
+                .clone()
+                .or_else(|| var.name.clone())
+                .unwrap_or_default()
+        };
+        let (kind, access, name, instance) = match (var.space, &ty.inner) {
+            (AddressSpace::Storage { access }, _) => {
+                let a = if writeonly.contains(&(rb.group, rb.binding)) {
+                    Access::WriteOnly
+                } else {
+                    image_access(access)
+                };
+                (BindingKind::StorageBuffer, a, block(), var.name.clone())
+            }
+            (AddressSpace::Uniform, _) => (
+                BindingKind::UniformBuffer,
+                Access::ReadOnly,
+                block(),
+                var.name.clone(),
+            ),
+            (
+                AddressSpace::Handle,
+                TypeInner::Image {
+                    class: ImageClass::Storage { access, .. },
+                    ..
+                },
+            ) => (
+                BindingKind::StorageImage,
+                image_access(*access),
+                var.name.clone().unwrap_or_default(),
+                None,
+            ),
+            (AddressSpace::Handle, TypeInner::Image { .. }) => (
+                BindingKind::SampledImage,
+                Access::ReadOnly,
+                var.name.clone().unwrap_or_default(),
+                None,
+            ),
+            (AddressSpace::Handle, TypeInner::Sampler { .. }) => (
+                BindingKind::Sampler,
+                Access::ReadOnly,
+                var.name.clone().unwrap_or_default(),
+                None,
+            ),
+            _ => continue,
+        };
+        bindings.push(Binding {
+            set: rb.group,
+            binding: rb.binding,
+            kind,
+            access,
+            name,
+            instance,
+        });
+    }
+    bindings.sort_by_key(|b| (b.set, b.binding));
+    (bindings, push)
+}

@@ -1,0 +1,480 @@
+//! Constructs naga's GLSL frontend lacks or compiles wrong, as a table.
+//!
+//! Each is found in the tokens of the finished text (outside comments and
+//! directives) before naga runs, so the user gets one clear error per use,
+//! all at once, at the construct's own line and column, with why and what to
+//! do, instead of naga's "Unknown function" or, worse, wrong code. The project
+//! rule is that no known miscompile passes silently.
+
+use super::source_text::brace_depths;
+use super::tokens::{tokenize, Kind, Token};
+
+/// How a rule finds its construct.
+#[derive(Clone, Copy, Debug)]
+pub enum Pattern {
+    /// Any identifier in the list (types, qualifiers, variables).
+    Ident(&'static [&'static str]),
+    /// A call (identifier then `(`) of a function in the list.
+    Call(&'static [&'static str]),
+    /// An identifier starting with one of the prefixes.
+    IdentPrefix(&'static [&'static str]),
+    /// Any string literal.
+    StringLiteral,
+    /// A number with a float16 suffix (`1.0hf`).
+    Float16Literal,
+    /// A declaration with two or more array dimensions (`T a[8][64]`).
+    MultiDimArray,
+    /// Brackets nested deeper than [`MAX_NESTING`].
+    DeepNesting,
+    /// A statement of more than [`MAX_STATEMENT_TOKENS`] tokens.
+    LongStatement,
+    /// A member of a block with an instance name that has the name of a
+    /// constant declared before the block and is used bare after it.
+    ShadowedBlockMember,
+}
+
+/// One construct that is refused, with the reason and the way out.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    /// What to look for.
+    pub pattern: Pattern,
+    /// Why it is refused: what naga lacks or gets wrong.
+    pub reason: &'static str,
+    /// What the user can do instead.
+    pub advice: &'static str,
+}
+
+/// Every refused construct. Keep this the single place that knows them.
+pub const RULES: &[Rule] = &[
+    Rule {
+        pattern: Pattern::Call(&[
+            "atomicLoad", "atomicStore", "atomicCounter", "atomicCounterIncrement",
+            "atomicCounterDecrement", "imageAtomicAdd", "imageAtomicCompSwap",
+            "imageAtomicExchange", "imageAtomicMin", "imageAtomicMax", "imageAtomicAnd",
+            "imageAtomicOr", "imageAtomicXor",
+        ]),
+        reason: "naga's GLSL frontend has no atomics, and this compiler provides only `atomicAdd`, \
+                 `atomicAnd`, `atomicOr`, `atomicXor`, `atomicMin`, `atomicMax`, `atomicExchange` \
+                 and `atomicCompSwap` on `int`/`uint` elements of buffers and `shared` variables",
+        advice: "use one of those (`atomicAdd(x, 0)` reads atomically, `atomicExchange` writes)",
+    },
+    Rule {
+        pattern: Pattern::IdentPrefix(&["gl_Subgroup", "gl_NumSubgroups"]),
+        reason: "naga's GLSL frontend has no subgroup built-in variables",
+        advice: "write a workgroup-wide version with `shared` memory and `barrier()`",
+    },
+    Rule {
+        pattern: Pattern::Call(&[
+            "subgroupBarrier", "subgroupMemoryBarrier", "subgroupElect", "subgroupAll",
+            "subgroupAny", "subgroupAllEqual", "subgroupBroadcast", "subgroupBroadcastFirst",
+            "subgroupBallot", "subgroupAdd", "subgroupMul", "subgroupMin", "subgroupMax",
+            "subgroupAnd", "subgroupOr", "subgroupXor", "subgroupInclusiveAdd",
+            "subgroupExclusiveAdd", "subgroupShuffle", "subgroupShuffleXor",
+            "subgroupShuffleUp", "subgroupShuffleDown",
+        ]),
+        reason: "naga's GLSL frontend has no subgroup functions",
+        advice: "write a workgroup-wide version with `shared` memory and `barrier()`",
+    },
+    Rule {
+        pattern: Pattern::Call(&[
+            "memoryBarrierShared", "memoryBarrierBuffer", "memoryBarrierImage", "memoryBarrier",
+            "groupMemoryBarrier",
+        ]),
+        reason: "naga's GLSL frontend has no memory barrier functions",
+        advice: "in a compute shader `barrier()` alone already makes `shared` writes visible to the \
+                 workgroup (it is compiled to glslang's `OpControlBarrier Workgroup Workgroup \
+                 AcquireRelease|WorkgroupMemory`): remove `memoryBarrierShared()` before `barrier()`",
+    },
+    Rule {
+        pattern: Pattern::Ident(&[
+            "int8_t", "uint8_t", "i8vec2", "i8vec3", "i8vec4", "u8vec2", "u8vec3", "u8vec4",
+            "int16_t", "uint16_t", "i16vec2", "i16vec3", "i16vec4", "u16vec2", "u16vec3",
+            "u16vec4", "int64_t", "uint64_t", "i64vec2", "i64vec3", "i64vec4", "u64vec2",
+            "u64vec3", "u64vec4", "int32_t", "uint32_t", "i32vec2", "i32vec3", "i32vec4",
+            "u32vec2", "u32vec3", "u32vec4",
+        ]),
+        reason: "naga's GLSL frontend has no 8-, 16- or 64-bit integer types (nor the sized 32-bit names)",
+        advice: "use `int`/`uint` and pack narrow values with shifts and `bitfieldExtract`; the \
+                 extension's int8p and int16p modes do this for buffers",
+    },
+    Rule {
+        pattern: Pattern::Call(&[
+            "pack8", "pack16", "pack32", "pack64", "unpack8", "unpack16", "unpack32",
+        ]),
+        reason: "naga's GLSL frontend has no 8-, 16- or 64-bit integer types, so no packing functions for them",
+        advice: "pack with shifts and `bitfieldInsert` on `uint`",
+    },
+    Rule {
+        pattern: Pattern::Ident(&["bfloat16_t", "bf16vec2", "bf16vec3", "bf16vec4"]),
+        reason: "naga's GLSL frontend has no bfloat16 types",
+        advice: "use the bf16p mode, which keeps bf16 values as bits in `uint`",
+    },
+    Rule {
+        pattern: Pattern::Call(&["debugPrintfEXT"]),
+        reason: "naga's GLSL frontend has no `debugPrintfEXT`",
+        advice: "remove the call (and its string literal)",
+    },
+    Rule {
+        pattern: Pattern::Call(&["unpackFloat2x16", "packFloat2x16"]),
+        reason: "naga's GLSL frontend has no `packFloat2x16`/`unpackFloat2x16`",
+        advice: "use `unpackHalf2x16`/`packHalf2x16` (fp32 vectors) and convert to `f16vec2` if needed",
+    },
+    Rule {
+        pattern: Pattern::Ident(&["coherent", "volatile"]),
+        reason: "naga's GLSL frontend does not implement the `coherent` and `volatile` qualifiers",
+        advice: "remove the qualifier; make writes visible across the workgroup with `barrier()`",
+    },
+    Rule {
+        pattern: Pattern::StringLiteral,
+        reason: "naga's GLSL lexer fails on any string literal",
+        advice: "remove it (GLSL code has no strings; `#include` is resolved before naga)",
+    },
+    Rule {
+        pattern: Pattern::Ident(&["gl_WorkGroupSize"]),
+        reason: "naga declares `gl_WorkGroupSize` as an input variable, and that SPIR-V is invalid",
+        advice: "use the literal sizes of `layout(local_size_x = ...)`, or a `const uvec3` of them",
+    },
+    Rule {
+        pattern: Pattern::MultiDimArray,
+        reason: "naga's GLSL frontend reverses the dimensions of multi-dimensional arrays \
+                 (`T a[8][64]` becomes 64 arrays of 8), which compiles to wrong code",
+        advice: "declare a 2-D array as `T[64] a[8]` (the same type in GLSL, and naga reads it \
+                 right; indexing stays `a[i][j]`), or flatten it to `T a[8 * 64]`",
+    },
+    Rule {
+        pattern: Pattern::Call(&["bitCount"]),
+        reason: "naga types `bitCount` as `uint` (GLSL: `int`) and the result fails validation",
+        advice: "count bits by hand, e.g. `x -= (x >> 1) & 0x55555555u; ...` (SWAR popcount)",
+    },
+    Rule {
+        pattern: Pattern::Call(&["uaddCarry", "usubBorrow"]),
+        reason: "naga's GLSL frontend has no `uaddCarry`/`usubBorrow`",
+        advice: "compute the carry by hand: `uint s = a + b; uint carry = s < a ? 1u : 0u;`",
+    },
+    Rule {
+        pattern: Pattern::Call(&["round"]),
+        reason: "naga compiles `round()` to RoundEven (halfway cases to even) where glslang emits \
+                 Round, so halfway values may differ from ncnn's results",
+        advice: "write `roundEven(x)` if ties to even is meant, or `floor(x + 0.5)` to round halves up",
+    },
+    Rule {
+        pattern: Pattern::Float16Literal,
+        reason: "naga's GLSL frontend has no float16 literals (`hf` suffix)",
+        advice: "write `float16_t(1.0)`",
+    },
+    Rule {
+        pattern: Pattern::DeepNesting,
+        reason: "brackets nest deeper than 256 levels; naga's parser recurses per level and would \
+                 overflow its stack, which aborts the build",
+        advice: "split the expression with local variables",
+    },
+    Rule {
+        pattern: Pattern::LongStatement,
+        reason: "a statement of more than 10000 tokens; naga recurses per operand of a chain and \
+                 would overflow its stack, which aborts the build",
+        advice: "split the expression with local variables",
+    },
+    Rule {
+        pattern: Pattern::ShadowedBlockMember,
+        reason: "naga puts the members of a block with an instance name into the global scope, so \
+                 after this block a bare use of the name reads the member, not the constant \
+                 declared before it (glslang reads the constant): wrong code",
+        advice: "declare the constant or specialization constant after the block, or rename one of them",
+    },
+];
+
+/// Deepest nesting of `(`, `[` and `{` accepted.
+pub const MAX_NESTING: usize = 256;
+
+/// Most tokens in one statement (between `;`, `{` and `}`) accepted.
+pub const MAX_STATEMENT_TOKENS: usize = 10_000;
+
+/// One use of a refused construct: which rule and where in the finished text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Hit {
+    /// Index into [`RULES`].
+    pub rule: usize,
+    /// Byte range in the finished text.
+    pub start: usize,
+    pub end: usize,
+    /// The construct as written.
+    pub text: String,
+}
+
+const TYPE_NAMES: &[&str] = &[
+    "float",
+    "double",
+    "int",
+    "uint",
+    "bool",
+    "float16_t",
+    "vec2",
+    "vec3",
+    "vec4",
+    "ivec2",
+    "ivec3",
+    "ivec4",
+    "uvec2",
+    "uvec3",
+    "uvec4",
+    "bvec2",
+    "bvec3",
+    "bvec4",
+    "dvec2",
+    "dvec3",
+    "dvec4",
+    "f16vec2",
+    "f16vec3",
+    "f16vec4",
+    "mat2",
+    "mat3",
+    "mat4",
+    "f16mat2",
+    "f16mat3",
+    "f16mat4",
+    "mat2x2",
+    "mat2x3",
+    "mat2x4",
+    "mat3x2",
+    "mat3x3",
+    "mat3x4",
+    "mat4x2",
+    "mat4x3",
+    "mat4x4",
+];
+
+const NOT_TYPES: &[&str] = &[
+    "return", "else", "case", "do", "if", "while", "for", "switch", "default", "break", "continue",
+    "discard",
+];
+
+/// Every use of a refused construct in `src`, in text order.
+pub(crate) fn scan(src: &str) -> Vec<Hit> {
+    let toks = tokenize(src);
+    let mut hits = Vec::new();
+    let mut push = |rule: usize, start: usize, end: usize| {
+        hits.push(Hit {
+            rule,
+            start,
+            end,
+            text: src[start..end].to_string(),
+        });
+    };
+    for (r, rule) in RULES.iter().enumerate() {
+        match rule.pattern {
+            Pattern::Ident(names) => {
+                for t in toks
+                    .iter()
+                    .filter(|t| t.kind == Kind::Ident && names.contains(&t.text(src)))
+                {
+                    push(r, t.start, t.end);
+                }
+            }
+            Pattern::Call(names) => {
+                for (i, t) in toks.iter().enumerate() {
+                    let call = toks.get(i + 1).is_some_and(|n| n.is_punct(src, '('));
+                    if t.kind == Kind::Ident && call && names.contains(&t.text(src)) {
+                        push(r, t.start, t.end);
+                    }
+                }
+            }
+            Pattern::IdentPrefix(prefixes) => {
+                for t in &toks {
+                    if t.kind == Kind::Ident && prefixes.iter().any(|p| t.text(src).starts_with(p))
+                    {
+                        push(r, t.start, t.end);
+                    }
+                }
+            }
+            Pattern::StringLiteral => {
+                for t in toks.iter().filter(|t| t.kind == Kind::Str) {
+                    push(r, t.start, t.end);
+                }
+            }
+            Pattern::Float16Literal => {
+                for t in toks.iter().filter(|t| t.kind == Kind::Number) {
+                    let s = t.text(src).to_ascii_lowercase();
+                    if s.ends_with("hf") && !s.starts_with("0x") {
+                        push(r, t.start, t.end);
+                    }
+                }
+            }
+            Pattern::MultiDimArray => {
+                for (start, end) in multi_dim_arrays(src, &toks) {
+                    push(r, start, end);
+                }
+            }
+            Pattern::DeepNesting => {
+                let mut depth = 0usize;
+                for t in &toks {
+                    if t.kind != Kind::Punct {
+                        continue;
+                    }
+                    match &src[t.start..t.end] {
+                        "(" | "[" | "{" => {
+                            depth += 1;
+                            if depth == MAX_NESTING + 1 {
+                                push(r, t.start, t.end);
+                            }
+                        }
+                        ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                }
+            }
+            Pattern::LongStatement => {
+                let mut count = 0usize;
+                for t in &toks {
+                    if t.is_punct(src, ';') || t.is_punct(src, '{') || t.is_punct(src, '}') {
+                        count = 0;
+                        continue;
+                    }
+                    count += 1;
+                    if count == MAX_STATEMENT_TOKENS + 1 {
+                        push(r, t.start, t.end);
+                    }
+                }
+            }
+            Pattern::ShadowedBlockMember => {
+                for t in shadowed_block_members(src, &toks) {
+                    push(r, t.start, t.end);
+                }
+            }
+        }
+    }
+    hits.sort_by_key(|h| (h.start, h.rule));
+    hits
+}
+
+/// The index of the token that closes the bracket opened at `open`.
+fn matching(src: &str, toks: &[Token], open: usize, o: char, c: char) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        if t.is_punct(src, o) {
+            depth += 1;
+        } else if t.is_punct(src, c) {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
+/// Byte ranges of `name[..][..]` (or `type[..][..]`) in declarations. An
+/// access `a[i][j]` is not a declaration: the name must follow a type name.
+fn multi_dim_arrays(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for i in 1..toks.len() {
+        if !toks[i].is_punct(src, '[') || toks[i - 1].kind != Kind::Ident {
+            continue;
+        }
+        let Some(close) = matching(src, toks, i, '[', ']') else {
+            continue;
+        };
+        if !toks.get(close + 1).is_some_and(|t| t.is_punct(src, '[')) {
+            continue;
+        }
+        let name = toks[i - 1];
+        let type_array = TYPE_NAMES.contains(&name.text(src));
+        let declared = i >= 2
+            && toks[i - 2].kind == Kind::Ident
+            && !NOT_TYPES.contains(&toks[i - 2].text(src));
+        if type_array || declared {
+            let last = matching(src, toks, close + 1, '[', ']').unwrap_or(close + 1);
+            out.push((name.start, toks[last].end));
+        }
+    }
+    out
+}
+
+/// Members of an instance-named block at global scope that shadow a global
+/// constant declared earlier and are then used bare.
+fn shadowed_block_members(src: &str, toks: &[Token]) -> Vec<Token> {
+    let depth = brace_depths(src, toks);
+    let mut consts: Vec<(&str, usize)> = Vec::new();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i];
+        if depth[i] == 0 && t.text(src) == "const" {
+            // `const T name =`: the name is the identifier before `=`.
+            if let Some(eq) = (i..toks.len().min(i + 6)).find(|&k| toks[k].is_punct(src, '=')) {
+                if toks[eq - 1].kind == Kind::Ident {
+                    consts.push((toks[eq - 1].text(src), i));
+                }
+            }
+        }
+        let block_open = depth[i] == 0
+            && t.text(src) == "uniform"
+            && toks.get(i + 1).is_some_and(|n| n.kind == Kind::Ident)
+            && toks.get(i + 2).is_some_and(|n| n.is_punct(src, '{'));
+        if block_open {
+            let Some(close) = matching(src, toks, i + 2, '{', '}') else {
+                break;
+            };
+            let has_instance = toks.get(close + 1).is_some_and(|n| n.kind == Kind::Ident);
+            if has_instance {
+                for k in i + 3..close {
+                    let ends = toks
+                        .get(k + 1)
+                        .is_some_and(|n| n.is_punct(src, ';') || n.is_punct(src, '['));
+                    let name = toks[k].text(src);
+                    if toks[k].kind != Kind::Ident
+                        || !ends
+                        || !consts.iter().any(|(c, _)| *c == name)
+                    {
+                        continue;
+                    }
+                    let used_bare = toks[close + 2..].iter().enumerate().any(|(j, u)| {
+                        let before = &toks[close + 1 + j];
+                        u.text(src) == name && !before.is_punct(src, '.')
+                    });
+                    if used_bare {
+                        out.push(toks[k]);
+                    }
+                }
+            }
+            i = close + 1;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(src: &str) -> Vec<String> {
+        scan(src).into_iter().map(|h| h.text).collect()
+    }
+
+    #[test]
+    fn multi_dim_declarations_not_accesses() {
+        let src = "shared uvec2 tmp[8][64];\nvoid main() { float a[2][3]; float[2][3] b; x = tmp[1][2]; return c[1][2]; }";
+        assert_eq!(found(src), ["tmp[8][64]", "a[2][3]", "float[2][3]"]);
+        assert!(found("shared uvec2[64] tmp[8];").is_empty());
+    }
+
+    #[test]
+    fn shadowed_member_only_when_declared_before_and_used_bare() {
+        let before = "layout(constant_id = 0) const int w = 0;\n\
+                      layout(push_constant) uniform parameter { int w; int h; } p;\n\
+                      void main() { int x = w == 0 ? p.w : w; }";
+        assert_eq!(found(before), ["w"]);
+        let after = "layout(push_constant) uniform parameter { int w; } p;\n\
+                     layout(constant_id = 0) const int w = 0;\nvoid main() { int x = w; }";
+        assert!(found(after).is_empty());
+        let only_member = "const int w = 0;\nlayout(push_constant) uniform parameter { int w; } p;\nvoid main() { int x = p.w; }";
+        assert!(found(only_member).is_empty());
+    }
+
+    #[test]
+    fn calls_not_names() {
+        assert!(found("float round = 1.0; int bitCount;").is_empty());
+        assert_eq!(found("x = round(y);"), ["round"]);
+    }
+}

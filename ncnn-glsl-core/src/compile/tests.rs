@@ -1,0 +1,796 @@
+//! Tests of the compile stage; each naga gap of ../shared/notes/naga.md that
+//! a shader can hit is pinned here.
+
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::*;
+use crate::diag::Diagnostics;
+use crate::source::SourceFile;
+use crate::target::Target;
+
+pub(super) fn expanded(text: &str, mode: &str) -> Expanded {
+    Expanded::verbatim(
+        SourceFile {
+            name: "t.comp".into(),
+            path: None,
+            text: text.into(),
+        },
+        Target::for_mode(mode.parse().unwrap()),
+    )
+}
+
+pub(super) fn ok_mode(text: &str, mode: &str) -> Compiled {
+    match compile(&expanded(text, mode), &CompileOptions::default()) {
+        Ok(c) => c,
+        Err(e) => panic!("compile failed:\n{e}"),
+    }
+}
+
+pub(super) fn ok(text: &str) -> Compiled {
+    ok_mode(text, "fp32")
+}
+
+pub(super) fn errs(text: &str, mode: &str) -> Diagnostics {
+    match compile(&expanded(text, mode), &CompileOptions::default()) {
+        Ok(_) => panic!("compiled, but an error was expected:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// Runs a SPIRV-Tools program on `words`. `None` when the tool is missing
+/// (then the test passes unless `CI` is set, where tools must be installed).
+fn tool(name: &str, args: &[&str], words: &[u32]) -> Option<(bool, String)> {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "ncnn-glsl-core-{}-{}.spv",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).unwrap();
+    let out = Command::new(name).args(args).arg(&path).output();
+    let _ = std::fs::remove_file(&path);
+    match out {
+        Ok(o) => Some((
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr),
+        )),
+        Err(_) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "`{name}` is not installed but CI is set"
+            );
+            eprintln!("`{name}` is not installed; check skipped");
+            None
+        }
+    }
+}
+
+/// Asserts that spirv-val accepts `words` for Vulkan 1.1.
+pub(super) fn assert_valid(words: &[u32]) {
+    if let Some((ok, out)) = tool("spirv-val", &["--target-env", "vulkan1.1"], words) {
+        let dis = disassemble(words).unwrap_or_default();
+        assert!(ok, "spirv-val rejects the output:\n{out}\n{dis}");
+    }
+}
+
+/// The disassembly, or `None` when spirv-dis is missing.
+pub(super) fn disassemble(words: &[u32]) -> Option<String> {
+    tool("spirv-dis", &["--raw-id"], words).map(|(ok, out)| {
+        assert!(ok, "spirv-dis failed: {out}");
+        out
+    })
+}
+
+const COPY: &str = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { float a[]; };
+layout(binding = 1) writeonly buffer B { float b[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    b[i] = a[i] * 2.0;
+}
+";
+
+fn span(d: &crate::diag::Diagnostic) -> (u32, u32) {
+    let s = d.span.as_ref().unwrap_or_else(|| panic!("no span: {d}"));
+    (s.line, s.column)
+}
+
+#[test]
+fn writeonly_is_accepted_and_reported() {
+    let c = ok(COPY);
+    let b = &c.reflection.bindings;
+    assert_eq!(
+        (b[0].access, b[1].access),
+        (Access::ReadOnly, Access::WriteOnly)
+    );
+    assert_eq!((b[0].name.as_str(), b[1].name.as_str()), ("A", "B"));
+    assert_valid(&c.spirv);
+    // Like glslang, the buffer is decorated NonReadable (and the readonly one NonWritable).
+    if let Some(d) = disassemble(&c.spirv) {
+        assert_eq!(d.matches("NonReadable").count(), 1, "{d}");
+        assert_eq!(d.matches("NonWritable").count(), 1, "{d}");
+    }
+}
+
+#[test]
+fn local_size_id_becomes_a_literal_and_its_id_is_kept() {
+    let src = COPY.replace(
+        "layout(local_size_x = 64) in;",
+        "layout(local_size_x_id = 233, local_size_y = 4, local_size_z_id = 235) in;",
+    );
+    let c = ok(&src);
+    assert_eq!(c.reflection.local_size, [1, 4, 1]);
+    assert_eq!(
+        c.reflection.local_size_spec_ids,
+        [Some(233), None, Some(235)]
+    );
+    if let Some(d) = disassemble(&c.spirv) {
+        assert!(d.contains("LocalSize 1 4 1"), "{d}");
+    }
+    assert_valid(&c.spirv);
+}
+
+#[test]
+fn barrier_is_glslangs_workgroup_barrier() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) buffer A { float a[]; };
+shared float tmp[64];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    tmp[i] = a[i];
+    barrier();
+    if (i > 0u) { barrier(); }
+    a[i] = tmp[63u - i];
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    let Some(d) = disassemble(&c.spirv) else {
+        return;
+    };
+    // Scope Workgroup = 2, semantics AcquireRelease|WorkgroupMemory = 0x8|0x100 = 264.
+    let consts: std::collections::HashMap<&str, &str> = d
+        .lines()
+        .filter_map(|l| {
+            let (id, rest) = l.trim().split_once(" = OpConstant %")?;
+            Some((id, rest.split_whitespace().nth(1)?))
+        })
+        .collect();
+    let barriers: Vec<Vec<&str>> = d
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("OpControlBarrier "))
+        .map(|ops| ops.split_whitespace().map(|id| consts[id]).collect())
+        .collect();
+    assert_eq!(barriers, vec![vec!["2", "2", "264"]; 2], "{d}");
+}
+
+/// One line of code for each rule of the table, and the construct it must be reported at.
+const REFUSED: &[(&str, &str)] = &[
+    ("    uint x = atomicLoad(a[0]);", "atomicLoad"),
+    ("    uint s = gl_SubgroupSize;", "gl_SubgroupSize"),
+    ("    float s = subgroupAdd(1.0);", "subgroupAdd"),
+    (
+        "    memoryBarrierShared(); barrier();",
+        "memoryBarrierShared",
+    ),
+    ("    uint8_t x = uint8_t(1);", "uint8_t"),
+    ("    i16vec4 v;", "i16vec4"),
+    ("    uint64_t big;", "uint64_t"),
+    ("    uint p = pack32(1u);", "pack32"),
+    ("    bfloat16_t x;", "bfloat16_t"),
+    ("    debugPrintfEXT(1);", "debugPrintfEXT"),
+    ("    vec2 h = unpackFloat2x16(1u);", "unpackFloat2x16"),
+    ("    coherent float x;", "coherent"),
+    ("    uint x = 1; x = \"abc\";", "\"abc\""),
+    ("    uint n = gl_WorkGroupSize.x;", "gl_WorkGroupSize"),
+    ("    float m[2][3];", "m[2][3]"),
+    ("    int n = bitCount(5u);", "bitCount"),
+    ("    uint c; uint s = uaddCarry(1u, 2u, c);", "uaddCarry"),
+    ("    float r = round(1.5);", "round"),
+    ("    float16_t h = 1.0hf;", "1.0hf"),
+];
+
+fn with_line_6(line: &str) -> String {
+    format!(
+        "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer A {{ uint a[]; }};\n// atomicAdd( in a comment is fine\nvoid main() {{\n{line}\n}}\n"
+    )
+}
+
+#[test]
+fn each_refused_construct_is_reported_at_its_place() {
+    let mut covered = vec![false; reject::RULES.len()];
+    for (line, construct) in REFUSED {
+        let d = errs(&with_line_6(line), "fp32");
+        let first = &d.0[0];
+        let column = line.find(construct).unwrap() as u32 + 1;
+        assert_eq!(span(first), (6, column), "{first}");
+        assert_eq!(first.span.as_ref().unwrap().file, "t.comp");
+        let rule = reject::RULES
+            .iter()
+            .position(|r| first.message.starts_with(r.reason))
+            .unwrap();
+        assert!(
+            first.message.ends_with(&format!("(`{construct}`)")),
+            "{first}"
+        );
+        assert_eq!(first.notes, [reject::RULES[rule].advice]);
+        covered[rule] = true;
+    }
+    // The limits that keep naga's recursion inside the stack.
+    let deep = format!("    float x = {}1.0{};", "(".repeat(300), ")".repeat(300));
+    let d = errs(&with_line_6(&deep), "fp32");
+    assert_eq!(
+        span(&d.0[0]),
+        (6, 14 + reject::MAX_NESTING as u32), // `main`'s `{` is level 1
+        "{d}"
+    );
+    covered[reject::RULES
+        .iter()
+        .position(|r| matches!(r.pattern, reject::Pattern::DeepNesting))
+        .unwrap()] = true;
+    let long = format!("    uint x = a[1]{};", " + a[1]".repeat(3000));
+    let d = errs(&with_line_6(&long), "fp32");
+    assert!(d.0[0].message.contains("more than 10000 tokens"), "{d}");
+    covered[reject::RULES
+        .iter()
+        .position(|r| matches!(r.pattern, reject::Pattern::LongStatement))
+        .unwrap()] = true;
+    let shadow = "#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const int w = 0;
+layout(binding = 0) buffer A { int a[]; };
+layout(push_constant) uniform parameter { int w; } p;
+void main() { a[0] = w == 0 ? p.w : w; }
+";
+    let d = errs(shadow, "fp32");
+    assert_eq!(span(&d.0[0]), (5, 47), "{d}");
+    covered[reject::RULES
+        .iter()
+        .position(|r| matches!(r.pattern, reject::Pattern::ShadowedBlockMember))
+        .unwrap()] = true;
+    assert!(
+        covered.iter().all(|c| *c),
+        "a rule has no test: {covered:?}"
+    );
+    // Declared after the block, the same shader is fine.
+    let fixed = shadow
+        .replace("layout(constant_id = 0) const int w = 0;\n", "")
+        .replace(
+            "void main()",
+            "layout(constant_id = 0) const int w = 0;\nvoid main()",
+        );
+    assert_valid(&ok(&fixed).spirv);
+}
+
+#[test]
+fn all_refusals_are_reported_at_once() {
+    let d = errs(
+        &with_line_6("    atomicLoad(a[0], 1u);\n    float r = round(1.5); uint8_t x;"),
+        "fp32",
+    );
+    let places: Vec<(u32, u32)> = d.0.iter().map(span).collect();
+    assert_eq!(places, [(6, 5), (7, 15), (7, 27)], "{d}");
+}
+
+#[test]
+fn naga_errors_point_at_the_users_line_and_column() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { float a[]; };
+
+void main() {
+    float x = 1.0;
+    float y = x * not_declared;
+    a[0] = y;
+}
+";
+    let d = errs(src, "fp32");
+    assert_eq!(span(&d.0[0]), (7, 19), "{d}");
+    assert!(d.0[0].message.contains("not_declared"), "{d}");
+    assert!(d.to_string().starts_with("t.comp:7:19: error:"), "{d}");
+}
+
+#[test]
+fn fp16_builtins_are_named() {
+    let src = "#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { float16_t a[]; };
+void main() {
+    float16_t x = a[0];
+    a[1] = max(x, a[2]);
+}
+";
+    let d = errs(src, "fp16s+fp16a");
+    assert_eq!(
+        d.0[0].message, "naga's GLSL frontend has no float16 overload of `max`",
+        "{d}"
+    );
+    assert_eq!(span(&d.0[0]).0, 7, "{d}");
+}
+
+#[test]
+fn naga_panics_become_errors() {
+    let src = COPY
+        .replace(
+            "void main",
+            "layout(constant_id = 0) const int k = 2;\nvoid main",
+        )
+        .replace("* 2.0", "* float(k)");
+    for (step, doing) in [
+        (naga_run::Step::Parse, "parsing the shader"),
+        (naga_run::Step::Validate, "validating the module"),
+        (naga_run::Step::Compact, "removing unused types"),
+        (
+            naga_run::Step::BakeSpecConstants,
+            "baking specialization constants",
+        ),
+        (naga_run::Step::Write, "writing SPIR-V"),
+    ] {
+        naga_run::PANIC_AT.with(|p| p.set(Some(step)));
+        let r = compile(&expanded(&src, "fp32"), &CompileOptions::default());
+        naga_run::PANIC_AT.with(|p| p.set(None));
+        let d = r.unwrap_err();
+        assert_eq!(
+            d.0[0].message,
+            format!("naga panicked while {doing}: injected panic for a test; this is a bug in naga, please report the shader")
+        );
+    }
+}
+
+const LOOPS: &str = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) buffer A { int a[]; };
+shared int tmp[64];
+void main() {
+    int i = int(gl_LocalInvocationID.x);
+    tmp[i] = a[i];
+    barrier();
+    int s = 0;
+    for (int k = 0; k < a[0]; k++) { s += tmp[k] / a[1] + int(uint(tmp[k]) % uint(a[2])); }
+    while (s > 100) { s = s / 2; }
+    a[i] = s;
+}
+";
+
+#[test]
+fn writer_options_are_lean() {
+    let c = ok(LOOPS);
+    assert_valid(&c.spirv);
+    // naga's defaults: loop counters, division wrappers, zeroed shared memory.
+    let e = expanded(LOOPS, "fp32");
+    let module = naga_run::parse(&naga_run::Origin::new(&e), e.text()).unwrap();
+    let info = naga_run::validate(&naga_run::Origin::new(&e), &module).unwrap();
+    let mut defaults = naga_run::writer_options(false);
+    defaults.force_loop_bounding = true;
+    defaults.emit_int_div_checks = true;
+    defaults.zero_initialize_workgroup_memory =
+        naga::back::spv::ZeroInitializeWorkgroupMemoryMode::Polyfill;
+    let fat = naga_run::write(&module, &info, &defaults).unwrap();
+    let (Some(lean), Some(fat)) = (disassemble(&c.spirv), disassemble(&fat)) else {
+        return;
+    };
+    let count = |d: &str, pat: &str| d.matches(pat).count();
+    // Loop bounding adds a `vec2<u32>` counter variable per loop.
+    assert_eq!(
+        count(&lean, "OpTypeVector %"),
+        1,
+        "only gl_LocalInvocationID's uvec3:\n{lean}"
+    );
+    assert!(count(&fat, "OpTypeVector %") > 1, "{fat}");
+    // Division checks add wrapper functions; lean has main and the entry wrapper.
+    assert_eq!(count(&lean, "OpFunction "), 2, "{lean}");
+    assert!(count(&fat, "OpFunction ") > 2);
+    assert!(lean.contains("OpSDiv") && lean.contains("OpUMod"));
+    // Zeroing shared memory adds a barrier; lean has just the user's.
+    assert_eq!(count(&lean, "OpControlBarrier"), 1);
+    assert_eq!(count(&fat, "OpControlBarrier"), 2);
+    assert!(!lean.contains("OpName"));
+    let named = compile(&e, &CompileOptions { debug_names: true }).unwrap();
+    assert!(disassemble(&named.spirv).unwrap().contains("OpName"));
+}
+
+const REFLECTED: &str = "#version 450
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(binding = 0) readonly buffer bottom_blob { f16vec4 bottom_blob_data[]; };
+layout(binding = 1) writeonly buffer top_blob { f16vec4 top_blob_data[]; };
+layout(set = 1, binding = 2) buffer weight_blob { float16_t weight_data[]; } wb;
+layout(push_constant) uniform parameter { int w; int h; int c; int cstep; } p;
+layout(constant_id = 0) const int bias_term = 0;
+layout(constant_id = 3) const float alpha = 0.5;
+void main() {
+    int gx = int(gl_GlobalInvocationID.x);
+    if (gx >= p.w) return;
+    vec4 v = vec4(bottom_blob_data[gx]) * alpha;
+    if (bias_term == 1) v += float(wb.weight_data[gx]);
+    top_blob_data[gx] = f16vec4(v);
+}
+";
+
+#[test]
+fn reflection_of_bindings_push_constants_spec_constants_and_fp16() {
+    let c = ok_mode(REFLECTED, "fp16s");
+    assert_valid(&c.spirv);
+    let r = &c.reflection;
+    type Row<'a> = (u32, u32, BindingKind, Access, &'a str, Option<&'a str>);
+    let b: Vec<Row> = r
+        .bindings
+        .iter()
+        .map(|b| {
+            (
+                b.set,
+                b.binding,
+                b.kind,
+                b.access,
+                b.name.as_str(),
+                b.instance.as_deref(),
+            )
+        })
+        .collect();
+    use Access::*;
+    use BindingKind::StorageBuffer as S;
+    assert_eq!(
+        b,
+        [
+            (0, 0, S, ReadOnly, "bottom_blob", None),
+            (0, 1, S, WriteOnly, "top_blob", None),
+            (1, 2, S, ReadWrite, "weight_blob", Some("wb")),
+        ]
+    );
+    assert_eq!(r.push_constant_size, 16);
+    assert_eq!(r.local_size, [8, 8, 1]);
+    assert_eq!(
+        r.spec_constants,
+        [
+            SpecConstant {
+                id: 0,
+                name: "bias_term".into(),
+                ty: "int".into(),
+                default: Some(ScalarValue::Int(0))
+            },
+            SpecConstant {
+                id: 3,
+                name: "alpha".into(),
+                ty: "float".into(),
+                default: Some(ScalarValue::Float(0.5))
+            },
+        ]
+    );
+    // fp16 storage without fp16 arithmetic needs only 16-bit storage.
+    assert_eq!(r.requirements.features, ["storageBuffer16BitAccess"]);
+    assert_eq!(r.requirements.extensions, ["VK_KHR_16bit_storage"]);
+    let json = serde_json::to_string(r).unwrap();
+    assert_eq!(&serde_json::from_str::<Reflection>(&json).unwrap(), r);
+}
+
+#[test]
+fn fp16_arithmetic_needs_float16_but_not_uniform_16bit_access() {
+    let src = REFLECTED
+        .replace(
+            "vec4 v = vec4(bottom_blob_data[gx]) * alpha;",
+            "f16vec4 v = bottom_blob_data[gx] * float16_t(alpha);",
+        )
+        .replace(
+            "v += float(wb.weight_data[gx]);",
+            "v += wb.weight_data[gx];",
+        )
+        .replace("f16vec4(v);", "v;");
+    let c = ok_mode(&src, "fp16s+fp16a");
+    assert_valid(&c.spirv);
+    assert_eq!(
+        c.reflection.requirements.features,
+        ["shaderFloat16", "storageBuffer16BitAccess"]
+    );
+    // The pass on its own: naga's output with StorageInputOutput16 on.
+    let e = expanded(&src, "fp16s+fp16a");
+    let module = naga_run::parse(
+        &naga_run::Origin::new(&e),
+        &e.text().replace("writeonly", "         "),
+    )
+    .unwrap();
+    let info = naga_run::validate(&naga_run::Origin::new(&e), &module).unwrap();
+    let (module, info) = naga_run::bake_overrides(&module, &info).unwrap();
+    let mut o = naga_run::writer_options(false);
+    o.use_storage_input_output_16 = true;
+    let mut words = naga_run::write(&module, &info, &o).unwrap();
+    let before = reflect::requirements(&words).features;
+    assert_eq!(
+        before,
+        [
+            "shaderFloat16",
+            "storageBuffer16BitAccess",
+            "storageInputOutput16",
+            "uniformAndStorageBuffer16BitAccess"
+        ]
+    );
+    let t = trim_capabilities::trim_capabilities(&mut words);
+    assert_eq!(t.removed.len(), 2);
+    assert_eq!(
+        reflect::requirements(&words).features,
+        ["shaderFloat16", "storageBuffer16BitAccess"]
+    );
+    assert_valid(&words);
+}
+
+#[test]
+fn a_uniform_block_with_fp16_keeps_uniform_16bit_access() {
+    let src = "#version 450
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) uniform U { f16vec4 scale; };
+layout(binding = 1) buffer B { f16vec4 b[]; };
+void main() { b[0] = b[1] * scale; }
+";
+    let c = ok_mode(src, "fp16s+fp16a+fp16u");
+    assert_valid(&c.spirv);
+    assert_eq!(
+        c.reflection.requirements.features,
+        [
+            "shaderFloat16",
+            "storageBuffer16BitAccess",
+            "uniformAndStorageBuffer16BitAccess"
+        ]
+    );
+    assert_eq!(c.reflection.bindings[0].kind, BindingKind::UniformBuffer);
+}
+
+#[test]
+fn fp16_arithmetic_on_packed_storage_needs_no_16bit_storage() {
+    let src = "#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer B { uvec2 b[]; };
+void main() {
+    f16vec4 v = f16vec4(vec4(unpackHalf2x16(b[0].x), unpackHalf2x16(b[0].y)));
+    v = v * v;
+    b[1] = uvec2(packHalf2x16(vec2(v.rg)), packHalf2x16(vec2(v.ba)));
+}
+";
+    let c = ok_mode(src, "fp16p+fp16a");
+    assert_valid(&c.spirv);
+    assert_eq!(c.reflection.requirements.features, ["shaderFloat16"]);
+}
+
+mod pins;
+mod props;
+
+#[test]
+fn validation_errors_point_at_the_users_line() {
+    // `bitCount` is refused before naga; fed to naga directly it parses and
+    // fails validation, which shows the mapping of validation spans.
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { uint a[]; };
+void main() {
+    int n = bitCount(a[1]);
+    a[0] = uint(n);
+}
+";
+    let e = expanded(src, "fp32");
+    let module = naga_run::parse(&naga_run::Origin::new(&e), e.text()).unwrap();
+    let d = naga_run::validate(&naga_run::Origin::new(&e), &module).unwrap_err();
+    assert!(d.message.starts_with("naga rejects the module: "), "{d}");
+    assert_eq!(span(&d).0, 5, "{d}");
+}
+
+#[test]
+fn multi_label_case_falling_through_is_refused() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { int a[]; };
+void main() {
+    int i = a[0];
+    switch (i) { case 0: case 1: i = 2; default: break; }
+    a[1] = i;
+}
+";
+    let d = errs(src, "fp32");
+    assert!(d.0[0].message.contains("multi-label `case`"), "{d}");
+    assert_eq!(span(&d.0[0]).0, 6, "{d}");
+    let apart = src.replace(
+        "switch (i) { case 0: case 1: i = 2; default: break; }",
+        "switch (i) { case 0: case 2: i = 1; break; case 1: i = 2; case 3: i = 4; break; }",
+    );
+    assert_eq!(span(&errs(&apart, "fp32").0[0]).0, 6);
+    // Each alone is fine and valid.
+    for ok_switch in [
+        "switch (i) { case 0: case 1: i = 2; break; default: break; }",
+        "switch (i) { case 0: i = 3; case 1: i = 2; break; default: break; }",
+        "switch (i) { case 0: case 1: i = 2; break; default: i = 5; }",
+    ] {
+        let src = src.replace(
+            "switch (i) { case 0: case 1: i = 2; default: break; }",
+            ok_switch,
+        );
+        assert_valid(&ok(&src).spirv);
+    }
+}
+
+#[test]
+fn images_and_samplers_are_reflected_and_ask_for_nothing_extra() {
+    // naga's frontend declares types for every built-in image overload
+    // (1-D, r8ui, r16f, ...); compaction keeps them out of the blob.
+    let src = "#version 450
+layout(local_size_x = 4, local_size_y = 4, local_size_z = 4) in;
+layout(binding = 0, rgba32f) uniform readonly image3D img;
+layout(binding = 1, rgba32f) uniform writeonly image3D outi;
+layout(binding = 2) uniform texture3D t;
+layout(binding = 3) uniform sampler s;
+layout(binding = 4) readonly buffer Unused { float u[]; };
+void main() {
+    ivec3 p = ivec3(gl_GlobalInvocationID);
+    imageStore(outi, p, imageLoad(img, p) + texelFetch(sampler3D(t, s), p, 0));
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    let kinds: Vec<(BindingKind, Access)> = c
+        .reflection
+        .bindings
+        .iter()
+        .map(|b| (b.kind, b.access))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (BindingKind::StorageImage, Access::ReadOnly),
+            (BindingKind::StorageImage, Access::WriteOnly),
+            (BindingKind::SampledImage, Access::ReadOnly),
+            (BindingKind::Sampler, Access::ReadOnly),
+            (BindingKind::StorageBuffer, Access::ReadOnly),
+        ]
+    );
+    assert_eq!(c.reflection.requirements.spirv_capabilities, ["Shader"]);
+    assert!(c.reflection.requirements.features.is_empty());
+}
+
+#[test]
+fn fp16_in_push_constants_is_an_error_at_the_block() {
+    let src = "#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { float a[]; };
+layout(push_constant) uniform parameter { float16_t s; } p;
+void main() { a[0] = float(p.s); }
+";
+    let d = errs(src, "fp16s+fp16a");
+    assert_eq!(span(&d.0[0]).0, 5, "{d}");
+    assert!(
+        d.0[0].message.contains("not supported in immediates"),
+        "{d}"
+    );
+}
+
+#[test]
+fn unused_helpers_are_not_compiled() {
+    let src = "#version 450
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { uint a[]; };
+layout(binding = 1) buffer H { float16_t h[]; };
+void buffer_st1(int i, uint v) { uint o = a[i / 2]; atomicCompSwap(a[i / 2], o, v); }
+float16_t hmax(float16_t x, float16_t y) { return max(x, y); }
+uint used(uint x) { return x * 2u; }
+void main() { a[0] = used(a[1]); h[0] = h[1]; }
+";
+    let c = ok_mode(src, "fp16s+fp16a");
+    assert_valid(&c.spirv);
+    let called = src.replace("a[0] = used(a[1]);", "h[2] = hmax(h[0], h[1]);");
+    let d = errs(&called, "fp16s+fp16a");
+    assert_eq!(
+        d.0[0].message, "naga's GLSL frontend has no float16 overload of `max`",
+        "{d}"
+    );
+    assert_eq!(span(&d.0[0]).0, 8, "{d}");
+}
+
+#[test]
+fn push_constants_laid_out_differently_from_std430_are_refused() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { float a[]; };
+layout(push_constant) uniform parameter { int w; float s[3]; vec3 v; float t; vec2 q; } p;
+void main() { a[0] = float(p.w) + p.s[2] + p.v.x + p.t + p.q.y; }
+";
+    let d = errs(src, "fp32");
+    assert_eq!(span(&d.0[0]), (4, 8), "{d}");
+    assert!(d.0[0].notes.iter().any(|n| n.contains("std430")), "{d}");
+    // With std430 written out it compiles to glslang's offsets.
+    let fixed = src.replace("layout(push_constant)", "layout(push_constant, std430)");
+    let c = ok(&fixed);
+    assert_valid(&c.spirv);
+    assert_eq!(c.reflection.push_constant_size, 40);
+    if let Some(d) = disassemble(&c.spirv) {
+        let offsets: Vec<&str> = d
+            .lines()
+            .filter(|l| l.contains("OpMemberDecorate") && l.contains("Offset"))
+            .filter_map(|l| l.split_whitespace().last())
+            .collect();
+        assert!(
+            offsets
+                .windows(5)
+                .any(|w| w == ["0", "4", "16", "28", "32"]),
+            "{d}"
+        );
+    }
+    // Scalars and vectors agree in both layouts: ncnn's blocks pass as they are.
+    assert_eq!(
+        ok_mode(REFLECTED, "fp16s").reflection.push_constant_size,
+        16
+    );
+}
+
+#[test]
+fn deep_but_allowed_code_compiles_on_the_big_stack() {
+    // Both overflow the 2 MiB stack of a test thread inside naga.
+    let nested = format!(
+        "    float x = {}1.0{}; a[0] = uint(x);",
+        "(".repeat(250),
+        ")".repeat(250)
+    );
+    assert_valid(&ok(&with_line_6(&nested)).spirv);
+    let chain = format!("    a[0] = a[1]{};", " + a[1]".repeat(1990));
+    assert_valid(&ok(&with_line_6(&chain)).spirv);
+}
+
+#[test]
+fn atomics_compile_to_spirv_atomics() {
+    // The extension's packed one-element store: a compare-and-swap loop.
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) buffer B { int b8_data[]; };
+layout(binding = 1) buffer C { uint counts[]; };
+shared uint hist[16];
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    int q = i * 3;
+    {int _ncnn_j=int(i);int _ncnn_b=int(q);int _ncnn_w=_ncnn_j/(4);int _ncnn_o=(_ncnn_j%(4))*(32/(4));int _ncnn_old=atomicCompSwap(b8_data[_ncnn_w],int(0),int(0));for(;;){int _ncnn_got=atomicCompSwap(b8_data[_ncnn_w],_ncnn_old,bitfieldInsert(_ncnn_old,_ncnn_b,_ncnn_o,32/(4)));if(_ncnn_got==_ncnn_old)break;_ncnn_old=_ncnn_got;}};
+    uint before = atomicAdd(hist[i % 16], 1u);
+    atomicMax(counts[0], before);
+    barrier();
+    counts[1 + i % 16] = hist[i % 16];
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    let Some(d) = disassemble(&c.spirv) else {
+        return;
+    };
+    assert_eq!(d.matches("OpAtomicCompareExchange").count(), 2, "{d}");
+    assert_eq!(d.matches("OpAtomicIAdd").count(), 1, "{d}");
+    assert_eq!(d.matches("OpAtomicUMax").count(), 1, "{d}");
+    // Errors after the inserted prototypes still point at the user's line.
+    let d = errs(
+        &src.replace("counts[1 + i % 16]", "counts[1 + undefined_j]"),
+        "fp32",
+    );
+    assert_eq!(span(&d.0[0]), (13, 16), "{d}");
+}
+
+#[test]
+fn atomics_on_locals_are_refused_at_the_call() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer B { int b[]; };
+void main() {
+    int local = 0;
+    b[0] = atomicAdd(local, 1);
+}
+";
+    let d = errs(src, "fp32");
+    assert!(
+        d.0[0]
+            .message
+            .contains("must be an `int` or `uint` element of a buffer"),
+        "{d}"
+    );
+    assert_eq!(span(&d.0[0]).0, 6, "{d}");
+}

@@ -1,0 +1,148 @@
+//! A small GLSL tokenizer for the passes that run before naga.
+//!
+//! The passes only need identifiers, numbers, string literals and single
+//! punctuation characters with their byte ranges, outside comments and
+//! directive lines, so this is far simpler than a real lexer and never fails:
+//! anything it does not know becomes a one-character punctuation token.
+
+/// What kind of token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An identifier or keyword.
+    Ident,
+    /// A number literal, suffix included (`1.0hf`, `3u`).
+    Number,
+    /// A string literal, quotes included (GLSL has none; naga chokes on them).
+    Str,
+    /// One character of anything else.
+    Punct,
+}
+
+/// One token: its kind and byte range in the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Token {
+    pub kind: Kind,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Token {
+    /// The token's text.
+    pub fn text<'a>(&self, src: &'a str) -> &'a str {
+        &src[self.start..self.end]
+    }
+
+    /// Whether this is the punctuation `c`.
+    pub fn is_punct(&self, src: &str, c: char) -> bool {
+        self.kind == Kind::Punct && src[self.start..].starts_with(c)
+    }
+}
+
+/// Tokens of `src`, skipping comments, white space and whole directive lines
+/// (`#version`, `#extension`: their words are not code).
+pub(crate) fn tokenize(src: &str) -> Vec<Token> {
+    let b = src.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    // A `#` is a directive only as the first non-blank of a line.
+    let mut line_start = true;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'#' && line_start {
+            // To the end of the line, following backslash continuations.
+            while i < b.len() && b[i] != b'\n' {
+                if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            continue;
+        }
+        line_start = false;
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                i += 1;
+            }
+            i = (i + 2).min(b.len());
+            continue;
+        }
+        let start = i;
+        let kind = if c.is_ascii_alphabetic() || c == b'_' {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            Kind::Ident
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            while i < b.len() {
+                let d = b[i];
+                let exp_sign = (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E');
+                if d.is_ascii_alphanumeric() || d == b'.' || exp_sign {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            Kind::Number
+        } else if c == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(b.len());
+            Kind::Str
+        } else {
+            // One char, whole (the text is UTF-8; never split a code point).
+            i += src[i..].chars().next().map_or(1, char::len_utf8);
+            Kind::Punct
+        };
+        // A string's closing quote or an escape may run past a line's end; keep ranges on char boundaries.
+        while !src.is_char_boundary(i.min(b.len())) {
+            i += 1;
+        }
+        i = i.min(b.len());
+        out.push(Token {
+            kind,
+            start,
+            end: i,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_comments_and_directives() {
+        let src = "#version 450\n#extension GL_EXT_x : require\n/* atomicAdd */ int a; // uint8_t\nfloat b = 1.5e-3hf;\"s\"";
+        let toks: Vec<&str> = tokenize(src).iter().map(|t| t.text(src)).collect();
+        assert_eq!(
+            toks,
+            ["int", "a", ";", "float", "b", "=", "1.5e-3hf", ";", "\"s\""]
+        );
+    }
+
+    #[test]
+    fn hash_inside_a_line_is_punctuation() {
+        let src = "a # b";
+        assert_eq!(tokenize(src).len(), 3);
+    }
+}
