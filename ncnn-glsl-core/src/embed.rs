@@ -49,8 +49,8 @@ pub fn include_shader(
     };
     // The shipped library is searched for `#include <...>` after the shader's own directory.
     let search = [library_dir.to_path_buf()];
-    let set = build(source, &FsLoader, &search, &CompileOptions::default())
-        .map_err(|d| d.to_string())?;
+    let set =
+        build(source, &FsLoader, &search, &CompileOptions::default()).map_err(|d| d.to_string())?;
     Ok(tokens(name, &set, krate))
 }
 

@@ -4,7 +4,9 @@
 //! build time; [`VariantSet::select`] picks the one a device runs. The Vulkan
 //! probe and dispatch come with issue 4.
 
-pub use ncnn_glsl_core::variant::{AxisInfo, Blob, Choice, SelectError, Usage, Variant, VariantSet};
+pub use ncnn_glsl_core::variant::{
+    AxisInfo, Blob, Choice, SelectError, Usage, Variant, VariantSet,
+};
 pub use ncnn_glsl_core::{DeviceBits, DeviceCaps, DeviceType, Flag, Options, Target};
 pub use ncnn_glsl_macros::include_ncnn_shader;
 

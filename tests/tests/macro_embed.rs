@@ -16,7 +16,14 @@ fn device(features: &[&str]) -> DeviceCaps {
 #[test]
 fn the_seed_example_embeds_every_float_storage_form() {
     let modes: Vec<String> = SEED.variants.iter().map(|v| v.target.to_string()).collect();
-    for m in ["fp32", "fp16p", "fp16p+fp16a", "fp16s", "fp16s+fp16a", "bf16p"] {
+    for m in [
+        "fp32",
+        "fp16p",
+        "fp16p+fp16a",
+        "fp16s",
+        "fp16s+fp16a",
+        "bf16p",
+    ] {
         assert!(modes.iter().any(|x| x == m), "{m} missing from {modes:?}");
     }
     assert!(SEED.usage.float && !SEED.usage.int8);
@@ -24,8 +31,11 @@ fn the_seed_example_embeds_every_float_storage_form() {
         assert_eq!(v.blob.spirv[0], 0x0723_0203, "{}", v.target);
     }
     // Identical SPIR-V is stored once.
-    let blobs: std::collections::BTreeSet<*const u32> =
-        SEED.variants.iter().map(|v| v.blob.spirv.as_ptr()).collect();
+    let blobs: std::collections::BTreeSet<*const u32> = SEED
+        .variants
+        .iter()
+        .map(|v| v.blob.spirv.as_ptr())
+        .collect();
     assert!(blobs.len() <= SEED.variants.len());
 }
 
@@ -36,7 +46,10 @@ fn selection_follows_the_device() {
         (&[], "fp16p"),
         (&["shaderFloat16"], "fp16p+fp16a"),
         (&["storageBuffer16BitAccess"], "fp16s"),
-        (&["storageBuffer16BitAccess", "shaderFloat16"], "fp16s+fp16a"),
+        (
+            &["storageBuffer16BitAccess", "shaderFloat16"],
+            "fp16s+fp16a",
+        ),
     ];
     for (features, want) in cases {
         let c = SEED.select(&device(features), all, &[]).unwrap();
@@ -49,6 +62,8 @@ fn selection_follows_the_device() {
 
 #[test]
 fn wrong_axes_are_errors_naming_them() {
-    let e = SEED.select(&device(&[]), Options::FP32, &[("X", 1)]).unwrap_err();
+    let e = SEED
+        .select(&device(&[]), Options::FP32, &[("X", 1)])
+        .unwrap_err();
     assert!(e.to_string().contains("values were given for [X]"), "{e}");
 }

@@ -338,6 +338,9 @@ impl<'a> Driver<'a> {
             }
             // Accepted; positions keep mapping to the real lines.
             "line" => {}
+            // Our own declarations (variant axes, exclusions) are read from the
+            // source by `variant::decl`; the compiler never sees them.
+            "pragma" if args.first().is_some_and(|t| &*t.text == "ncnn_glsl") => {}
             "version" | "extension" | "pragma" => {
                 for t in line {
                     if let Err(m) = self.out.emit(t) {

@@ -310,7 +310,8 @@ fn check_device_macros(
     }
     for (id, sources) in files.values() {
         for (name, (line, column)) in identifiers(&sources.get(*id).text) {
-            let device_macro = name.starts_with("ncnn_") && name != "ncnn_glsl_version";
+            let device_macro = name.starts_with("ncnn_")
+                && !matches!(name.as_str(), "ncnn_glsl" | "ncnn_glsl_version");
             if device_macro && !declared.contains(name.as_str()) && seen.insert(name.clone()) {
                 let loc = Location {
                     file: *id,

@@ -130,8 +130,12 @@ impl VariantSet {
         axes: &[(&str, i64)],
     ) -> Result<Choice<'_, Variant>, SelectError> {
         let mut values = Vec::with_capacity(self.axes.len());
-        let build_axes: Vec<&'static str> =
-            self.axes.iter().filter(|a| !a.device).map(|a| a.name).collect();
+        let build_axes: Vec<&'static str> = self
+            .axes
+            .iter()
+            .filter(|a| !a.device)
+            .map(|a| a.name)
+            .collect();
         if axes.len() != build_axes.len() {
             return Err(axes_error(&build_axes, axes));
         }
@@ -140,14 +144,24 @@ impl VariantSet {
                 let v = super::device_axis_value(device, a.name);
                 match v {
                     Some(v) if a.values.contains(&v) => v,
-                    _ => return Err(SelectError::DeviceValue { axis: a.name, value: v, built: a.values }),
+                    _ => {
+                        return Err(SelectError::DeviceValue {
+                            axis: a.name,
+                            value: v,
+                            built: a.values,
+                        })
+                    }
                 }
             } else {
                 let Some(&(_, v)) = axes.iter().find(|(n, _)| *n == a.name) else {
                     return Err(axes_error(&build_axes, axes));
                 };
                 if !a.values.contains(&v) {
-                    return Err(SelectError::AxisValue { axis: a.name, value: v, built: a.values });
+                    return Err(SelectError::AxisValue {
+                        axis: a.name,
+                        value: v,
+                        built: a.values,
+                    });
                 }
                 v
             };
