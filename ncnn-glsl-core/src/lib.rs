@@ -12,8 +12,14 @@
 //!
 //! Modules, in the order data flows: [`options`] and [`device`] (what is
 //! wanted, what a device has), [`target`], [`ext`] (the extension's text),
-//! [`preprocess`], [`expand`] (assembly), [`compile`] (naga, repairs,
-//! reflection), [`diag`] (errors).
+//! [`preprocess`], [`expand`](mod@expand) (assembly), [`compile`](mod@compile) (naga, repairs,
+//! reflection), [`diag`] (errors); [`variant`] (the variant set of a shader:
+//! its permutation space, build, and the choice for a device) and `embed`
+//! (what `include_ncnn_shader!` expands to).
+//!
+//! Without the default `compile` feature the crate has no naga: what a
+//! binary needs at run time (options, devices, variant sets and their
+//! choice) stays, the compiler goes.
 
 #[cfg(feature = "compile")]
 pub mod compile;

@@ -89,7 +89,7 @@ fn a_syntax_error_is_reported_at_its_line_and_column_in_every_mode() {
 
 #[test]
 fn an_error_in_an_included_file_points_into_that_file() {
-    let main = shader("#include \"helpers.h\"");
+    let main = shader("").replacen("\nvoid main()", "\n#include \"helpers.h\"\nvoid main()", 1);
     let helpers = "// helpers\n\nint twice(int x)\n{\n    return x * undefined_factor;\n}\n";
     for mode in MODES {
         let (pos, diags) = first_error_position(

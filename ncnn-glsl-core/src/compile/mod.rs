@@ -1,8 +1,7 @@
 //! Finished text to checked SPIR-V through naga.
 //!
 //! ```text
-//! finished GLSL -> unreachable functions blanked (prune_dead_functions.rs)
-//! -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
+//! finished GLSL -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
 //! local_size_id.rs) -> atomics prototypes -> naga parse -> push-constant layout check
 //! (push_constant_layout.rs) -> IR passes (atomics.rs, barrier_scope.rs, switch_fallthrough.rs) -> validation
 //! -> compaction -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
@@ -18,7 +17,6 @@ mod barrier_scope;
 mod drop_writeonly;
 mod local_size_id;
 mod naga_run;
-mod prune_dead_functions;
 mod push_constant_layout;
 pub mod reflect;
 pub mod reject;
@@ -101,8 +99,9 @@ pub const STACK_BYTES: usize = 64 << 20;
 
 fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled, Diagnostics> {
     let finished = expanded.text();
+    // Every function is checked, called or not, as glslang would; the
+    // extension's helper functions are in the text only when called (expand).
     let mut text = finished.to_string();
-    prune_dead_functions::prune_dead_functions(&mut text, &tokens::tokenize(finished));
     let refused: Vec<Diagnostic> = reject::scan(&text)
         .into_iter()
         .map(|hit| {

@@ -1,7 +1,7 @@
 //! The ncnn GLSL extension: the text injected after `#version` for a target
 //! (spec/extension.md sections 1 to 7), built from tables.
 //!
-//! Each name of the extension is one [`Row`] of a table, with one cell per
+//! Each name of the extension is one `Row` of a table, with one cell per
 //! mode class ([`FloatClass`], [`Int8Class`], [`Int16Class`]); the prelude
 //! holds only the cells of the target's classes, so the text of a mode reads
 //! like what that mode means, with no `#if` in it.

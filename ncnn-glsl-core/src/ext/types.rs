@@ -92,7 +92,7 @@ impl FloatClass {
         }
     }
 
-    /// This class's bit in a [`Row`] mask.
+    /// This class's bit in a `Row` mask.
     pub const fn bit(self) -> u32 {
         1 << self as u32
     }
@@ -121,7 +121,7 @@ impl Int8Class {
         }
     }
 
-    /// This class's bit in a [`Row`] mask.
+    /// This class's bit in a `Row` mask.
     pub const fn bit(self) -> u32 {
         1 << self as u32
     }
@@ -173,7 +173,7 @@ impl Int16Class {
         }
     }
 
-    /// This class's bit in a [`Row`] mask.
+    /// This class's bit in a `Row` mask.
     pub const fn bit(self) -> u32 {
         1 << self as u32
     }

@@ -36,20 +36,28 @@ pub struct Usage {
     pub macros: Options,
 }
 
+/// A group of the extension's type and function names.
+#[derive(Clone, Copy)]
+enum Group {
+    Float,
+    Int8,
+    Int16,
+}
+
 /// Name prefixes of the extension's types and functions, by group. Names of
 /// no group (`psc`, `packInt4x8`, `float2int8`, ...) mean the same in every mode.
-const NAME_GROUPS: &[(&str, fn(&mut Usage))] = &[
-    ("sfp", |u| u.float = true),
-    ("afp", |u| u.float = true),
-    ("lfp", |u| u.float = true),
-    ("buffer_", |u| u.float = true),
-    ("sint8", |u| u.int8 = true),
-    ("aint8", |u| u.int8 = true),
-    ("i8buffer_", |u| u.int8 = true),
-    ("sint16", |u| u.int16 = true),
-    ("aint16", |u| u.int16 = true),
-    ("lint16", |u| u.int16 = true),
-    ("i16buffer_", |u| u.int16 = true),
+const NAME_GROUPS: &[(&str, Group)] = &[
+    ("sfp", Group::Float),
+    ("afp", Group::Float),
+    ("lfp", Group::Float),
+    ("buffer_", Group::Float),
+    ("sint8", Group::Int8),
+    ("aint8", Group::Int8),
+    ("i8buffer_", Group::Int8),
+    ("sint16", Group::Int16),
+    ("aint16", Group::Int16),
+    ("lint16", Group::Int16),
+    ("i16buffer_", Group::Int16),
 ];
 
 use Flag::*;
@@ -98,9 +106,13 @@ impl Usage {
     pub fn of_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Usage {
         let mut u = Usage::default();
         for name in names {
-            for (prefix, set) in NAME_GROUPS {
+            for (prefix, group) in NAME_GROUPS {
                 if name.starts_with(prefix) {
-                    set(&mut u);
+                    match group {
+                        Group::Float => u.float = true,
+                        Group::Int8 => u.int8 = true,
+                        Group::Int16 => u.int16 = true,
+                    }
                 }
             }
             for (m, flags) in OPTION_MACROS {
