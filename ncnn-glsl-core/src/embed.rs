@@ -9,6 +9,7 @@ use quote::{format_ident, quote};
 
 use crate::compile::CompileOptions;
 use crate::options::Options;
+use crate::reflection::{Reflection, ScalarValue, Str};
 use crate::source::{FsLoader, SourceFile};
 use crate::target::Target;
 use crate::variant::build::{build, BuiltSet};
@@ -60,8 +61,9 @@ pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
     let blobs = set.blobs.iter().enumerate().map(|(i, b)| {
         let id = format_ident!("BLOB_{}", i);
         let words = b.spirv.iter().map(|w| Literal::u32_unsuffixed(*w));
+        let reflection = reflection_tokens(&b.reflection, krate);
         quote! {
-            static #id: #krate::Blob = #krate::Blob { spirv: &[#(#words),*] };
+            static #id: #krate::Blob = #krate::Blob { spirv: &[#(#words),*], reflection: #reflection };
         }
     });
     let variants = set.variants.iter().map(|v| {
@@ -98,6 +100,83 @@ pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
                 variants: &VARIANTS,
             };
             &SET
+        }
+    }
+}
+
+fn str_tokens(s: &str) -> TokenStream {
+    quote! { ::std::borrow::Cow::Borrowed(#s) }
+}
+
+fn strs_tokens(v: &[Str]) -> TokenStream {
+    let items = v.iter().map(|s| str_tokens(s));
+    quote! { ::std::borrow::Cow::Borrowed(&[#(#items),*]) }
+}
+
+/// A `Reflection` literal whose slices and strings are borrowed `'static` data.
+fn reflection_tokens(r: &Reflection, krate: &TokenStream) -> TokenStream {
+    let bindings = r.bindings.iter().map(|b| {
+        let (set, binding) = (b.set, b.binding);
+        let kind = format_ident!("{}", format!("{:?}", b.kind));
+        let access = format_ident!("{}", format!("{:?}", b.access));
+        let name = str_tokens(&b.name);
+        let instance = match &b.instance {
+            Some(i) => {
+                let i = str_tokens(i);
+                quote! { Some(#i) }
+            }
+            None => quote! { None },
+        };
+        quote! {
+            #krate::reflection::Binding {
+                set: #set, binding: #binding,
+                kind: #krate::reflection::BindingKind::#kind,
+                access: #krate::reflection::Access::#access,
+                name: #name, instance: #instance,
+            }
+        }
+    });
+    let specs = r.spec_constants.iter().map(|c| {
+        let id = c.id;
+        let name = str_tokens(&c.name);
+        let ty = str_tokens(&c.ty);
+        let default = match c.default {
+            None => quote! { None },
+            Some(ScalarValue::Bool(v)) => quote! { Some(#krate::reflection::ScalarValue::Bool(#v)) },
+            Some(ScalarValue::Int(v)) => quote! { Some(#krate::reflection::ScalarValue::Int(#v)) },
+            Some(ScalarValue::Uint(v)) => quote! { Some(#krate::reflection::ScalarValue::Uint(#v)) },
+            Some(ScalarValue::Float(v)) => {
+                let bits = v.to_bits();
+                quote! { Some(#krate::reflection::ScalarValue::Float(f64::from_bits(#bits))) }
+            }
+        };
+        quote! { #krate::reflection::SpecConstant { id: #id, name: #name, ty: #ty, default: #default } }
+    });
+    let push = r.push_constant_size;
+    let [lx, ly, lz] = r.local_size;
+    let ids = r.local_size_spec_ids.iter().map(|i| match i {
+        Some(i) => quote! { Some(#i) },
+        None => quote! { None },
+    });
+    let req = &r.requirements;
+    let (features, extensions) = (strs_tokens(&req.features), strs_tokens(&req.extensions));
+    let (caps, exts) = (
+        strs_tokens(&req.spirv_capabilities),
+        strs_tokens(&req.spirv_extensions),
+    );
+    quote! {
+        #krate::reflection::Reflection {
+            bindings: ::std::borrow::Cow::Borrowed(&[#(#bindings),*]),
+            push_constant_size: #push,
+            local_size: [#lx, #ly, #lz],
+            local_size_spec_ids: [#(#ids),*],
+            spec_constants: ::std::borrow::Cow::Borrowed(&[#(#specs),*]),
+            requirements: #krate::reflection::Requirements {
+                features: #features,
+                extensions: #extensions,
+                spirv_capabilities: #caps,
+                spirv_extensions: #exts,
+            },
         }
     }
 }

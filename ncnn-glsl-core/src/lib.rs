@@ -31,6 +31,7 @@ pub mod expand;
 pub mod ext;
 pub mod options;
 pub mod preprocess;
+pub mod reflection;
 pub mod source;
 pub mod target;
 pub mod variant;

@@ -4,6 +4,7 @@
 //! build time; [`VariantSet::select`] picks the one a device runs. The Vulkan
 //! probe and dispatch come with issue 4.
 
+pub use ncnn_glsl_core::reflection;
 pub use ncnn_glsl_core::variant::{
     AxisInfo, Blob, Choice, SelectError, Usage, Variant, VariantSet,
 };
@@ -14,5 +15,5 @@ pub use ncnn_glsl_macros::include_ncnn_shader;
 #[doc(hidden)]
 pub mod __private {
     pub use ncnn_glsl_core::variant::{AxisInfo, Blob, Usage, Variant, VariantSet};
-    pub use ncnn_glsl_core::{DeviceBits, Options, Target};
+    pub use ncnn_glsl_core::{reflection, DeviceBits, Options, Target};
 }

@@ -67,3 +67,36 @@ fn wrong_axes_are_errors_naming_them() {
         .unwrap_err();
     assert!(e.to_string().contains("values were given for [X]"), "{e}");
 }
+
+#[test]
+fn reflection_is_embedded_with_each_blob() {
+    use ncnn_glsl_runtime::reflection::{Access, BindingKind};
+    for v in SEED.variants {
+        let r = &v.blob.reflection;
+        let b: Vec<(u32, BindingKind, Access, &str)> = r
+            .bindings
+            .iter()
+            .map(|b| (b.binding, b.kind, b.access, b.name.as_ref()))
+            .collect();
+        assert_eq!(
+            b,
+            [
+                (0, BindingKind::StorageBuffer, Access::ReadOnly, "a_blob"),
+                (1, BindingKind::StorageBuffer, Access::WriteOnly, "b_blob"),
+            ],
+            "{}",
+            v.target
+        );
+        let fp16s = v.target.options.has(ncnn_glsl_runtime::Flag::Fp16Storage);
+        assert_eq!(
+            r.requirements
+                .features
+                .iter()
+                .any(|f| f == "storageBuffer16BitAccess"),
+            fp16s,
+            "{}: {:?}",
+            v.target,
+            r.requirements
+        );
+    }
+}

@@ -181,11 +181,11 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
         .find(|e| e.name == "main")
         .map_or([1, 1, 1], |e| e.workgroup_size);
     let reflection = Reflection {
-        bindings,
+        bindings: bindings.into(),
         push_constant_size,
         local_size,
         local_size_spec_ids,
-        spec_constants,
+        spec_constants: spec_constants.into(),
         requirements: reflect::requirements(&spirv),
     };
     Ok(Compiled { spirv, reflection })

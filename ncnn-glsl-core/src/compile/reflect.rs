@@ -2,122 +2,14 @@
 //! naga module (resources, sizes) and from the final SPIR-V words
 //! (capabilities, extensions), so it is true of the blob that ships.
 
-use serde::{Deserialize, Serialize};
-
 use naga::{
     AddressSpace, ImageClass, Literal, Module, Scalar, ScalarKind, StorageAccess, TypeInner,
 };
 
 use super::spirv;
-
-/// Everything a runtime needs to build a pipeline for one compiled shader.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Reflection {
-    /// Descriptor bindings, by set then binding.
-    pub bindings: Vec<Binding>,
-    /// Bytes of the push-constant block the host must provide (the end of
-    /// its last member, std430); 0 when there is none.
-    pub push_constant_size: u32,
-    /// `local_size_x/y/z` as compiled into `OpExecutionMode LocalSize`
-    /// (a dimension given only by `local_size_*_id` is 1).
-    pub local_size: [u32; 3],
-    /// The spec id of each `local_size_*_id`: when the runtime specializes
-    /// one, it must patch the matching literal of `OpExecutionMode LocalSize`,
-    /// since naga writes no WorkgroupSize specialization constant.
-    pub local_size_spec_ids: [Option<u32>; 3],
-    /// `layout(constant_id = N) const` declarations. They are BAKED at their
-    /// default values (naga's SPIR-V writer cannot emit `OpSpecConstant`), so
-    /// specializing them at pipeline creation changes nothing: pass values
-    /// at build time instead.
-    pub spec_constants: Vec<SpecConstant>,
-    /// Device features, capabilities and extensions the blob needs.
-    pub requirements: Requirements,
-}
-
-/// One descriptor binding.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Binding {
-    /// Descriptor set.
-    pub set: u32,
-    /// Binding number in the set.
-    pub binding: u32,
-    /// What kind of descriptor.
-    pub kind: BindingKind,
-    /// The access the user declared (`readonly`, `writeonly`, neither).
-    pub access: Access,
-    /// The block's name for buffers (`buffer bottom_blob { ... }`), else the variable's name.
-    pub name: String,
-    /// The instance name of a block, if it has one.
-    pub instance: Option<String>,
-}
-
-/// Descriptor kinds a compute shader can use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BindingKind {
-    /// `buffer` block (`VK_DESCRIPTOR_TYPE_STORAGE_BUFFER`).
-    StorageBuffer,
-    /// `uniform` block (`VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER`).
-    UniformBuffer,
-    /// `imageND` (`VK_DESCRIPTOR_TYPE_STORAGE_IMAGE`).
-    StorageImage,
-    /// `textureND` (`VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE`).
-    SampledImage,
-    /// `sampler` (`VK_DESCRIPTOR_TYPE_SAMPLER`).
-    Sampler,
-}
-
-/// Declared access to a binding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Access {
-    /// `readonly`, or a uniform block, texture or sampler.
-    ReadOnly,
-    /// `writeonly` (naga never sees the qualifier; it is reported here).
-    WriteOnly,
-    /// Neither.
-    ReadWrite,
-}
-
-/// One specialization constant, as declared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SpecConstant {
-    /// `constant_id`.
-    pub id: u32,
-    /// The constant's name.
-    pub name: String,
-    /// GLSL scalar type: `bool`, `int`, `uint`, `float`, `float16_t`, `double`.
-    pub ty: String,
-    /// The declared default, which is the value baked into the blob.
-    pub default: Option<ScalarValue>,
-}
-
-/// A scalar value.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ScalarValue {
-    /// A `bool`.
-    Bool(bool),
-    /// A signed integer.
-    Int(i64),
-    /// An unsigned integer.
-    Uint(u64),
-    /// A float of any width.
-    Float(f64),
-}
-
-/// What a device must have to run the blob.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Requirements {
-    /// Vulkan feature names (`shaderFloat16`, `storageBuffer16BitAccess`, ...), sorted.
-    pub features: Vec<String>,
-    /// Vulkan device extensions (before promotion to core), sorted.
-    pub extensions: Vec<String>,
-    /// The SPIR-V capabilities declared (`Shader`, `Float16`, ...), in module order.
-    pub spirv_capabilities: Vec<String>,
-    /// The SPIR-V extensions declared, in module order.
-    pub spirv_extensions: Vec<String>,
-}
+pub use crate::reflection::{
+    Access, Binding, BindingKind, Reflection, Requirements, ScalarValue, SpecConstant, Str,
+};
 
 /// SPIR-V capability: its name, the Vulkan feature it needs, the Vulkan extension that brings it.
 const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
@@ -268,23 +160,33 @@ const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
 
 /// Requirements of a SPIR-V module, from its `OpCapability` and `OpExtension` words.
 pub fn requirements(words: &[u32]) -> Requirements {
-    let mut r = Requirements::default();
+    let mut capabilities: Vec<Str> = Vec::new();
+    let mut features: Vec<Str> = Vec::new();
+    let mut extensions: Vec<Str> = Vec::new();
     for c in spirv::capabilities(words) {
         match CAPABILITIES.iter().find(|e| e.0 == c) {
             Some(&(_, name, feature, ext)) => {
-                r.spirv_capabilities.push(name.to_string());
-                r.features.extend(feature.map(String::from));
-                r.extensions.extend(ext.map(String::from));
+                capabilities.push(name.into());
+                features.extend(feature.map(Str::from));
+                extensions.extend(ext.map(Str::from));
             }
-            None => r.spirv_capabilities.push(format!("Capability{c}")),
+            None => capabilities.push(format!("Capability{c}").into()),
         }
     }
-    r.spirv_extensions = spirv::extensions(words);
-    r.features.sort();
-    r.features.dedup();
-    r.extensions.sort();
-    r.extensions.dedup();
-    r
+    features.sort();
+    features.dedup();
+    extensions.sort();
+    extensions.dedup();
+    Requirements {
+        features: features.into(),
+        extensions: extensions.into(),
+        spirv_capabilities: capabilities.into(),
+        spirv_extensions: spirv::extensions(words)
+            .into_iter()
+            .map(Str::from)
+            .collect::<Vec<_>>()
+            .into(),
+    }
 }
 
 /// The GLSL name of a scalar type.
@@ -342,8 +244,8 @@ pub(crate) fn spec_constants(parsed: &Module, baked: &Module) -> Vec<SpecConstan
                 });
             Some(SpecConstant {
                 id: o.id?.into(),
-                name,
-                ty,
+                name: name.into(),
+                ty: ty.into(),
                 default,
             })
         })
@@ -435,8 +337,8 @@ pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> (Vec<Bindi
             binding: rb.binding,
             kind,
             access,
-            name,
-            instance,
+            name: name.into(),
+            instance: instance.map(Str::from),
         });
     }
     bindings.sort_by_key(|b| (b.set, b.binding));

@@ -106,7 +106,7 @@ fn writeonly_is_accepted_and_reported() {
         (b[0].access, b[1].access),
         (Access::ReadOnly, Access::WriteOnly)
     );
-    assert_eq!((b[0].name.as_str(), b[1].name.as_str()), ("A", "B"));
+    assert_eq!((b[0].name.as_ref(), b[1].name.as_ref()), ("A", "B"));
     assert_valid(&c.spirv);
     // Like glslang, the buffer is decorated NonReadable (and the readonly one NonWritable).
     if let Some(d) = disassemble(&c.spirv) {
@@ -428,7 +428,7 @@ fn reflection_of_bindings_push_constants_spec_constants_and_fp16() {
                 b.binding,
                 b.kind,
                 b.access,
-                b.name.as_str(),
+                b.name.as_ref(),
                 b.instance.as_deref(),
             )
         })
@@ -446,7 +446,7 @@ fn reflection_of_bindings_push_constants_spec_constants_and_fp16() {
     assert_eq!(r.push_constant_size, 16);
     assert_eq!(r.local_size, [8, 8, 1]);
     assert_eq!(
-        r.spec_constants,
+        *r.spec_constants,
         [
             SpecConstant {
                 id: 0,
@@ -463,8 +463,8 @@ fn reflection_of_bindings_push_constants_spec_constants_and_fp16() {
         ]
     );
     // fp16 storage without fp16 arithmetic needs only 16-bit storage.
-    assert_eq!(r.requirements.features, ["storageBuffer16BitAccess"]);
-    assert_eq!(r.requirements.extensions, ["VK_KHR_16bit_storage"]);
+    assert_eq!(*r.requirements.features, ["storageBuffer16BitAccess"]);
+    assert_eq!(*r.requirements.extensions, ["VK_KHR_16bit_storage"]);
     let json = serde_json::to_string(r).unwrap();
     assert_eq!(&serde_json::from_str::<Reflection>(&json).unwrap(), r);
 }
@@ -484,7 +484,7 @@ fn fp16_arithmetic_needs_float16_but_not_uniform_16bit_access() {
     let c = ok_mode(&src, "fp16s+fp16a");
     assert_valid(&c.spirv);
     assert_eq!(
-        c.reflection.requirements.features,
+        *c.reflection.requirements.features,
         ["shaderFloat16", "storageBuffer16BitAccess"]
     );
     // The pass on its own: naga's output with StorageInputOutput16 on.
@@ -501,7 +501,7 @@ fn fp16_arithmetic_needs_float16_but_not_uniform_16bit_access() {
     let mut words = naga_run::write(&module, &info, &o).unwrap();
     let before = reflect::requirements(&words).features;
     assert_eq!(
-        before,
+        *before,
         [
             "shaderFloat16",
             "storageBuffer16BitAccess",
@@ -512,7 +512,7 @@ fn fp16_arithmetic_needs_float16_but_not_uniform_16bit_access() {
     let t = trim_capabilities::trim_capabilities(&mut words);
     assert_eq!(t.removed.len(), 2);
     assert_eq!(
-        reflect::requirements(&words).features,
+        *reflect::requirements(&words).features,
         ["shaderFloat16", "storageBuffer16BitAccess"]
     );
     assert_valid(&words);
@@ -531,7 +531,7 @@ void main() { b[0] = b[1] * scale; }
     let c = ok_mode(src, "fp16s+fp16a+fp16u");
     assert_valid(&c.spirv);
     assert_eq!(
-        c.reflection.requirements.features,
+        *c.reflection.requirements.features,
         [
             "shaderFloat16",
             "storageBuffer16BitAccess",
@@ -555,7 +555,7 @@ void main() {
 ";
     let c = ok_mode(src, "fp16p+fp16a");
     assert_valid(&c.spirv);
-    assert_eq!(c.reflection.requirements.features, ["shaderFloat16"]);
+    assert_eq!(*c.reflection.requirements.features, ["shaderFloat16"]);
 }
 
 mod pins;
@@ -647,7 +647,7 @@ void main() {
             (BindingKind::StorageBuffer, Access::ReadOnly),
         ]
     );
-    assert_eq!(c.reflection.requirements.spirv_capabilities, ["Shader"]);
+    assert_eq!(*c.reflection.requirements.spirv_capabilities, ["Shader"]);
     assert!(c.reflection.requirements.features.is_empty());
 }
 

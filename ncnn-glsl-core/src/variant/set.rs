@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::device::DeviceCaps;
 use crate::options::Options;
+use crate::reflection::Reflection;
 use crate::target::Target;
 
 use super::select::{choose, Choice};
@@ -49,12 +50,15 @@ pub struct Variant {
 pub struct Blob {
     /// The SPIR-V words.
     pub spirv: &'static [u32],
+    /// Bindings, push constants, local size and device requirements.
+    pub reflection: Reflection,
 }
 
 impl fmt::Debug for Blob {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Blob")
             .field("spirv_words", &self.spirv.len())
+            .field("reflection", &self.reflection)
             .finish()
     }
 }

@@ -210,7 +210,7 @@ void main() { a[0] = float16_t(float(a[1]) * 2.0); b[0] = f16vec4(vec4(b[1]) + 1
 ";
     let c = super::ok_mode(src, "fp16s");
     assert_eq!(
-        c.reflection.requirements.spirv_capabilities,
+        *c.reflection.requirements.spirv_capabilities,
         ["Shader", "StorageBuffer16BitAccess"]
     );
     assert_valid(&c.spirv);
