@@ -3,6 +3,7 @@
 //! ```text
 //! ncnn-glsl expand  FILE --mode MODE [--device-caps CAPS.json] [-I DIR]...
 //! ncnn-glsl compile FILE --mode MODE [--device-caps CAPS.json] [-I DIR]... -o OUT.spv
+//! ncnn-glsl variants FILE [--json] [-I DIR]...
 //! ```
 //! Errors go to stderr as `file:line:column: error: ...`; the exit status is 1.
 
@@ -10,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use ncnn_glsl_core::variant::build::build;
+use ncnn_glsl_core::variant::manifest::Manifest;
 use ncnn_glsl_core::{
     compile, expand, CompileOptions, DeviceCaps, Expanded, FsLoader, Options, SourceFile, Target,
 };
@@ -39,6 +42,17 @@ enum Command {
         /// Keep debug names in the SPIR-V.
         #[arg(long)]
         debug_names: bool,
+    },
+    /// List the variant set of a shader as `include_ncnn_shader!` builds it.
+    Variants {
+        /// The shader (`.comp`) to read.
+        file: PathBuf,
+        /// Print the manifest as JSON (as `cargo xtask regen-variants` writes it).
+        #[arg(long)]
+        json: bool,
+        /// A directory searched for `#include` files after the including file's own.
+        #[arg(short = 'I', value_name = "DIR")]
+        include: Vec<PathBuf>,
     },
 }
 
@@ -92,7 +106,50 @@ fn run(command: Command) -> Result<(), String> {
             std::fs::write(&output, bytes)
                 .map_err(|e| format!("error: cannot write `{}`: {e}", output.display()))
         }
+        Command::Variants {
+            file,
+            json,
+            include,
+        } => variants(&file, json, &include),
     }
+}
+
+fn variants(file: &Path, json: bool, include: &[PathBuf]) -> Result<(), String> {
+    let source = read_source(file)?;
+    let name = source.name.clone();
+    let set =
+        build(source, &FsLoader, include, &CompileOptions::default()).map_err(|d| d.to_string())?;
+    let manifest = Manifest::of(&name, &set);
+    if json {
+        print!("{}", manifest.to_json());
+        return Ok(());
+    }
+    println!(
+        "{name}: {} variants, {} distinct texts, {} distinct blobs, {} bytes of SPIR-V",
+        manifest.variants.len(),
+        manifest.distinct_texts,
+        manifest.distinct_blobs,
+        manifest.spirv_bytes
+    );
+    let width = manifest
+        .variants
+        .iter()
+        .map(|v| v.key.len())
+        .max()
+        .unwrap_or(0);
+    for v in &manifest.variants {
+        println!(
+            "  {:width$}  blob {:>3}  {:>6} B  needs [{}]",
+            v.key,
+            v.blob,
+            v.spirv_bytes,
+            v.requirements.features.join(", ")
+        );
+    }
+    for e in &manifest.excluded {
+        println!("  {e:width$}  excluded");
+    }
+    Ok(())
 }
 
 fn expand_input(input: &Input) -> Result<Expanded, String> {

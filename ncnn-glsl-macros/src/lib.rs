@@ -30,6 +30,10 @@ pub fn include_ncnn_shader(input: TokenStream) -> TokenStream {
     let result = ncnn_glsl_core::embed::include_shader(&lit.value(), &caller, &library, &krate);
     match result {
         Ok(tokens) => tokens.into(),
-        Err(message) => quote_spanned!(lit.span()=> compile_error!(#message)).into(),
+        Err(message) => {
+            // rustc prints `error: ` before the message already.
+            let message = message.strip_prefix("error: ").unwrap_or(&message);
+            quote_spanned!(lit.span()=> compile_error!(#message)).into()
+        }
     }
 }

@@ -210,7 +210,8 @@ pub fn build(
         }
     }
     if !failures.is_empty() {
-        return Err(failure_report(&source.name, &axes, failures));
+        let built = variants.len();
+        return Err(failure_report(&source.name, &axes, failures, built));
     }
     let files = source.path.clone().into_iter().chain(files).collect();
     variants.sort_by(|a: &BuiltVariant, b| a.key.cmp(&b.key));
@@ -337,12 +338,21 @@ fn check_device_macros(
     }
 }
 
-/// One error that lists every variant naga cannot compile, grouped by reason.
+/// The errors of the variants that fail. An error every variant shares is
+/// the shader's own and is reported as it is; errors of some modes only are
+/// listed with those modes, with a summary that says how to exclude them.
 fn failure_report(
     shader: &str,
     axes: &[&decl::Axis],
     failures: BTreeMap<String, (Diagnostics, Vec<VariantKey>)>,
+    built: usize,
 ) -> Diagnostics {
+    if built == 0 && failures.len() == 1 {
+        if let Some((diags, _)) = failures.into_values().next() {
+            return diags;
+        }
+        return Diagnostics(Vec::new());
+    }
     let count: usize = failures.values().map(|(_, k)| k.len()).sum();
     let mut modes = BTreeSet::new();
     let mut out = Vec::new();
@@ -359,11 +369,11 @@ fn failure_report(
     }
     let modes: Vec<String> = modes.into_iter().collect();
     let summary = Diagnostic::new(format!(
-        "{count} variant(s) of `{shader}` cannot be compiled by naga, in the mode(s): {}",
+        "{count} variant(s) of `{shader}` fail to compile, in the mode(s): {}",
         modes.join(", ")
     ))
     .note(format!(
-        "fix the errors below, or exclude those modes next to the shader (`#pragma ncnn_glsl exclude {}`); the fallback order then covers them",
+        "fix the errors below; where naga cannot compile a mode, exclude it next to the shader (`#pragma ncnn_glsl exclude {}`) and the fallback order covers it",
         modes.first().map(String::as_str).unwrap_or("MODE")
     ));
     out.insert(0, summary);

@@ -6,6 +6,8 @@ pub mod build;
 pub mod decl;
 #[cfg(test)]
 mod exhaustive_tests;
+#[cfg(feature = "compile")]
+pub mod manifest;
 pub mod select;
 pub mod set;
 pub mod space;
