@@ -113,7 +113,7 @@ pub fn build(
 
     // The space depends on what the shader uses, which includes what its
     // included files use; grow the usage until it stops changing.
-    let mut usage = Usage::of_names(identifiers(&source.text).iter().map(|(n, _)| n.as_str()));
+    let mut usage = text_usage(&source.text);
     let (expansions, files) = loop {
         let mut expansions = BTreeMap::new();
         let mut names = BTreeSet::new();
@@ -241,6 +241,11 @@ fn axis_combinations(axes: &[&decl::Axis]) -> Vec<Vec<i64>> {
             })
             .collect()
     })
+}
+
+/// The usage of the extension's names in one source text (comments skipped).
+pub fn text_usage(text: &str) -> Usage {
+    Usage::of_names(identifiers(text).iter().map(|(n, _)| n.as_str()))
 }
 
 /// Usage that holds everything `a` or `b` holds.
