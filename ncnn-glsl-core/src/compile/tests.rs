@@ -795,3 +795,13 @@ void main() {
     );
     assert_eq!(span(&d.0[0]).0, 6, "{d}");
 }
+
+/// The README's table of refused constructs names every rule.
+#[test]
+fn readme_lists_every_refusal() {
+    let readme = include_str!("../../../README.md");
+    for rule in reject::RULES {
+        let line = format!("| {} |", rule.reason.replace('|', "\\|"));
+        assert!(readme.contains(&line), "README.md lacks the row:\n{line}");
+    }
+}
