@@ -28,7 +28,10 @@ fn main() -> ExitCode {
                 "regen-variants: unexpected arguments {other:?} (only --check)"
             )),
         },
-        Some(other) => Err(format!("unknown command `{other}` (known: regen-variants)")),
+        Some("time-variants") => time_variants(),
+        Some(other) => Err(format!(
+            "unknown command `{other}` (known: regen-variants, time-variants)"
+        )),
         None => Err("usage: cargo xtask regen-variants [--check]".to_string()),
     };
     match result {
@@ -91,6 +94,67 @@ fn all_artifacts(shader_dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
         );
     }
     Ok(out)
+}
+
+/// Times building each shipped shader's whole variant set in process (what
+/// `include_ncnn_shader!` does), median of 5, against `glslangValidator -V`
+/// compiling the same distinct finished texts one process each. The profile
+/// this xtask was built with decides the optimization of naga and the core:
+/// `cargo xtask time-variants` (the workspace's dev profile: naga and the core
+/// optimized, as `build-override` does for the macro) and
+/// `cargo run -p xtask --profile unopt -- time-variants` (both at opt-level 0,
+/// what a proc-macro's dependencies get without an override).
+fn time_variants() -> Result<(), String> {
+    use std::time::Instant;
+    let shader_dir = workspace_root().join("shaders");
+    println!("| shader | variants | distinct texts | blobs | build set (ms, median of 5) | glslangValidator on the texts (ms) |");
+    println!("|---|---|---|---|---|---|");
+    for path in shaders(&shader_dir)? {
+        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+        let source = SourceFile { name: format!("shaders/{file}"), path: Some(path.clone()), text };
+        let mut times = Vec::new();
+        let mut last = None;
+        for _ in 0..5 {
+            let t = Instant::now();
+            let set = build(source.clone(), &FsLoader, &[shader_dir.clone()], &CompileOptions::default())
+                .map_err(|d| format!("`{file}` does not build:\n{d}"))?;
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+            last = Some(set);
+        }
+        times.sort_by(f64::total_cmp);
+        let set = last.expect("five builds ran");
+        let scratch = std::env::temp_dir().join(format!("ncnn-glsl-time-{}", std::process::id()));
+        std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        for (i, text) in set.texts.iter().enumerate() {
+            let f = scratch.join(format!("{i}.comp"));
+            std::fs::write(&f, text).map_err(|e| e.to_string())?;
+            let out = std::process::Command::new("glslangValidator")
+                .args(["-V", "--target-env", "vulkan1.1", "-o"])
+                .arg(scratch.join(format!("{i}.spv")))
+                .arg(&f)
+                .output()
+                .map_err(|e| format!("cannot run glslangValidator: {e}"))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "glslangValidator rejects a finished text of `{file}`:\n{}",
+                    String::from_utf8_lossy(&out.stdout)
+                ));
+            }
+        }
+        let glslang_ms = t.elapsed().as_secs_f64() * 1e3;
+        let _ = std::fs::remove_dir_all(&scratch);
+        println!(
+            "| {file} | {} | {} | {} | {:.0} | {:.0} |",
+            set.variants.len(),
+            set.texts.len(),
+            set.blobs.len(),
+            times[2],
+            glslang_ms
+        );
+    }
+    Ok(())
 }
 
 fn write_all(root: &Path, files: &[(PathBuf, String)]) -> Result<(), String> {
