@@ -69,11 +69,12 @@ fn scratch_file(ext: &str, bytes: &[u8]) -> tempfile_lite::TempPath {
 pub fn spirv_val(words: &[u32]) -> Result<(), String> {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let file = scratch_file("spv", &bytes);
-    let out = Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.1"])
-        .arg(file.path())
-        .output()
-        .map_err(|e| format!("cannot run spirv-val: {e}"))?;
+    run_tool(Command::new("spirv-val").args(["--target-env", "vulkan1.1"]).arg(file.path()))
+}
+
+/// Runs a tool; `Err` holds its output when it fails.
+fn run_tool(cmd: &mut Command) -> Result<(), String> {
+    let out = cmd.output().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -90,22 +91,14 @@ pub fn spirv_val(words: &[u32]) -> Result<(), String> {
 pub fn glslang(text: &str) -> Result<(), String> {
     let file = scratch_file("comp", text.as_bytes());
     let spv = file.path().with_extension("spv");
-    let out = Command::new("glslangValidator")
-        .args(["-V", "--target-env", "vulkan1.1", "-o"])
-        .arg(&spv)
-        .arg(file.path())
-        .output()
-        .map_err(|e| format!("cannot run glslangValidator: {e}"))?;
+    let result = run_tool(
+        Command::new("glslangValidator")
+            .args(["-V", "--target-env", "vulkan1.1", "-o"])
+            .arg(&spv)
+            .arg(file.path()),
+    );
     let _ = std::fs::remove_file(&spv);
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
+    result
 }
 
 /// Unique scratch files removed on drop (no dependency needed for this).
