@@ -69,12 +69,18 @@ fn scratch_file(ext: &str, bytes: &[u8]) -> tempfile_lite::TempPath {
 pub fn spirv_val(words: &[u32]) -> Result<(), String> {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let file = scratch_file("spv", &bytes);
-    run_tool(Command::new("spirv-val").args(["--target-env", "vulkan1.1"]).arg(file.path()))
+    run_tool(
+        Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.1"])
+            .arg(file.path()),
+    )
 }
 
 /// Runs a tool; `Err` holds its output when it fails.
 fn run_tool(cmd: &mut Command) -> Result<(), String> {
-    let out = cmd.output().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {

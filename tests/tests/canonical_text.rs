@@ -27,14 +27,22 @@ fn split(text: &str) -> (String, BTreeSet<String>) {
 
 #[test]
 fn every_target_expands_like_its_canonical_target() {
-    for shader in ["seed_example.comp", "extension_naga.comp", "extension_everything.comp"] {
+    for shader in [
+        "seed_example.comp",
+        "extension_naga.comp",
+        "extension_everything.comp",
+    ] {
         let source = test_shader(shader);
         let usage = text_usage(&source.text);
         // Every distinct target a device can end with, for ncnn's default
         // wanted options and for everything wanted.
         let mut targets = BTreeSet::new();
         for device in feature_combinations() {
-            for wanted in [Options::NCNN_DEFAULT, Options::ALL, "fp16p+fp16a+int8p".parse().unwrap()] {
+            for wanted in [
+                Options::NCNN_DEFAULT,
+                Options::ALL,
+                "fp16p+fp16a+int8p".parse().unwrap(),
+            ] {
                 targets.insert(Target::for_device(wanted, &device));
             }
         }
@@ -43,7 +51,10 @@ fn every_target_expands_like_its_canonical_target() {
             let (body, exts) = split(expand_for(source.clone(), t).unwrap().text());
             let (cbody, cexts) = split(expand_for(source.clone(), c).unwrap().text());
             assert_eq!(body, cbody, "{shader}: {t} and its canonical {c} differ");
-            assert!(cexts.is_subset(&exts), "{shader}: {c} enables {cexts:?}, {t} only {exts:?}");
+            assert!(
+                cexts.is_subset(&exts),
+                "{shader}: {c} enables {cexts:?}, {t} only {exts:?}"
+            );
         }
     }
 }

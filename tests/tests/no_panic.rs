@@ -123,12 +123,47 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
+fn run_build(text: String) {
+    let source = SourceFile {
+        name: "fuzz.comp".into(),
+        path: None,
+        text,
+    };
+    let _ = ncnn_glsl_core::variant::build::build(
+        source,
+        &MemoryLoader::default(),
+        &[],
+        &CompileOptions::default(),
+    );
+}
+
+/// Declaration lines, good and bad, for the variant-set builder.
+fn pragma() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("#pragma ncnn_glsl exclude bf16s\n".to_string()),
+        Just("#pragma ncnn_glsl axis N 1 2\n".to_string()),
+        Just("#pragma ncnn_glsl axis\n".to_string()),
+        Just("#pragma ncnn_glsl device ncnn_subgroupSize 8 32\n".to_string()),
+        Just("#pragma ncnn_glsl exclude fp16a fp16s\n".to_string()),
+        "#pragma ncnn_glsl [ -~]{0,20}\n",
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_shaders_never_panic(edits in prop::collection::vec(edit(), 1..6), mode in mode()) {
         run(apply(BASE, &edits), mode);
+    }
+
+    #[test]
+    fn variant_sets_of_mutated_shaders_never_panic(
+        edits in prop::collection::vec(edit(), 0..3),
+        pragmas in prop::collection::vec(pragma(), 0..3),
+    ) {
+        let base = BASE.replacen("#version 450\n", &format!("#version 450\n{}", pragmas.concat()), 1);
+        run_build(apply(&base, &edits));
     }
 
     #[test]

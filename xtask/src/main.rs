@@ -110,15 +110,27 @@ fn time_variants() -> Result<(), String> {
     println!("| shader | variants | distinct texts | blobs | build set (ms, median of 5) | glslangValidator on the texts (ms) |");
     println!("|---|---|---|---|---|---|");
     for path in shaders(&shader_dir)? {
-        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-        let source = SourceFile { name: format!("shaders/{file}"), path: Some(path.clone()), text };
+        let source = SourceFile {
+            name: format!("shaders/{file}"),
+            path: Some(path.clone()),
+            text,
+        };
         let mut times = Vec::new();
         let mut last = None;
         for _ in 0..5 {
             let t = Instant::now();
-            let set = build(source.clone(), &FsLoader, &[shader_dir.clone()], &CompileOptions::default())
-                .map_err(|d| format!("`{file}` does not build:\n{d}"))?;
+            let set = build(
+                source.clone(),
+                &FsLoader,
+                &[shader_dir.clone()],
+                &CompileOptions::default(),
+            )
+            .map_err(|d| format!("`{file}` does not build:\n{d}"))?;
             times.push(t.elapsed().as_secs_f64() * 1e3);
             last = Some(set);
         }
