@@ -7,7 +7,7 @@
 //! output word is written exactly once.
 
 use super::layout::{Layout, Shape};
-use super::quant::Requant;
+use super::quant::{QuantParams, QuantizeConsts, Requant};
 
 /// The push-constant block of `q8ta_pixel_shuffle.comp` and
 /// `q8ta_pixel_shuffle_baseline.comp`: nine 32-bit scalars, std430, 36 bytes.
@@ -149,7 +149,8 @@ impl<'a> Memory<'a> {
     }
 }
 
-/// The GLSL `word_index()` (32-bit ints as the shader).
+/// The GLSL `word_index()` (32-bit ints as the shader; its argument list too).
+#[allow(clippy::too_many_arguments)]
 fn word_index(lay: i32, n: i32, cb: i32, y: i32, x: i32, hh: i32, ww: i32, cc4: i32) -> i32 {
     let row = n * hh + y;
     if lay == 0 {
@@ -313,5 +314,201 @@ pub fn dispatch(
             base[1] += max_groups.min(groups[1] - base[1]);
         }
         base[2] += max_groups.min(groups[2] - base[2]);
+    }
+}
+
+/// The push-constant block of `q8ta_quantize.comp`: 8 32-bit scalars, 32 bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct QuantizePush {
+    /// Offsets 0, 4, 8, 12: the NCHW shape `n, c, h, w`.
+    pub shape: [i32; 4],
+    /// Offset 16: the zero point.
+    pub zp: i32,
+    /// Offset 20: [`QuantizeConsts::inv_scale`].
+    pub inv_scale: f32,
+    /// Offset 24: [`QuantizeConsts::scale_hi`].
+    pub scale_hi: f32,
+    /// Offset 28: [`QuantizeConsts::scale_lo`].
+    pub scale_lo: f32,
+}
+
+impl QuantizePush {
+    /// Size of the block in bytes.
+    pub const SIZE: usize = 32;
+
+    /// The block for a tensor shape and validated parameters.
+    pub fn new(shape: Shape, p: QuantParams) -> Self {
+        let k = QuantizeConsts::new(p.scale);
+        QuantizePush {
+            shape: shape_i32(shape),
+            zp: p.zero_point,
+            inv_scale: k.inv_scale,
+            scale_hi: k.scale_hi,
+            scale_lo: k.scale_lo,
+        }
+    }
+
+    /// The bytes to hand `vkCmdPushConstants`.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let s = self.shape.map(|x| x as u32);
+        words_to_bytes([
+            s[0],
+            s[1],
+            s[2],
+            s[3],
+            self.zp as u32,
+            self.inv_scale.to_bits(),
+            self.scale_hi.to_bits(),
+            self.scale_lo.to_bits(),
+        ])
+    }
+}
+
+/// The push-constant block of `q8ta_dequantize.comp`: 6 32-bit scalars, 24 bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct DequantizePush {
+    /// Offsets 0, 4, 8, 12: the NCHW shape `n, c, h, w`.
+    pub shape: [i32; 4],
+    /// Offset 16: the zero point.
+    pub zp: i32,
+    /// Offset 20: the scale.
+    pub scale: f32,
+}
+
+impl DequantizePush {
+    /// Size of the block in bytes.
+    pub const SIZE: usize = 24;
+
+    /// The block for a tensor shape and validated parameters.
+    pub fn new(shape: Shape, p: QuantParams) -> Self {
+        DequantizePush {
+            shape: shape_i32(shape),
+            zp: p.zero_point,
+            scale: p.scale,
+        }
+    }
+
+    /// The bytes to hand `vkCmdPushConstants`.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let s = self.shape.map(|x| x as u32);
+        words_to_bytes([s[0], s[1], s[2], s[3], self.zp as u32, self.scale.to_bits()])
+    }
+}
+
+fn shape_i32(s: Shape) -> [i32; 4] {
+    [s.n as i32, s.c as i32, s.h as i32, s.w as i32]
+}
+
+fn words_to_bytes<const W: usize, const B: usize>(v: [u32; W]) -> [u8; B] {
+    let mut b = [0u8; B];
+    for (i, x) in v.iter().enumerate() {
+        b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+    }
+    b
+}
+
+/// The dequantize shader's `VEC` axis value for a width: 4 elements per
+/// invocation (`buffer_st4`) when `W % 4 == 0`, 2 when `W % 2 == 0`, else 1.
+/// Vector stores need the NCHW element index of `(n, c, h, 0)` to be a
+/// multiple of the vector width, which holds for every row exactly then.
+pub fn dequantize_vec_width(w: usize) -> usize {
+    if w % 4 == 0 {
+        4
+    } else if w % 2 == 0 {
+        2
+    } else {
+        1
+    }
+}
+
+/// The quantize shader's grid: (width, padded to 4 for 4W4C; height; channel blocks x batch).
+pub fn quantize_grid(shape: Shape, layout: Layout) -> [u32; 3] {
+    let w = if layout == Layout::Packed4W4C {
+        shape.w4() * 4
+    } else {
+        shape.w
+    };
+    [w as u32, shape.h as u32, (shape.c4() * shape.n) as u32]
+}
+
+/// The dequantize shader's grid: (`ceil(W / vec)`, height, channels x batch).
+pub fn dequantize_grid(shape: Shape) -> [u32; 3] {
+    let v = dequantize_vec_width(shape.w);
+    [
+        shape.w.div_ceil(v) as u32,
+        shape.h as u32,
+        (shape.c * shape.n) as u32,
+    ]
+}
+
+/// One invocation of `q8ta_quantize.comp`: reads `input` (NCHW floats),
+/// writes one word of `m.output` (the `input` words of `m` are unused).
+pub fn quantize_invocation(
+    gid: [u32; 3],
+    p: &QuantizePush,
+    layout: Layout,
+    input: &[f32],
+    m: &mut Memory,
+) {
+    let [pn, pc, ph, pw] = p.shape;
+    let k = QuantizeConsts {
+        inv_scale: p.inv_scale,
+        scale_hi: p.scale_hi,
+        scale_lo: p.scale_lo,
+    };
+    let (x, y, z) = (gid[0] as i32, gid[1] as i32, gid[2] as i32);
+    let c4 = (pc + 3) / 4;
+    let lay = layout.axis_value() as i32;
+    let w_padded = if lay == 0 { (pw + 3) / 4 * 4 } else { pw };
+    if x >= w_padded || y >= ph || z >= c4 * pn {
+        return;
+    }
+    let n = z / c4;
+    let cb = z % c4;
+    let mut v = [p.zp; 4];
+    if x < pw {
+        for (j, vj) in v.iter_mut().enumerate() {
+            let c = 4 * cb + j as i32;
+            if c < pc {
+                let f = input[(((n * pc + c) * ph + y) * pw + x) as usize];
+                *vj = (k.rounded(f) + p.zp).clamp(-128, 127);
+            }
+        }
+    }
+    m.st4(word_index(lay, n, cb, y, x, ph, pw, c4), v);
+}
+
+/// One invocation of `q8ta_dequantize.comp` (`VEC` = [`dequantize_vec_width`]):
+/// reads words of `m.input`, writes f32 elements of `out` (the storage
+/// conversion to fp16 is the device's) and counts their writes.
+pub fn dequantize_invocation(
+    gid: [u32; 3],
+    p: &DequantizePush,
+    layout: Layout,
+    m: &mut Memory,
+    out: &mut [f32],
+    out_writes: &mut [u32],
+) {
+    let [pn, pc, ph, pw] = p.shape;
+    let vec = dequantize_vec_width(pw as usize) as i32;
+    let lay = layout.axis_value() as i32;
+    let (gx, y, z) = (gid[0] as i32, gid[1] as i32, gid[2] as i32);
+    let x = gx * vec;
+    if x >= pw || y >= ph || z >= pc * pn {
+        return;
+    }
+    let n = z / pc;
+    let c = z % pc;
+    let c4 = (pc + 3) / 4;
+    let i = (z * ph + y) * pw + x;
+    // buffer_st4 / st2 write vector i / vec: the element index must be aligned.
+    assert_eq!(i % vec, 0);
+    for e in 0..vec {
+        let word = m.sm4(word_index(lay, n, c / 4, y, x + e, ph, pw, c4));
+        let q = byte(word, c % 4);
+        out[(i + e) as usize] = (q - p.zp) as f32 * p.scale;
+        out_writes[(i + e) as usize] += 1;
     }
 }

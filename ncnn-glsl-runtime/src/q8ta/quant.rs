@@ -15,6 +15,7 @@
 //!   from one, and `q < 2^34` in the range that neither saturates nor vanishes
 //!   (`2^-10 <= r <= 2^8`), while the overshoot is below `256 * 2^-47 = 2^-39`:
 //!   the rounding never moves.
+//!
 //! The tests check this against an exact rational oracle.
 
 use super::error::Q8taError;

@@ -1,7 +1,7 @@
 //! Tests of the q8ta host side: requantization exactness, layouts, the golden
 //! vectors, the shader models and the errors.
 
-use super::model::{self, Axes, Memory, ShufflePush};
+use super::model::{self, Axes, DequantizePush, Memory, QuantizePush, ShufflePush};
 use super::reference::{self, pixel_shuffle, pixel_shuffle_nchw};
 use super::*;
 
@@ -71,10 +71,10 @@ fn exact_requant(q: i8, i: QuantParams, o: QuantParams) -> i8 {
     } else if e < -70 {
         0 // r < 2^-46: x * r < 2^-37
     } else if e >= 0 {
-        ((2 * x * mi << e) + mo) / (2 * mo)
+        (((2 * x * mi) << e) + mo) / (2 * mo)
     } else {
         let s = (-e) as u32;
-        (2 * x * mi + (mo << s)) / (2 * mo << s)
+        (2 * x * mi + (mo << s)) / ((2 * mo) << s)
     };
     let y = y.min(1000) as i32;
     let r = if d < 0 {
@@ -135,7 +135,7 @@ fn requant_is_exact_over_a_sweep_of_scales() {
         f32::MAX,
         1e30,
         1e-30,
-        0.0071120001,
+        f32::from_bits(0x3be9_0bc8),
     ];
     let mut scales: Vec<f32> = specials.to_vec();
     for _ in 0..60 {
@@ -205,7 +205,12 @@ fn requant_ties_and_saturation() {
 
 #[test]
 fn passthrough_is_the_identity() {
-    for (s, z) in [(0.0071120001f32, 0), (0.05, -7), (1.0, 127), (3e-20, -128)] {
+    for (s, z) in [
+        (f32::from_bits(0x3be9_0bc8), 0),
+        (0.05, -7),
+        (1.0, 127),
+        (3e-20, -128),
+    ] {
         let r = Requant::new(qp(s, z), qp(s, z)).unwrap();
         assert!(r.passthrough);
         assert_eq!(r.table(), std::array::from_fn(|i| i as u8 as i8));
@@ -472,8 +477,8 @@ fn pack_unpack_round_trips() {
                         real[l.word_index(s, nn, cc, hh, ww)][cc % 4] = true;
                     }
                     for (wi, word) in words.iter().enumerate() {
-                        for lane in 0..4 {
-                            if !real[wi][lane] {
+                        for (lane, &is_real) in real[wi].iter().enumerate() {
+                            if !is_real {
                                 assert_eq!(
                                     super::layout::lane(*word, lane),
                                     zp,
@@ -546,7 +551,7 @@ fn quantize_shader_path_matches_the_reference() {
         0.1,
         1.0 / 3.0,
         1.0,
-        0.0071120001,
+        f32::from_bits(0x3be9_0bc8),
         3.7,
         1e-3,
         123.0,
@@ -679,4 +684,68 @@ fn bad_inputs_are_errors_naming_the_value() {
         }
     );
     assert!(err.to_string().contains("holds 3"), "{err}");
+}
+
+#[test]
+fn quantize_and_dequantize_models_match_the_references() {
+    let s = seed();
+    eprintln!("seed {s}");
+    let mut g = Lcg(s);
+    for shape in [
+        Shape::new(1, 1, 1, 1),
+        Shape::new(2, 6, 3, 5),
+        Shape::new(1, 64, 2, 4),
+        Shape::new(2, 3, 2, 6),
+        Shape::new(1, 5, 3, 7),
+    ] {
+        for layout in Layout::ALL {
+            let p = qp(
+                0.0123 + g.below(100) as f32 * 1e-3,
+                g.below(256) as i32 - 128,
+            );
+            let x: Vec<f32> = (0..shape.elements())
+                .map(|_| (g.below(100_000) as f32 - 50_000.0) * 1e-4)
+                .collect();
+            let want = reference::quantize(&x, shape, layout, p).unwrap();
+            let push = QuantizePush::new(shape, p);
+            let mut m = Memory::new(&[], layout.word_count(shape), 0xdead_beef);
+            model::dispatch(model::quantize_grid(shape, layout), [64, 1, 1], 2, |gid| {
+                model::quantize_invocation(gid, &push, layout, &x, &mut m)
+            });
+            assert_eq!(m.output, want, "{shape} {layout}");
+            assert!(m.writes.iter().all(|&w| w == 1));
+
+            // Dequantize from words with junk in the padding: never read.
+            let mut words = want.clone();
+            for (i, w) in words.iter_mut().enumerate() {
+                if !real_input_word(layout, shape, i) {
+                    *w = g.next() as u32;
+                }
+            }
+            let want = reference::dequantize(&words, shape, layout, p).unwrap();
+            let dp = DequantizePush::new(shape, p);
+            let mut m = Memory::new(&words, 0, 0);
+            let mut out = vec![f32::NAN; shape.elements()];
+            let mut writes = vec![0u32; shape.elements()];
+            model::dispatch(model::dequantize_grid(shape), [64, 1, 1], 65535, |gid| {
+                model::dequantize_invocation(gid, &dp, layout, &mut m, &mut out, &mut writes)
+            });
+            assert_eq!(out, want, "{shape} {layout}");
+            assert!(writes.iter().all(|&w| w == 1));
+            for (i, &r) in m.reads.iter().enumerate() {
+                if !real_input_word(layout, shape, i) {
+                    assert_eq!(r, 0, "padding word {i} read");
+                }
+            }
+        }
+    }
+    assert_eq!(
+        QuantizePush::new(Shape::new(1, 2, 3, 4), qp(0.5, -1))
+            .to_bytes()
+            .len(),
+        32
+    );
+    assert_eq!(model::dequantize_vec_width(6), 2);
+    assert_eq!(model::dequantize_vec_width(8), 4);
+    assert_eq!(model::dequantize_vec_width(7), 1);
 }
