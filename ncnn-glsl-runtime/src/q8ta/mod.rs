@@ -6,7 +6,7 @@
 //! ([`QuantParams`]) and the fixed-point requantization the shader computes
 //! ([`Requant`], byte for byte), packing between NCHW and a layout, the
 //! validation of shapes and buffers ([`Q8taError`]), the CPU reference of the
-//! four operations ([`reference`]) and a model of each shader's
+//! four operations ([`mod@reference`]) and a model of each shader's
 //! per-invocation logic ([`model`]) that the tests run before any GPU does.
 //!
 //! The contract is `shared/spec/q8ta-pixel-shuffle.md`.
@@ -14,6 +14,7 @@
 mod error;
 mod layout;
 pub mod model;
+mod op;
 mod quant;
 pub mod reference;
 #[cfg(test)]
@@ -21,6 +22,7 @@ mod tests;
 
 pub use error::Q8taError;
 pub use layout::{pack, unpack, Layout, Shape};
+pub use op::{shuffle_local_size, split_dispatch, PixelShuffle};
 pub use quant::{
     dequantize_value, quantize_value, round_half_away, QuantParams, QuantizeConsts, Requant,
 };

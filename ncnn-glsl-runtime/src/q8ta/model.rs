@@ -273,47 +273,33 @@ pub fn baseline_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memo
 }
 
 /// Runs `invocation` over the grid rounded up to `local` (as a dispatch of
-/// whole workgroups does), split into pieces of at most `max_groups`
-/// workgroups per axis (as a runtime with `vkCmdDispatchBase` does).
+/// whole workgroups does), split by [`super::split_dispatch`] into pieces of at
+/// most `max_groups` workgroups per axis, each run as `vkCmdDispatchBase` would
+/// (`gl_GlobalInvocationID = (base + group) * local + local id`).
 pub fn dispatch(
     grid: [u32; 3],
     local: [u32; 3],
     max_groups: u32,
     mut invocation: impl FnMut([u32; 3]),
 ) {
-    let groups: [u32; 3] = std::array::from_fn(|i| grid[i].div_ceil(local[i]));
-    let mut base = [0u32; 3];
-    // Each piece runs its workgroups with gl_GlobalInvocationID = (base + wg) * local + lid.
-    while base[2] < groups[2] {
-        base[1] = 0;
-        while base[1] < groups[1] {
-            base[0] = 0;
-            while base[0] < groups[0] {
-                let count: [u32; 3] =
-                    std::array::from_fn(|i| (groups[i] - base[i]).min(max_groups));
-                for gz in 0..count[2] {
-                    for gy in 0..count[1] {
-                        for gx in 0..count[0] {
-                            let wg = [base[0] + gx, base[1] + gy, base[2] + gz];
-                            for lz in 0..local[2] {
-                                for ly in 0..local[1] {
-                                    for lx in 0..local[0] {
-                                        invocation([
-                                            wg[0] * local[0] + lx,
-                                            wg[1] * local[1] + ly,
-                                            wg[2] * local[2] + lz,
-                                        ]);
-                                    }
-                                }
+    for (base, count) in super::split_dispatch(grid, local, [max_groups; 3]) {
+        for gz in base[2]..base[2] + count[2] {
+            for gy in base[1]..base[1] + count[1] {
+                for gx in base[0]..base[0] + count[0] {
+                    for lz in 0..local[2] {
+                        for ly in 0..local[1] {
+                            for lx in 0..local[0] {
+                                invocation([
+                                    gx * local[0] + lx,
+                                    gy * local[1] + ly,
+                                    gz * local[2] + lz,
+                                ]);
                             }
                         }
                     }
                 }
-                base[0] += count[0];
             }
-            base[1] += max_groups.min(groups[1] - base[1]);
         }
-        base[2] += max_groups.min(groups[2] - base[2]);
     }
 }
 

@@ -749,3 +749,64 @@ fn quantize_and_dequantize_models_match_the_references() {
     assert_eq!(model::dequantize_vec_width(8), 4);
     assert_eq!(model::dequantize_vec_width(7), 1);
 }
+
+#[test]
+fn pixel_shuffle_plan_validates_and_splits() {
+    let i = Shape::new(2, 24, 3, 5);
+    let o = Shape::new(2, 6, 6, 10);
+    let (a, b) = (qp(0.02, 3), qp(0.04, -5));
+    let ps = PixelShuffle::new(i, o, 2, Layout::Packed4W4C, Layout::Packed4C, a, b).unwrap();
+    assert_eq!(ps.input_bytes(), 4 * 2 * 3 * 2 * 6 * 4);
+    assert_eq!(ps.output_bytes(), 4 * 2 * 6 * 10 * 2);
+    assert_eq!(
+        ps.axis_values(),
+        [("IN_LAYOUT", 0), ("OUT_LAYOUT", 1), ("PASSTHROUGH", 0)]
+    );
+    assert_eq!(ps.local_size(), [16, 4, 1]);
+    assert_eq!(ps.grid(), [2, 5, 6]);
+    assert!(ps
+        .check_buffers(ps.input_bytes(), ps.output_bytes())
+        .is_ok());
+    let e = ps
+        .check_buffers(ps.input_bytes(), ps.output_bytes() - 1)
+        .unwrap_err();
+    assert!(e.to_string().contains("output buffer holds"), "{e}");
+    let e = PixelShuffle::new(i, o, 4, Layout::Packed4C, Layout::Packed4C, a, b).unwrap_err();
+    assert_eq!(e, Q8taError::UpscaleFactor(4));
+    let e = PixelShuffle::new(
+        i,
+        o,
+        2,
+        Layout::Packed4C,
+        Layout::Packed4C,
+        qp(f32::NAN, 0),
+        b,
+    );
+    assert!(e.unwrap_err().to_string().contains("input scale NaN"));
+
+    // A grid past 65535 workgroups on z (height x batch) runs once per invocation when split.
+    let grid = [1, 1, 70_000 * 3];
+    let pieces = split_dispatch(grid, [1, 1, 1], [65535, 65535, 65535]);
+    assert_eq!(pieces.len(), 4);
+    let mut seen = vec![0u8; grid[2] as usize];
+    for (base, count) in pieces {
+        assert!(count.iter().all(|&c| c <= 65535));
+        for z in base[2]..base[2] + count[2] {
+            seen[z as usize] += 1;
+        }
+    }
+    assert!(seen.iter().all(|&s| s == 1));
+    // The model over such a split: a tall input whose height x batch exceeds the limit
+    // (small max_groups stand in for 65535, to keep the test fast).
+    let shape = Shape::new(2, 4, 300, 1);
+    let c = random_case(
+        &mut Lcg(7),
+        shape,
+        Layout::Packed4C1W,
+        Layout::Packed4W4C,
+        Requant::new(a, b).unwrap(),
+    );
+    let (out, writes, _) = run_model(&c, false, [1, 1, 1], 255);
+    assert_eq!(out, c.expected);
+    assert!(writes.iter().all(|&w| w == 1));
+}
