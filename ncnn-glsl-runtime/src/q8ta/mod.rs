@@ -10,6 +10,22 @@
 //! per-invocation logic ([`model`]) that the tests run before any GPU does.
 //!
 //! The contract is `shared/spec/q8ta-pixel-shuffle.md`.
+//!
+//! # The shaders (`shaders/` at the workspace root)
+//!
+//! Layout codes are [`Layout`]'s discriminants: 0 = 4W4C, 1 = 4C, 2 = 4C1W.
+//! Binding 0 is the input (read-only), binding 1 the output (written whole).
+//!
+//! | shader | axes | push constants | local size | grid (invocations) |
+//! |---|---|---|---|---|
+//! | `q8ta_pixel_shuffle.comp` | `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` | [`model::ShufflePush`], 36 B | 4x16x1, patched per pair: [`shuffle_local_size`] | [`model::shuffle_grid`] |
+//! | `q8ta_pixel_shuffle_baseline.comp` | the same | the same | 64x1x1 | [`model::baseline_grid`] |
+//! | `q8ta_quantize.comp` | `OUT_LAYOUT` | [`model::QuantizePush`], 32 B | 64x1x1 | [`model::quantize_grid`] |
+//! | `q8ta_dequantize.comp` | `IN_LAYOUT`, `VEC` ([`model::dequantize_vec_width`]) | [`model::DequantizePush`], 24 B | 64x1x1 | [`model::dequantize_grid`] |
+//!
+//! Every shader checks bounds against its push constants and reads
+//! `gl_GlobalInvocationID`, so rounded-up grids and grids split with
+//! `vkCmdDispatchBase` ([`split_dispatch`]) are both correct.
 
 mod error;
 mod layout;

@@ -360,9 +360,13 @@ fn golden_vectors_pass_the_reference_and_both_models() {
             pixel_shuffle(&c.input, c.in_layout, c.in_shape, c.out_layout, &c.requant).unwrap();
         assert_eq!(got, c.expected, "{}", c.name);
         for baseline in [false, true] {
-            let (out, writes, _) = run_model(c, baseline, [4, 16, 1], 65535);
+            let (out, writes, reads) = run_model(c, baseline, [4, 16, 1], 65535);
             assert_eq!(out, c.expected, "{} baseline={baseline}", c.name);
             assert!(writes.iter().all(|&w| w == 1), "{}", c.name);
+            for (i, &r) in reads.iter().enumerate() {
+                let real = real_input_word(c.in_layout, c.in_shape, i);
+                assert!(real || r == 0, "{}: padding word {i} read", c.name);
+            }
         }
     }
 }
