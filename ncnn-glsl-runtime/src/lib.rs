@@ -11,6 +11,8 @@ pub use ncnn_glsl_core::variant::{
 pub use ncnn_glsl_core::{DeviceBits, DeviceCaps, DeviceType, Flag, Options, Target};
 pub use ncnn_glsl_macros::include_ncnn_shader;
 
+pub mod q8ta;
+
 /// What `include_ncnn_shader!` expands to names these paths; not an API.
 #[doc(hidden)]
 pub mod __private {

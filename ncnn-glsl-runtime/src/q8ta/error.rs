@@ -1,0 +1,110 @@
+//! Errors of the q8ta host side: each names the bad value.
+
+use std::fmt;
+
+use super::layout::Shape;
+
+/// What is wrong with a q8ta operation's inputs. Nothing is dispatched or
+/// written when one is returned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Q8taError {
+    /// A scale that is NaN, infinite, zero or negative.
+    Scale {
+        /// Which tensor's scale.
+        what: &'static str,
+        /// The value given.
+        scale: f32,
+    },
+    /// A zero point outside `[-128, 127]`.
+    ZeroPoint {
+        /// Which tensor's zero point.
+        what: &'static str,
+        /// The value given.
+        zero_point: i32,
+    },
+    /// An upscale factor other than 2.
+    UpscaleFactor(usize),
+    /// `C_in != 4 * C_out`.
+    Channels {
+        /// Input channels.
+        c_in: usize,
+        /// Output channels.
+        c_out: usize,
+    },
+    /// The output shape is not `[N, C_in / 4, 2H, 2W]`.
+    ShapeMismatch {
+        /// The input shape.
+        input: Shape,
+        /// The output shape given.
+        output: Shape,
+        /// The output shape the input implies.
+        expected: Shape,
+    },
+    /// A shape with a zero dimension.
+    Empty {
+        /// Which tensor.
+        what: &'static str,
+        /// Its shape.
+        shape: Shape,
+    },
+    /// A tensor whose word or element count does not fit the shaders' 32-bit indices.
+    TooLarge {
+        /// Which tensor.
+        what: &'static str,
+        /// Its shape.
+        shape: Shape,
+    },
+    /// A buffer shorter than its tensor needs.
+    BufferTooSmall {
+        /// Which buffer.
+        what: &'static str,
+        /// Elements (words or values) it needs.
+        needed: usize,
+        /// Elements it has.
+        len: usize,
+    },
+}
+
+impl fmt::Display for Q8taError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Q8taError::Scale { what, scale } => write!(
+                f,
+                "{what} scale {scale:?} is invalid: a scale must be finite and > 0"
+            ),
+            Q8taError::ZeroPoint { what, zero_point } => write!(
+                f,
+                "{what} zero point {zero_point} is out of range [-128, 127]"
+            ),
+            Q8taError::UpscaleFactor(u) => write!(
+                f,
+                "upscale factor {u} is not supported: the q8ta pixel shuffle supports only 2"
+            ),
+            Q8taError::Channels { c_in, c_out } => write!(
+                f,
+                "input channels {c_in} != 4 * output channels {c_out} (upscale factor 2 needs C_in = 4 * C_out)"
+            ),
+            Q8taError::ShapeMismatch {
+                input,
+                output,
+                expected,
+            } => write!(
+                f,
+                "output shape {output} does not match input shape {input}: expected {expected}"
+            ),
+            Q8taError::Empty { what, shape } => {
+                write!(f, "{what} shape {shape} has a zero dimension")
+            }
+            Q8taError::TooLarge { what, shape } => write!(
+                f,
+                "{what} shape {shape} is too large for the shaders' 32-bit indices"
+            ),
+            Q8taError::BufferTooSmall { what, needed, len } => write!(
+                f,
+                "{what} buffer holds {len} elements, the tensor needs {needed}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Q8taError {}

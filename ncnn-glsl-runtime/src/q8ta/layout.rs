@@ -1,0 +1,221 @@
+//! The three channels-packed int8 layouts (spec table) and packing between
+//! NCHW `i8` tensors and their 32-bit words.
+//!
+//! Every layout keeps 4 consecutive channels `4j..4j+3` of one pixel in one
+//! word, channel `c` in byte lane `c % 4` (bits `8 * (c % 4)` upward).
+
+use std::fmt;
+
+use super::error::Q8taError;
+
+/// An NCHW shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// Batch.
+    pub n: usize,
+    /// Channels.
+    pub c: usize,
+    /// Height.
+    pub h: usize,
+    /// Width.
+    pub w: usize,
+}
+
+impl Shape {
+    /// `[n, c, h, w]`.
+    pub const fn new(n: usize, c: usize, h: usize, w: usize) -> Self {
+        Shape { n, c, h, w }
+    }
+
+    /// From `[n, c, h, w]` as the vector files write it.
+    pub fn from_dims(d: [usize; 4]) -> Self {
+        Shape::new(d[0], d[1], d[2], d[3])
+    }
+
+    /// Channel blocks `ceil(C / 4)`.
+    pub const fn c4(self) -> usize {
+        self.c.div_ceil(4)
+    }
+
+    /// Width blocks `ceil(W / 4)` (4W4C only pads width).
+    pub const fn w4(self) -> usize {
+        self.w.div_ceil(4)
+    }
+
+    /// Elements `N * C * H * W` of the NCHW tensor.
+    pub const fn elements(self) -> usize {
+        self.n * self.c * self.h * self.w
+    }
+
+    /// NCHW element index of `(n, c, h, w)`.
+    pub const fn nchw_index(self, n: usize, c: usize, h: usize, w: usize) -> usize {
+        ((n * self.c + c) * self.h + h) * self.w + w
+    }
+
+    pub(crate) fn check_nonempty(self, what: &'static str) -> Result<(), Q8taError> {
+        if self.elements() == 0 {
+            return Err(Q8taError::Empty { what, shape: self });
+        }
+        Ok(())
+    }
+
+    /// The shaders index elements and words with 32-bit signed ints.
+    pub(crate) fn check_index_range(self, what: &'static str) -> Result<(), Q8taError> {
+        let most = self
+            .n
+            .checked_mul(self.c4() * 4)
+            .and_then(|x| x.checked_mul(self.h))
+            .and_then(|x| x.checked_mul(self.w4() * 4));
+        match most {
+            Some(m) if m <= i32::MAX as usize => Ok(()),
+            _ => Err(Q8taError::TooLarge { what, shape: self }),
+        }
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {}, {}, {}]", self.n, self.c, self.h, self.w)
+    }
+}
+
+/// A channels-packed int8 layout. The discriminant is the shaders' layout
+/// code (the value of their `IN_LAYOUT` / `OUT_LAYOUT` axes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Layout {
+    /// `PACKED_INT8_4W4C`: 16-byte blocks of 4 widths x 4 channels; width padded to 4.
+    Packed4W4C = 0,
+    /// `PACKED_INT8_4C` (NHWC): channel blocks innermost.
+    Packed4C = 1,
+    /// `PACKED_INT8_4C1W`: per row, channel block then width.
+    Packed4C1W = 2,
+}
+
+impl Layout {
+    /// The three layouts, in code order.
+    pub const ALL: [Layout; 3] = [Layout::Packed4W4C, Layout::Packed4C, Layout::Packed4C1W];
+
+    /// The shaders' axis value for this layout.
+    pub const fn axis_value(self) -> i64 {
+        self as u8 as i64
+    }
+
+    /// The short name the vector files use (`4W4C`, `4C`, `4C1W`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Layout::Packed4W4C => "4W4C",
+            Layout::Packed4C => "4C",
+            Layout::Packed4C1W => "4C1W",
+        }
+    }
+
+    /// The layout of a short name, or of ExecuTorch's name (`PACKED_INT8_4C`).
+    pub fn from_name(name: &str) -> Option<Layout> {
+        let short = name.strip_prefix("PACKED_INT8_").unwrap_or(name);
+        Layout::ALL.into_iter().find(|l| l.name() == short)
+    }
+
+    /// Word index of channel block `cb` (channels `4cb..4cb+3`) at `(n, h, w)`.
+    pub const fn block_index(self, s: Shape, n: usize, cb: usize, h: usize, w: usize) -> usize {
+        let row = n * s.h + h;
+        match self {
+            Layout::Packed4W4C => ((row * s.w4() + w / 4) * s.c4() + cb) * 4 + w % 4,
+            Layout::Packed4C => (row * s.w + w) * s.c4() + cb,
+            Layout::Packed4C1W => (row * s.c4() + cb) * s.w + w,
+        }
+    }
+
+    /// Word index holding channel `c` at `(n, h, w)` (its lane is `c % 4`).
+    pub const fn word_index(self, s: Shape, n: usize, c: usize, h: usize, w: usize) -> usize {
+        self.block_index(s, n, c / 4, h, w)
+    }
+
+    /// Words in a tensor of shape `s`, padding included.
+    pub const fn word_count(self, s: Shape) -> usize {
+        match self {
+            Layout::Packed4W4C => s.n * s.h * s.w4() * s.c4() * 4,
+            Layout::Packed4C | Layout::Packed4C1W => s.n * s.h * s.w * s.c4(),
+        }
+    }
+
+    /// Bytes in a tensor of shape `s`, padding included.
+    pub const fn byte_count(self, s: Shape) -> usize {
+        self.word_count(s) * 4
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Byte lane `lane` of `word`, sign-extended.
+pub(crate) const fn lane(word: u32, lane: usize) -> i8 {
+    (word >> (8 * lane)) as u8 as i8
+}
+
+/// `word` with byte lane `lane` set to `v`.
+pub(crate) const fn with_lane(word: u32, lane: usize, v: i8) -> u32 {
+    (word & !(0xff << (8 * lane))) | ((v as u8 as u32) << (8 * lane))
+}
+
+/// A word whose four lanes are `v`.
+pub(crate) const fn splat(v: i8) -> u32 {
+    (v as u8 as u32) * 0x0101_0101
+}
+
+/// Packs an NCHW `i8` tensor into `layout`. Every padding byte (channel lanes
+/// `c >= C`, 4W4C words at `w >= W`) is `zero_point`, so the whole buffer
+/// dequantizes to a defined tensor.
+pub fn pack(
+    layout: Layout,
+    shape: Shape,
+    data: &[i8],
+    zero_point: i8,
+) -> Result<Vec<u32>, Q8taError> {
+    if data.len() < shape.elements() {
+        return Err(Q8taError::BufferTooSmall {
+            what: "NCHW input",
+            needed: shape.elements(),
+            len: data.len(),
+        });
+    }
+    let mut words = vec![splat(zero_point); layout.word_count(shape)];
+    for n in 0..shape.n {
+        for c in 0..shape.c {
+            for h in 0..shape.h {
+                for w in 0..shape.w {
+                    let i = layout.word_index(shape, n, c, h, w);
+                    words[i] = with_lane(words[i], c % 4, data[shape.nchw_index(n, c, h, w)]);
+                }
+            }
+        }
+    }
+    Ok(words)
+}
+
+/// Unpacks `layout` words into an NCHW `i8` tensor. Padding is not read.
+pub fn unpack(layout: Layout, shape: Shape, words: &[u32]) -> Result<Vec<i8>, Q8taError> {
+    let needed = layout.word_count(shape);
+    if words.len() < needed {
+        return Err(Q8taError::BufferTooSmall {
+            what: "packed input",
+            needed,
+            len: words.len(),
+        });
+    }
+    let mut out = vec![0i8; shape.elements()];
+    for n in 0..shape.n {
+        for c in 0..shape.c {
+            for h in 0..shape.h {
+                for w in 0..shape.w {
+                    let word = words[layout.word_index(shape, n, c, h, w)];
+                    out[shape.nchw_index(n, c, h, w)] = lane(word, c % 4);
+                }
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,500 @@
+//! Models of the pixel shuffle shaders' per-invocation logic, written to
+//! follow the GLSL line for line (32-bit ints, the same word-index function,
+//! the same bounds checks and padding writes), plus the push-constant block
+//! both shaders declare. Running a model over a rounded-up grid and comparing
+//! with [`super::reference`] catches indexing bugs before any GPU run; the
+//! recorded reads and writes show that input padding is never read and every
+//! output word is written exactly once.
+
+use super::layout::{Layout, Shape};
+use super::quant::{QuantParams, QuantizeConsts, Requant};
+
+/// The push-constant block of `q8ta_pixel_shuffle.comp` and
+/// `q8ta_pixel_shuffle_baseline.comp`: nine 32-bit scalars, std430, 36 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct ShufflePush {
+    /// Offset 0: batch.
+    pub n: i32,
+    /// Offset 4: output channels (input channels = 4 * c_out).
+    pub c_out: i32,
+    /// Offset 8: input height.
+    pub h: i32,
+    /// Offset 12: input width.
+    pub w: i32,
+    /// Offset 16: input zero point.
+    pub zp_in: i32,
+    /// Offset 20: output zero point.
+    pub zp_out: i32,
+    /// Offset 24: [`Requant::mult_hi`].
+    pub mult_hi: u32,
+    /// Offset 28: [`Requant::mult_lo`].
+    pub mult_lo: u32,
+    /// Offset 32: [`Requant::shift`].
+    pub shift: u32,
+}
+
+impl ShufflePush {
+    /// Size of the block in bytes.
+    pub const SIZE: usize = 36;
+
+    /// The block for an input shape (validated by the caller) and a requantization.
+    pub fn new(input: Shape, r: &Requant) -> Self {
+        ShufflePush {
+            n: input.n as i32,
+            c_out: (input.c / 4) as i32,
+            h: input.h as i32,
+            w: input.w as i32,
+            zp_in: r.zp_in,
+            zp_out: r.zp_out,
+            mult_hi: r.mult_hi,
+            mult_lo: r.mult_lo,
+            shift: r.shift,
+        }
+    }
+
+    /// The bytes to hand `vkCmdPushConstants` (little-endian, as every Vulkan device).
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let v = [
+            self.n as u32,
+            self.c_out as u32,
+            self.h as u32,
+            self.w as u32,
+            self.zp_in as u32,
+            self.zp_out as u32,
+            self.mult_hi,
+            self.mult_lo,
+            self.shift,
+        ];
+        let mut b = [0u8; Self::SIZE];
+        for (i, x) in v.iter().enumerate() {
+            b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+        }
+        b
+    }
+
+    fn requant(&self, passthrough: bool) -> Requant {
+        Requant {
+            zp_in: self.zp_in,
+            zp_out: self.zp_out,
+            mult_hi: self.mult_hi,
+            mult_lo: self.mult_lo,
+            shift: self.shift,
+            passthrough,
+        }
+    }
+}
+
+/// The new kernel's global grid in invocations: (output channel blocks,
+/// input width, input height x batch).
+pub fn shuffle_grid(input: Shape) -> [u32; 3] {
+    let c_out = input.c / 4;
+    [
+        c_out.div_ceil(4) as u32,
+        input.w as u32,
+        (input.h * input.n) as u32,
+    ]
+}
+
+/// The baseline's global grid: (output width incl. 4W4C padding, output
+/// height, output channel blocks x batch), output width fastest.
+pub fn baseline_grid(input: Shape, out_layout: Layout) -> [u32; 3] {
+    let ow = 2 * input.w;
+    let ow = if out_layout == Layout::Packed4W4C {
+        ow.div_ceil(4) * 4
+    } else {
+        ow
+    };
+    let c4 = (input.c / 4).div_ceil(4);
+    [ow as u32, (2 * input.h) as u32, (c4 * input.n) as u32]
+}
+
+/// Memory seen by a modelled dispatch: the buffers plus a count of the
+/// reads of each input word and the writes of each output word.
+pub struct Memory<'a> {
+    /// The input words.
+    pub input: &'a [u32],
+    /// Reads of each input word.
+    pub reads: Vec<u32>,
+    /// The output words.
+    pub output: Vec<u32>,
+    /// Writes of each output word.
+    pub writes: Vec<u32>,
+}
+
+impl<'a> Memory<'a> {
+    /// Input buffer, and an output of `out_words` words filled with `poison`.
+    pub fn new(input: &'a [u32], out_words: usize, poison: u32) -> Self {
+        Memory {
+            input,
+            reads: vec![0; input.len()],
+            output: vec![poison; out_words],
+            writes: vec![0; out_words],
+        }
+    }
+
+    // An index out of range panics, as a robust-buffer-access-free GPU would corrupt.
+    fn sm4(&mut self, i: i32) -> i32 {
+        let i = usize::try_from(i).expect("negative input index");
+        self.reads[i] += 1;
+        self.input[i] as i32
+    }
+
+    fn st4(&mut self, i: i32, v: [i32; 4]) {
+        let i = usize::try_from(i).expect("negative output index");
+        // packInt4x8: each lane masked to 8 bits.
+        let w = (v[0] & 255) | (v[1] & 255) << 8 | (v[2] & 255) << 16 | (v[3] & 255) << 24;
+        self.output[i] = w as u32;
+        self.writes[i] += 1;
+    }
+}
+
+/// The GLSL `word_index()` (32-bit ints as the shader; its argument list too).
+#[allow(clippy::too_many_arguments)]
+fn word_index(lay: i32, n: i32, cb: i32, y: i32, x: i32, hh: i32, ww: i32, cc4: i32) -> i32 {
+    let row = n * hh + y;
+    if lay == 0 {
+        let ww4 = (ww + 3) / 4;
+        return ((row * ww4 + x / 4) * cc4 + cb) * 4 + x % 4;
+    }
+    if lay == 1 {
+        return (row * ww + x) * cc4 + cb;
+    }
+    (row * cc4 + cb) * ww + x
+}
+
+/// GLSL `bitfieldExtract(int, offset, 8)`: sign-extended byte.
+fn byte(w: i32, s: i32) -> i32 {
+    (w >> (8 * s)) as i8 as i32
+}
+
+/// The layouts and passthrough of one variant (the shaders' build-time axes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Axes {
+    /// `IN_LAYOUT`.
+    pub in_layout: Layout,
+    /// `OUT_LAYOUT`.
+    pub out_layout: Layout,
+    /// `PASSTHROUGH`.
+    pub passthrough: bool,
+}
+
+/// One invocation of `q8ta_pixel_shuffle.comp` at global id `gid`.
+pub fn shuffle_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memory) {
+    let (in_l, out_l) = (
+        a.in_layout.axis_value() as i32,
+        a.out_layout.axis_value() as i32,
+    );
+    let rq = p.requant(false);
+    let k = gid[0] as i32;
+    let x = gid[1] as i32;
+    let z = gid[2] as i32;
+    let c4_out = (p.c_out + 3) / 4;
+    if k >= c4_out || x >= p.w || z >= p.h * p.n {
+        return;
+    }
+    let n = z / p.h;
+    let y = z % p.h;
+    let c4_in = p.c_out;
+    let zp_word = (p.zp_in & 255).wrapping_mul(0x0101_0101);
+    let mut w = [zp_word; 4];
+    let cb = 4 * k;
+    w[0] = m.sm4(word_index(in_l, n, cb, y, x, p.h, p.w, c4_in));
+    for (j, wj) in w.iter_mut().enumerate().skip(1) {
+        if cb + (j as i32) < c4_in {
+            *wj = m.sm4(word_index(in_l, n, cb + j as i32, y, x, p.h, p.w, c4_in));
+        }
+    }
+    let oh = 2 * p.h;
+    let ow = 2 * p.w;
+    for s in 0..4 {
+        let mut v = [byte(w[0], s), byte(w[1], s), byte(w[2], s), byte(w[3], s)];
+        if !a.passthrough {
+            v = v.map(|q| rq.apply(q as i8) as i32);
+        }
+        let (dy, dx) = (s / 2, s % 2);
+        m.st4(
+            word_index(out_l, n, k, 2 * y + dy, 2 * x + dx, oh, ow, c4_out),
+            v,
+        );
+    }
+    if out_l == 0 && x == p.w - 1 && ow % 4 != 0 {
+        for s in 0..4 {
+            let (dy, dx) = (s / 2, s % 2);
+            m.st4(
+                word_index(0, n, k, 2 * y + dy, ow + dx, oh, ow, c4_out),
+                [p.zp_out; 4],
+            );
+        }
+    }
+}
+
+/// One invocation of `q8ta_pixel_shuffle_baseline.comp` at global id `gid`.
+pub fn baseline_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memory) {
+    let (in_l, out_l) = (
+        a.in_layout.axis_value() as i32,
+        a.out_layout.axis_value() as i32,
+    );
+    let rq = p.requant(false);
+    let ox = gid[0] as i32;
+    let oy = gid[1] as i32;
+    let z = gid[2] as i32;
+    let c4_out = (p.c_out + 3) / 4;
+    let oh = 2 * p.h;
+    let ow = 2 * p.w;
+    let ow_padded = if out_l == 0 { (ow + 3) / 4 * 4 } else { ow };
+    if ox >= ow_padded || oy >= oh || z >= c4_out * p.n {
+        return;
+    }
+    // Channel block slowest: z = k * N + n.
+    let k = z / p.n;
+    let n = z % p.n;
+    let out_i = word_index(out_l, n, k, oy, ox, oh, ow, c4_out);
+    if ox >= ow {
+        m.st4(out_i, [p.zp_out; 4]);
+        return;
+    }
+    let (y, dy, x, dx) = (oy / 2, oy % 2, ox / 2, ox % 2);
+    let s = 2 * dy + dx;
+    let mut v = [p.zp_out; 4];
+    for (j, vj) in v.iter_mut().enumerate() {
+        let c = 4 * k + j as i32;
+        if c < p.c_out {
+            // Input channel 4c + s is lane s of input channel block c.
+            let q = byte(m.sm4(word_index(in_l, n, c, y, x, p.h, p.w, p.c_out)), s);
+            *vj = if a.passthrough {
+                q
+            } else {
+                rq.apply(q as i8) as i32
+            };
+        }
+    }
+    m.st4(out_i, v);
+}
+
+/// Runs `invocation` over the grid rounded up to `local` (as a dispatch of
+/// whole workgroups does), split by [`super::split_dispatch`] into pieces of at
+/// most `max_groups` workgroups per axis, each run as `vkCmdDispatchBase` would
+/// (`gl_GlobalInvocationID = (base + group) * local + local id`).
+pub fn dispatch(
+    grid: [u32; 3],
+    local: [u32; 3],
+    max_groups: u32,
+    mut invocation: impl FnMut([u32; 3]),
+) {
+    for (base, count) in super::split_dispatch(grid, local, [max_groups; 3]) {
+        for gz in base[2]..base[2] + count[2] {
+            for gy in base[1]..base[1] + count[1] {
+                for gx in base[0]..base[0] + count[0] {
+                    for lz in 0..local[2] {
+                        for ly in 0..local[1] {
+                            for lx in 0..local[0] {
+                                invocation([
+                                    gx * local[0] + lx,
+                                    gy * local[1] + ly,
+                                    gz * local[2] + lz,
+                                ]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The push-constant block of `q8ta_quantize.comp`: 8 32-bit scalars, 32 bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct QuantizePush {
+    /// Offsets 0, 4, 8, 12: the NCHW shape `n, c, h, w`.
+    pub shape: [i32; 4],
+    /// Offset 16: the zero point.
+    pub zp: i32,
+    /// Offset 20: [`QuantizeConsts::inv_scale`].
+    pub inv_scale: f32,
+    /// Offset 24: [`QuantizeConsts::scale_hi`].
+    pub scale_hi: f32,
+    /// Offset 28: [`QuantizeConsts::scale_lo`].
+    pub scale_lo: f32,
+}
+
+impl QuantizePush {
+    /// Size of the block in bytes.
+    pub const SIZE: usize = 32;
+
+    /// The block for a tensor shape and validated parameters.
+    pub fn new(shape: Shape, p: QuantParams) -> Self {
+        let k = QuantizeConsts::new(p.scale);
+        QuantizePush {
+            shape: shape_i32(shape),
+            zp: p.zero_point,
+            inv_scale: k.inv_scale,
+            scale_hi: k.scale_hi,
+            scale_lo: k.scale_lo,
+        }
+    }
+
+    /// The bytes to hand `vkCmdPushConstants`.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let s = self.shape.map(|x| x as u32);
+        words_to_bytes([
+            s[0],
+            s[1],
+            s[2],
+            s[3],
+            self.zp as u32,
+            self.inv_scale.to_bits(),
+            self.scale_hi.to_bits(),
+            self.scale_lo.to_bits(),
+        ])
+    }
+}
+
+/// The push-constant block of `q8ta_dequantize.comp`: 6 32-bit scalars, 24 bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct DequantizePush {
+    /// Offsets 0, 4, 8, 12: the NCHW shape `n, c, h, w`.
+    pub shape: [i32; 4],
+    /// Offset 16: the zero point.
+    pub zp: i32,
+    /// Offset 20: the scale.
+    pub scale: f32,
+}
+
+impl DequantizePush {
+    /// Size of the block in bytes.
+    pub const SIZE: usize = 24;
+
+    /// The block for a tensor shape and validated parameters.
+    pub fn new(shape: Shape, p: QuantParams) -> Self {
+        DequantizePush {
+            shape: shape_i32(shape),
+            zp: p.zero_point,
+            scale: p.scale,
+        }
+    }
+
+    /// The bytes to hand `vkCmdPushConstants`.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let s = self.shape.map(|x| x as u32);
+        words_to_bytes([s[0], s[1], s[2], s[3], self.zp as u32, self.scale.to_bits()])
+    }
+}
+
+fn shape_i32(s: Shape) -> [i32; 4] {
+    [s.n as i32, s.c as i32, s.h as i32, s.w as i32]
+}
+
+fn words_to_bytes<const W: usize, const B: usize>(v: [u32; W]) -> [u8; B] {
+    let mut b = [0u8; B];
+    for (i, x) in v.iter().enumerate() {
+        b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+    }
+    b
+}
+
+/// The dequantize shader's `VEC` axis value for a width: 4 elements per
+/// invocation (`buffer_st4`) when `W % 4 == 0`, 2 when `W % 2 == 0`, else 1.
+/// Vector stores need the NCHW element index of `(n, c, h, 0)` to be a
+/// multiple of the vector width, which holds for every row exactly then.
+pub fn dequantize_vec_width(w: usize) -> usize {
+    if w % 4 == 0 {
+        4
+    } else if w % 2 == 0 {
+        2
+    } else {
+        1
+    }
+}
+
+/// The quantize shader's grid: (width, padded to 4 for 4W4C; height; channel blocks x batch).
+pub fn quantize_grid(shape: Shape, layout: Layout) -> [u32; 3] {
+    let w = if layout == Layout::Packed4W4C {
+        shape.w4() * 4
+    } else {
+        shape.w
+    };
+    [w as u32, shape.h as u32, (shape.c4() * shape.n) as u32]
+}
+
+/// The dequantize shader's grid: (`ceil(W / vec)`, height, channels x batch).
+pub fn dequantize_grid(shape: Shape) -> [u32; 3] {
+    let v = dequantize_vec_width(shape.w);
+    [
+        shape.w.div_ceil(v) as u32,
+        shape.h as u32,
+        (shape.c * shape.n) as u32,
+    ]
+}
+
+/// One invocation of `q8ta_quantize.comp`: reads `input` (NCHW floats),
+/// writes one word of `m.output` (the `input` words of `m` are unused).
+pub fn quantize_invocation(
+    gid: [u32; 3],
+    p: &QuantizePush,
+    layout: Layout,
+    input: &[f32],
+    m: &mut Memory,
+) {
+    let [pn, pc, ph, pw] = p.shape;
+    let k = QuantizeConsts {
+        inv_scale: p.inv_scale,
+        scale_hi: p.scale_hi,
+        scale_lo: p.scale_lo,
+    };
+    let (x, y, z) = (gid[0] as i32, gid[1] as i32, gid[2] as i32);
+    let c4 = (pc + 3) / 4;
+    let lay = layout.axis_value() as i32;
+    let w_padded = if lay == 0 { (pw + 3) / 4 * 4 } else { pw };
+    if x >= w_padded || y >= ph || z >= c4 * pn {
+        return;
+    }
+    let n = z / c4;
+    let cb = z % c4;
+    let mut v = [p.zp; 4];
+    if x < pw {
+        for (j, vj) in v.iter_mut().enumerate() {
+            let c = 4 * cb + j as i32;
+            if c < pc {
+                let f = input[(((n * pc + c) * ph + y) * pw + x) as usize];
+                *vj = (k.rounded(f) + p.zp).clamp(-128, 127);
+            }
+        }
+    }
+    m.st4(word_index(lay, n, cb, y, x, ph, pw, c4), v);
+}
+
+/// One invocation of `q8ta_dequantize.comp` (`VEC` = [`dequantize_vec_width`]):
+/// reads words of `m.input`, writes f32 elements of `out` (the storage
+/// conversion to fp16 is the device's) and counts their writes.
+pub fn dequantize_invocation(
+    gid: [u32; 3],
+    p: &DequantizePush,
+    layout: Layout,
+    m: &mut Memory,
+    out: &mut [f32],
+    out_writes: &mut [u32],
+) {
+    let [pn, pc, ph, pw] = p.shape;
+    let vec = dequantize_vec_width(pw as usize) as i32;
+    let lay = layout.axis_value() as i32;
+    let (gx, y, z) = (gid[0] as i32, gid[1] as i32, gid[2] as i32);
+    let x = gx * vec;
+    if x >= pw || y >= ph || z >= pc * pn {
+        return;
+    }
+    let n = z / pc;
+    let c = z % pc;
+    let c4 = (pc + 3) / 4;
+    let i = (z * ph + y) * pw + x;
+    // buffer_st4 / st2 write vector i / vec: the element index must be aligned.
+    assert_eq!(i % vec, 0);
+    for e in 0..vec {
+        let word = m.sm4(word_index(lay, n, c / 4, y, x + e, ph, pw, c4));
+        let q = byte(word, c % 4);
+        out[(i + e) as usize] = (q - p.zp) as f32 * p.scale;
+        out_writes[(i + e) as usize] += 1;
+    }
+}

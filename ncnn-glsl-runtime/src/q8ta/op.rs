@@ -1,0 +1,148 @@
+//! A validated pixel shuffle, ready for a dispatch: everything the Vulkan glue
+//! needs (variant axes, push constants, grids, local sizes, buffer sizes),
+//! checked once on the host so that a bad call dispatches nothing.
+
+use super::check_shuffle_shapes;
+use super::error::Q8taError;
+use super::layout::{Layout, Shape};
+use super::model::{self, Axes, ShufflePush};
+use super::quant::{QuantParams, Requant};
+
+/// One q8ta pixel shuffle: shapes, layouts and quantization, validated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PixelShuffle {
+    /// `[N, 4 * C_out, H, W]`.
+    pub input: Shape,
+    /// `[N, C_out, 2H, 2W]`.
+    pub output: Shape,
+    /// The input's layout.
+    pub in_layout: Layout,
+    /// The output's layout.
+    pub out_layout: Layout,
+    /// The fixed-point requantization (and whether it is the identity).
+    pub requant: Requant,
+}
+
+impl PixelShuffle {
+    /// Validates the factor (2 only), the shapes (`C_in = 4 * C_out`, output
+    /// `[N, C_out, 2H, 2W]`, nothing empty, 32-bit indices) and both
+    /// quantization parameter sets.
+    pub fn new(
+        input: Shape,
+        output: Shape,
+        upscale_factor: usize,
+        in_layout: Layout,
+        out_layout: Layout,
+        q_in: QuantParams,
+        q_out: QuantParams,
+    ) -> Result<Self, Q8taError> {
+        check_shuffle_shapes(input, output, upscale_factor)?;
+        let requant = Requant::new(q_in, q_out)?;
+        Ok(PixelShuffle {
+            input,
+            output,
+            in_layout,
+            out_layout,
+            requant,
+        })
+    }
+
+    /// Bytes the input buffer needs (its layout's words, padding included).
+    pub fn input_bytes(&self) -> usize {
+        self.in_layout.byte_count(self.input)
+    }
+
+    /// Bytes the output buffer needs; all of them are written.
+    pub fn output_bytes(&self) -> usize {
+        self.out_layout.byte_count(self.output)
+    }
+
+    /// Checks buffer sizes in bytes before a dispatch.
+    pub fn check_buffers(&self, input_len: usize, output_len: usize) -> Result<(), Q8taError> {
+        for (what, needed, len) in [
+            ("input", self.input_bytes(), input_len),
+            ("output", self.output_bytes(), output_len),
+        ] {
+            if len < needed {
+                return Err(Q8taError::BufferTooSmall { what, needed, len });
+            }
+        }
+        Ok(())
+    }
+
+    /// The variant's build-time axes.
+    pub fn axes(&self) -> Axes {
+        Axes {
+            in_layout: self.in_layout,
+            out_layout: self.out_layout,
+            passthrough: self.requant.passthrough,
+        }
+    }
+
+    /// The `(name, value)` pairs to select the variant of either shuffle shader.
+    pub fn axis_values(&self) -> [(&'static str, i64); 3] {
+        [
+            ("IN_LAYOUT", self.in_layout.axis_value()),
+            ("OUT_LAYOUT", self.out_layout.axis_value()),
+            ("PASSTHROUGH", self.requant.passthrough as i64),
+        ]
+    }
+
+    /// The push constants of either shuffle shader.
+    pub fn push(&self) -> ShufflePush {
+        ShufflePush::new(self.input, &self.requant)
+    }
+
+    /// The new kernel's grid in invocations (not workgroups).
+    pub fn grid(&self) -> [u32; 3] {
+        model::shuffle_grid(self.input)
+    }
+
+    /// The baseline's grid in invocations.
+    pub fn baseline_grid(&self) -> [u32; 3] {
+        model::baseline_grid(self.input, self.out_layout)
+    }
+
+    /// The new kernel's workgroup shape for this layout pair, so that one
+    /// workgroup's stores cover contiguous memory (the seed's Adreno 830 choices;
+    /// to be tuned per device): a 4C output puts channel blocks first (16x4x1),
+    /// 4C1W on both sides goes along width (1x64x1), every other pair 4x16x1 (the
+    /// literal in the shader). The runtime patches `OpExecutionMode LocalSize`.
+    pub fn local_size(&self) -> [u32; 3] {
+        shuffle_local_size(self.in_layout, self.out_layout)
+    }
+}
+
+/// See [`PixelShuffle::local_size`].
+pub fn shuffle_local_size(in_layout: Layout, out_layout: Layout) -> [u32; 3] {
+    match (in_layout, out_layout) {
+        (_, Layout::Packed4C) => [16, 4, 1],
+        (Layout::Packed4C1W, Layout::Packed4C1W) => [1, 64, 1],
+        _ => [4, 16, 1],
+    }
+}
+
+/// Workgroup counts for `grid` at `local`, split into pieces of at most
+/// `max_groups` per axis (`maxComputeWorkGroupCount`, 65535 on y and z on
+/// NVIDIA and lavapipe): `(base, count)` pairs for `vkCmdDispatchBase`. The
+/// shaders read `gl_GlobalInvocationID`, which includes the base, and check
+/// bounds, so the pieces together run the grid exactly once.
+pub fn split_dispatch(
+    grid: [u32; 3],
+    local: [u32; 3],
+    max_groups: [u32; 3],
+) -> Vec<([u32; 3], [u32; 3])> {
+    let groups: [u32; 3] = std::array::from_fn(|i| grid[i].div_ceil(local[i]));
+    let starts = |i: usize| (0..groups[i]).step_by(max_groups[i].max(1) as usize);
+    let mut out = Vec::new();
+    for z in starts(2) {
+        for y in starts(1) {
+            for x in starts(0) {
+                let base = [x, y, z];
+                let count = std::array::from_fn(|i| (groups[i] - base[i]).min(max_groups[i]));
+                out.push((base, count));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,282 @@
+//! Per-tensor quantization parameters and the fixed-point requantization.
+//!
+//! `requant(q) = clamp(round_half_away((q - zp_in) * scale_in / scale_out) + zp_out, -128, 127)`
+//! must come out byte-identical on every device, so the shader computes it in
+//! integers from a multiplier and shift made here once; [`Requant::apply`] is
+//! the shader's arithmetic step for step (32-bit wrapping operations included).
+//!
+//! Why 48 bits of multiplier, not the ~22 the spec sketches: with `|q - zp_in| <= 255`
+//! a 22-bit multiplier is within one step of the real value, but not always equal to
+//! it. Two 24-bit limbs, each multiplied by the 8-bit `|q - zp_in|` in 32 bits, make
+//! the result equal the exact real-valued formula for every pair of f32 scales:
+//! - the multiplier is rounded up, `M / 2^S >= r`, by less than `r * 2^-47`;
+//! - for `r = p / q` in lowest terms, `x * r` is either exactly a half integer (a tie,
+//!   which `M / 2^S >= r` rounds away from zero as it should) or at least `1 / (2q)`
+//!   from one, and `q < 2^34` in the range that neither saturates nor vanishes
+//!   (`2^-10 <= r <= 2^8`), while the overshoot is below `256 * 2^-47 = 2^-39`:
+//!   the rounding never moves.
+//!
+//! The tests check this against an exact rational oracle.
+
+use super::error::Q8taError;
+
+/// Scale and zero point of a per-tensor quantized int8 tensor:
+/// `real = (q - zero_point) * scale`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuantParams {
+    /// Finite and > 0.
+    pub scale: f32,
+    /// In `[-128, 127]`.
+    pub zero_point: i32,
+}
+
+impl QuantParams {
+    /// Validated parameters; `what` names the tensor in the error
+    /// ("input", "output", ...).
+    pub fn new(scale: f32, zero_point: i32, what: &'static str) -> Result<Self, Q8taError> {
+        let p = QuantParams { scale, zero_point };
+        p.validate(what)?;
+        Ok(p)
+    }
+
+    /// Checks the scale (finite, > 0) and the zero point (`[-128, 127]`).
+    pub fn validate(&self, what: &'static str) -> Result<(), Q8taError> {
+        if !(self.scale.is_finite() && self.scale > 0.0) {
+            return Err(Q8taError::Scale {
+                what,
+                scale: self.scale,
+            });
+        }
+        if !(-128..=127).contains(&self.zero_point) {
+            return Err(Q8taError::ZeroPoint {
+                what,
+                zero_point: self.zero_point,
+            });
+        }
+        Ok(())
+    }
+
+    /// The zero point as a byte (valid parameters only).
+    pub fn zp_i8(&self) -> i8 {
+        self.zero_point as i8
+    }
+}
+
+/// Round half away from zero, without `round()`'s implementation-defined ties
+/// (the shaders cannot use GLSL `round()`: naga lowers it to round-half-even).
+pub fn round_half_away(x: f64) -> f64 {
+    let t = x.abs().floor();
+    let r = if x.abs() - t >= 0.5 { t + 1.0 } else { t };
+    r.copysign(x)
+}
+
+/// An f32 as `m * 2^e` with an integer mantissa `m` (0 for zero).
+fn decompose(x: f32) -> (u64, i32) {
+    let bits = x.to_bits();
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let frac = (bits & 0x7f_ffff) as u64;
+    if exp == 0 {
+        (frac, -149)
+    } else {
+        (frac | 0x80_0000, exp - 150)
+    }
+}
+
+/// `floor(log2(a / b))` for positive integers.
+fn floor_log2_ratio(a: u64, b: u64) -> i32 {
+    let t = (64 - a.leading_zeros()) as i32 - (64 - b.leading_zeros()) as i32;
+    let (aa, bb) = if t >= 0 {
+        (a as u128, (b as u128) << t)
+    } else {
+        ((a as u128) << -t, b as u128)
+    };
+    if aa >= bb {
+        t
+    } else {
+        t - 1
+    }
+}
+
+/// The smallest shift: `r` clamped to `2^8` (any larger ratio saturates every
+/// nonzero `q - zp_in`) gives `S = 47 - 8`.
+const MIN_SHIFT: u32 = 39;
+/// Ratios below `2^-10` map every `|q - zp_in| <= 255` below one half.
+const MIN_LOG2: i32 = -10;
+const MAX_LOG2: i32 = 8;
+
+/// The host side of the shader's requantization: multiplier, shift and zero
+/// points, as the shader's push constants carry them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Requant {
+    /// Input zero point.
+    pub zp_in: i32,
+    /// Output zero point.
+    pub zp_out: i32,
+    /// Multiplier bits 24..47 (`M = mult_hi * 2^24 + mult_lo`, `M / 2^S ~ scale_in / scale_out`).
+    pub mult_hi: u32,
+    /// Multiplier bits 0..23.
+    pub mult_lo: u32,
+    /// The shift `S`, in `39..=57`.
+    pub shift: u32,
+    /// `scale_in == scale_out` and `zp_in == zp_out`: the identity, and the
+    /// shaders' `PASSTHROUGH = 1` variant.
+    pub passthrough: bool,
+}
+
+impl Requant {
+    /// Validates both parameter sets and computes the fixed-point form.
+    pub fn new(input: QuantParams, output: QuantParams) -> Result<Self, Q8taError> {
+        input.validate("input")?;
+        output.validate("output")?;
+        let (m_in, e_in) = decompose(input.scale);
+        let (m_out, e_out) = decompose(output.scale);
+        let log2 = floor_log2_ratio(m_in, m_out) + e_in - e_out;
+        let (m, shift): (u64, u32) = if log2 < MIN_LOG2 {
+            (0, 47)
+        } else if log2 >= MAX_LOG2 {
+            (1 << 47, MIN_SHIFT)
+        } else {
+            let shift = (47 - log2) as u32;
+            // M = ceil(m_in * 2^(e_in - e_out + S) / m_out), exponent in [23, 71]:
+            // rounded up so that exact ties (x * r = k + 1/2) still round away from zero.
+            let k = e_in - e_out + shift as i32;
+            debug_assert!((0..100).contains(&k));
+            let num = (m_in as u128) << k;
+            let den = m_out as u128;
+            let m = num.div_ceil(den) as u64;
+            if m == 1 << 48 {
+                // Rounded up to the next power of two: renormalize.
+                (1 << 47, shift - 1)
+            } else {
+                (m, shift)
+            }
+        };
+        debug_assert!((MIN_SHIFT..=57).contains(&shift) && m < 1 << 48);
+        Ok(Requant {
+            zp_in: input.zero_point,
+            zp_out: output.zero_point,
+            mult_hi: (m >> 24) as u32,
+            mult_lo: (m & 0xff_ffff) as u32,
+            shift,
+            passthrough: input.scale == output.scale && input.zero_point == output.zero_point,
+        })
+    }
+
+    /// The multiplier `M` (48 bits).
+    pub fn multiplier(&self) -> u64 {
+        ((self.mult_hi as u64) << 24) | self.mult_lo as u64
+    }
+
+    /// Requantizes one value exactly as the shader does (the same 32-bit
+    /// operations; the shader's `requant()`). Identity when passthrough.
+    pub fn apply(&self, q: i8) -> i8 {
+        if self.passthrough {
+            return q;
+        }
+        let d = q as i32 - self.zp_in;
+        let x = d.unsigned_abs();
+        let a = x.wrapping_mul(self.mult_lo);
+        let b = x.wrapping_mul(self.mult_hi);
+        let lo = (b << 24).wrapping_add(a);
+        let carry = (lo < a) as u32;
+        let hi = (b >> 8)
+            .wrapping_add(carry)
+            .wrapping_add(1u32 << (self.shift - 33));
+        let y = (hi >> (self.shift - 32)).min(255) as i32;
+        let r = if d < 0 {
+            self.zp_out - y
+        } else {
+            self.zp_out + y
+        };
+        r.clamp(-128, 127) as i8
+    }
+
+    /// The 256-entry table of [`Requant::apply`], indexed by `q as u8`.
+    pub fn table(&self) -> [i8; 256] {
+        std::array::from_fn(|i| self.apply(i as u8 as i8))
+    }
+}
+
+/// Constants of the quantize shader's deterministic float path, made once on
+/// the host from the scale (see `shaders/q8ta_quantize.comp`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuantizeConsts {
+    /// `1 / scale` rounded to f32 (clamped to `f32::MAX`), for the estimate.
+    pub inv_scale: f32,
+    /// `scale` with its 9 low mantissa bits cleared: `c * 0.5 * scale_hi` is exact in f32
+    /// for integers `c <= 511`.
+    pub scale_hi: f32,
+    /// `scale - scale_hi` (exact, at most 9 significant bits).
+    pub scale_lo: f32,
+}
+
+impl QuantizeConsts {
+    /// For a validated scale.
+    pub fn new(scale: f32) -> Self {
+        let inv = (1.0f64 / scale as f64).min(f32::MAX as f64) as f32;
+        let scale_hi = f32::from_bits(scale.to_bits() & !0x1ff);
+        QuantizeConsts {
+            inv_scale: inv,
+            scale_hi,
+            scale_lo: scale - scale_hi,
+        }
+    }
+
+    /// `round_half_away(x / scale)` capped to `[-255, 255]` (enough: larger
+    /// magnitudes saturate with any zero point), computed in f32 exactly as the
+    /// quantize shader does. An estimate through the reciprocal is corrected by
+    /// an exact comparison of `|x|` with `(y +- 0.5) * scale`: the products with
+    /// `scale_hi` and `scale_lo` are exact, and `|x| - (y + 0.5) * scale_hi` is
+    /// exact whenever it is near `(y + 0.5) * scale_lo` (Sterbenz), so the
+    /// comparison is exact and a fused multiply-add changes nothing.
+    pub fn rounded(&self, x: f32) -> i32 {
+        if x.is_nan() {
+            return 0;
+        }
+        let ax = x.abs();
+        let t = ax * self.inv_scale + 0.5;
+        let mut y: u32 = if t < 255.0 { t as u32 } else { 255 };
+        if y < 255 {
+            let c = y as f32 + 0.5;
+            if ax - c * self.scale_hi >= c * self.scale_lo {
+                y += 1;
+            } else if y > 0 {
+                let c = y as f32 - 0.5;
+                if ax - c * self.scale_hi < c * self.scale_lo {
+                    y -= 1;
+                }
+            }
+        } else {
+            let c = y as f32 - 0.5;
+            if ax - c * self.scale_hi < c * self.scale_lo {
+                y -= 1;
+            }
+        }
+        if x < 0.0 {
+            -(y as i32)
+        } else {
+            y as i32
+        }
+    }
+
+    /// The quantize shader's byte for `x`: `clamp(rounded(x) + zp, -128, 127)`.
+    pub fn quantize(&self, x: f32, zero_point: i32) -> i8 {
+        (self.rounded(x) + zero_point).clamp(-128, 127) as i8
+    }
+}
+
+/// Reference quantization of one value: `clamp(round_half_away(x / scale) + zp, -128, 127)`
+/// with the division in f64 (exact at ties of two f32 values; NaN maps to `zp`).
+pub fn quantize_value(x: f32, p: QuantParams) -> i8 {
+    if x.is_nan() {
+        return p.zp_i8();
+    }
+    let v = round_half_away(x as f64 / p.scale as f64);
+    (v + p.zero_point as f64).clamp(-128.0, 127.0) as i8
+}
+
+/// Reference dequantization of one value: `(q - zp) * scale` in f32 (one
+/// rounding: the integer factor is exact).
+pub fn dequantize_value(q: i8, p: QuantParams) -> f32 {
+    (q as i32 - p.zero_point) as f32 * p.scale
+}

@@ -1,0 +1,110 @@
+//! The q8ta shaders build in every variant the macro enumerates, with the
+//! axes, bindings, push-constant sizes and local sizes the host side relies on.
+
+use std::collections::BTreeSet;
+
+use ncnn_glsl_runtime::q8ta::model::{DequantizePush, QuantizePush, ShufflePush};
+use ncnn_glsl_runtime::q8ta::Layout;
+use ncnn_glsl_runtime::reflection::Access;
+use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet};
+
+static SHUFFLE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_pixel_shuffle.comp");
+static BASELINE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_pixel_shuffle_baseline.comp");
+static QUANTIZE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_quantize.comp");
+static DEQUANTIZE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_dequantize.comp");
+
+/// (variants, distinct blobs, SPIR-V bytes of the distinct blobs), printed for the report.
+fn summary(name: &str, set: &VariantSet) -> (usize, usize, usize) {
+    let mut seen = BTreeSet::new();
+    let bytes: usize = set
+        .variants
+        .iter()
+        .filter(|v| seen.insert(v.blob.spirv.as_ptr()))
+        .map(|v| v.blob.spirv.len() * 4)
+        .sum();
+    eprintln!(
+        "{name}: {} variants, {} blobs, {bytes} SPIR-V bytes",
+        set.variants.len(),
+        seen.len()
+    );
+    (set.variants.len(), seen.len(), bytes)
+}
+
+fn check(set: &VariantSet, axes: &[(&str, &[i64])], push: usize, local: [u32; 3]) {
+    let declared: Vec<(&str, &[i64])> = set.axes.iter().map(|a| (a.name, a.values)).collect();
+    assert_eq!(declared, axes);
+    for v in set.variants {
+        assert_eq!(v.blob.spirv[0], 0x0723_0203, "{}", v.target);
+        let r = &v.blob.reflection;
+        assert_eq!(r.push_constant_size as usize, push, "{}", v.target);
+        assert_eq!(r.local_size, local, "{}", v.target);
+        let b: Vec<(u32, Access)> = r.bindings.iter().map(|b| (b.binding, b.access)).collect();
+        assert_eq!(
+            b,
+            [(0, Access::ReadOnly), (1, Access::WriteOnly)],
+            "{}",
+            v.target
+        );
+    }
+    // Every axis combination is built for every mode.
+    let combos: BTreeSet<Vec<i64>> = set.variants.iter().map(|v| v.axes.to_vec()).collect();
+    let want: usize = axes.iter().map(|a| a.1.len()).product();
+    assert_eq!(combos.len(), want);
+}
+
+const LAYOUTS: &[i64] = &[0, 1, 2];
+
+#[test]
+fn pixel_shuffle_sets() {
+    assert_eq!(
+        Layout::ALL.map(|l| l.axis_value()).to_vec(),
+        LAYOUTS.to_vec()
+    );
+    let axes: &[(&str, &[i64])] = &[
+        ("IN_LAYOUT", LAYOUTS),
+        ("OUT_LAYOUT", LAYOUTS),
+        ("PASSTHROUGH", &[0, 1]),
+    ];
+    check(SHUFFLE, axes, ShufflePush::SIZE, [4, 16, 1]);
+    check(BASELINE, axes, ShufflePush::SIZE, [64, 1, 1]);
+    let (_, blobs, _) = summary("q8ta_pixel_shuffle", SHUFFLE);
+    assert_eq!(blobs, 18);
+    let (_, blobs, _) = summary("q8ta_pixel_shuffle_baseline", BASELINE);
+    assert_eq!(blobs, 18);
+    // int8 words only: no device feature needed.
+    for v in SHUFFLE.variants.iter().chain(BASELINE.variants) {
+        assert!(
+            v.blob.reflection.requirements.features.is_empty(),
+            "{}",
+            v.target
+        );
+    }
+}
+
+#[test]
+fn quantize_and_dequantize_sets() {
+    check(
+        QUANTIZE,
+        &[("OUT_LAYOUT", LAYOUTS)],
+        QuantizePush::SIZE,
+        [64, 1, 1],
+    );
+    check(
+        DEQUANTIZE,
+        &[("IN_LAYOUT", LAYOUTS), ("VEC", &[1, 2, 4])],
+        DequantizePush::SIZE,
+        [64, 1, 1],
+    );
+    for set in [QUANTIZE, DEQUANTIZE] {
+        let modes: BTreeSet<String> = set
+            .variants
+            .iter()
+            .map(|v| v.target.options.to_string())
+            .collect();
+        for m in ["fp32", "fp16p", "fp16s"] {
+            assert!(modes.contains(m), "{m} missing from {modes:?}");
+        }
+    }
+    summary("q8ta_quantize", QUANTIZE);
+    summary("q8ta_dequantize", DEQUANTIZE);
+}
