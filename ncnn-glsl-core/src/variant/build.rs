@@ -123,7 +123,7 @@ pub fn build(
                     target,
                     axes: values.clone(),
                 };
-                if declaration.excludes(target.options) {
+                if declaration.excludes(target) {
                     expansions.insert(key, None);
                     continue;
                 }

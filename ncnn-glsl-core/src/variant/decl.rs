@@ -5,6 +5,7 @@
 //! #pragma ncnn_glsl axis IN_LAYOUT 0 1 2          // a build-time macro and the values to build
 //! #pragma ncnn_glsl device ncnn_subgroupSize 32 64 // a device macro the shader tests, and its values
 //! #pragma ncnn_glsl exclude fp16a                 // no variant with these flags is built
+//! #pragma ncnn_glsl exclude bf16p[S16]            // ... nor with these flags on devices with these bits
 //! ```
 //!
 //! Axes are macros defined for each variant (every combination of values is
@@ -13,9 +14,11 @@
 //! removes every variant whose options hold all the given flags, which the
 //! fallback order then covers.
 
+use crate::device::DeviceBits;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::options::Options;
 use crate::source::{FileId, Location, SourceMap};
+use crate::target::Target;
 
 /// A macro and the values the variant set is built for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,14 +38,22 @@ pub struct Declaration {
     pub axes: Vec<Axis>,
     /// Device macros the shader tests (`device`).
     pub device: Vec<Axis>,
-    /// Flag sets whose variants are not built (`exclude`).
-    pub exclude: Vec<(Options, Location)>,
+    /// Flag sets (and device bits) whose variants are not built (`exclude`).
+    pub exclude: Vec<(Target, Location)>,
 }
 
 impl Declaration {
-    /// Whether a variant with `options` is excluded.
-    pub fn excludes(&self, options: Options) -> bool {
-        self.exclude.iter().any(|(e, _)| e.is_subset_of(options))
+    /// Whether a variant for `target` is excluded: some exclusion's flags
+    /// are all in its options and its device bits all in its bits.
+    pub fn excludes(&self, target: Target) -> bool {
+        self.exclude.iter().any(|(e, _)| {
+            let (a, b) = (e.bits, target.bits);
+            e.options.is_subset_of(target.options)
+                && (!a.storage16 || b.storage16)
+                && (!a.uniform16 || b.uniform16)
+                && (!a.int16 || b.int16)
+                && (!a.int64 || b.int64)
+        })
     }
 }
 
@@ -164,14 +175,14 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Declaration, Diagnosti
                 let mut any = false;
                 for (m, col) in words.by_ref() {
                     any = true;
-                    match m.parse::<Options>() {
-                        Ok(o) if o != Options::FP32 => decl.exclude.push((o, at(col))),
+                    match parse_exclusion(m) {
+                        Ok(t) if t.options != Options::FP32 => decl.exclude.push((t, at(col))),
                         Ok(_) => errors.push(err(
                             col,
                             m.len(),
                             "`fp32` cannot be excluded: it is the last fallback".into(),
                         )),
-                        Err(e) => errors.push(err(col, m.len(), e.to_string())),
+                        Err(e) => errors.push(err(col, m.len(), e)),
                     }
                 }
                 if !any {
@@ -210,6 +221,33 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Declaration, Diagnosti
     } else {
         Err(Diagnostics(errors))
     }
+}
+
+/// `MODE` or `MODE[BITS]`, bits joined with `+` (`bf16p[S16]`, `fp16s+fp16a[I16+I64]`).
+fn parse_exclusion(word: &str) -> Result<Target, String> {
+    let (mode, bits) = match word.split_once('[') {
+        Some((m, rest)) => match rest.strip_suffix(']') {
+            Some(b) => (m, Some(b)),
+            None => return Err(format!("`{word}`: `[` without a closing `]`")),
+        },
+        None => (word, None),
+    };
+    let options = mode.parse::<Options>().map_err(|e| e.to_string())?;
+    let mut b = DeviceBits::default();
+    for name in bits.into_iter().flat_map(|x| x.split('+')) {
+        match name {
+            "S16" => b.storage16 = true,
+            "U16" => b.uniform16 = true,
+            "I16" => b.int16 = true,
+            "I64" => b.int64 = true,
+            other => {
+                return Err(format!(
+                    "`{other}` in `{word}` is not a device bit (expected S16, U16, I16 or I64)"
+                ))
+            }
+        }
+    }
+    Ok(Target { options, bits: b })
 }
 
 fn is_identifier(s: &str) -> bool {
@@ -322,9 +360,10 @@ mod tests {
         assert_eq!(d.axes[0].values, [0, 1, 2]);
         assert_eq!((d.axes[0].at.line, d.axes[0].at.column), (2, 24));
         assert_eq!(d.device[0].values, [32, 64]);
-        assert!(d.excludes("fp16s+fp16a".parse().unwrap()));
-        assert!(!d.excludes("fp16s".parse().unwrap()));
-        assert!(d.excludes("bf16s+int8p".parse().unwrap()));
+        let t = |m: &str| Target::for_mode(m.parse().unwrap());
+        assert!(d.excludes(t("fp16s+fp16a")));
+        assert!(!d.excludes(t("fp16s")));
+        assert!(d.excludes(t("bf16s+int8p")));
     }
 
     #[test]
@@ -347,6 +386,31 @@ mod tests {
         );
         let e = parse_text("#pragma ncnn_glsl frobnicate\n").unwrap_err();
         assert!(e.contains("unknown `#pragma ncnn_glsl frobnicate`"), "{e}");
+    }
+
+    #[test]
+    fn exclusions_can_name_device_bits() {
+        let d = parse_text("#pragma ncnn_glsl exclude bf16p[S16] fp16s+fp16a[I16+I64]\n").unwrap();
+        let t = |m: &str, s16: bool, i16: bool, i64: bool| Target {
+            options: m.parse().unwrap(),
+            bits: DeviceBits {
+                storage16: s16,
+                uniform16: false,
+                int16: i16,
+                int64: i64,
+            },
+        };
+        assert!(d.excludes(t("bf16p", true, true, false)));
+        assert!(!d.excludes(t("bf16p", false, true, false)));
+        assert!(d.excludes(t("fp16s+fp16a", false, true, true)));
+        assert!(!d.excludes(t("fp16s+fp16a", false, true, false)));
+        let e = parse_text("#pragma ncnn_glsl exclude bf16p[X16]\n").unwrap_err();
+        assert!(
+            e.contains("`X16` in `bf16p[X16]` is not a device bit"),
+            "{e}"
+        );
+        let e = parse_text("#pragma ncnn_glsl exclude bf16p[S16\n").unwrap_err();
+        assert!(e.contains("without a closing"), "{e}");
     }
 
     #[test]

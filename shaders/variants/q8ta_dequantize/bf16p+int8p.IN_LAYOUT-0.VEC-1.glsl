@@ -1,0 +1,54 @@
+#version 450
+uint ncnnext_bf16_bits(float v) { return (floatBitsToUint(v) + 0x8000u) >> 16; }
+
+layout (local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+
+layout (binding = 0) readonly buffer in_blob { int in_data[]; };
+layout (binding = 1) writeonly buffer out_blob { uint out_data[]; };
+
+layout (push_constant) uniform parameter
+{
+    int n;
+    int c;
+    int h;
+    int w;
+    int zp;
+    float scale;
+} p;
+
+int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)
+{
+    int row = n * hh + y;
+    if (lay == 0)
+    {
+        int ww4 = (ww + 3) / 4;
+        return ((row * ww4 + x / 4) * cc4 + cb) * 4 + x % 4;
+    }
+    if (lay == 1)
+        return (row * ww + x) * cc4 + cb;
+    return (row * cc4 + cb) * ww + x;
+}
+
+float dq(int n, int c, int y, int x, int c4)
+{
+    int word = in_data[word_index(0, n, c / 4, y, x, p.h, p.w, c4)];
+    return float(bitfieldExtract(word, 8 * (c % 4), 8) - p.zp) * p.scale;
+}
+
+void main()
+{
+
+    int gx = int(gl_GlobalInvocationID.x);
+    int y = int(gl_GlobalInvocationID.y);
+    int z = int(gl_GlobalInvocationID.z);
+
+    int x = gx * 1;
+    if (x >= p.w || y >= p.h || z >= p.c * p.n)
+        return;
+
+    int n = z / p.c;
+    int c = z % p.c;
+    int c4 = (p.c + 3) / 4;
+    int i = (z * p.h + y) * p.w + x;
+    {int _ncnn_j=int(i);uint _ncnn_b=uint(ncnnext_bf16_bits(float(dq(n, c, y, x, c4))));int _ncnn_w=_ncnn_j/(2);int _ncnn_o=(_ncnn_j%(2))*(32/(2));uint _ncnn_old=atomicCompSwap(out_data[_ncnn_w],uint(0),uint(0));for(;;){uint _ncnn_got=atomicCompSwap(out_data[_ncnn_w],_ncnn_old,bitfieldInsert(_ncnn_old,_ncnn_b,_ncnn_o,32/(2)));if(_ncnn_got==_ncnn_old)break;_ncnn_old=_ncnn_got;}};
+}
