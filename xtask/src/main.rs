@@ -128,7 +128,7 @@ fn time_variants() -> Result<(), String> {
             let set = build(
                 source.clone(),
                 &FsLoader,
-                &[shader_dir.clone()],
+                std::slice::from_ref(&shader_dir),
                 &CompileOptions::default(),
             )
             .map_err(|d| format!("`{file}` does not build:\n{d}"))?;
