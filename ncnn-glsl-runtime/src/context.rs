@@ -529,7 +529,7 @@ impl Context {
     }
 
     /// The description as opened: features limited to those enabled.
-    /// Selection uses this one, so the chosen variant can always run.
+    /// Pipelines are checked against this one.
     pub fn enabled_caps(&self) -> &DeviceCaps {
         &self.enabled
     }
@@ -551,14 +551,17 @@ impl Context {
 
     /// The variant of `set` this device runs for `wanted` options and the
     /// build-time `axes`, by the core's [`VariantSet::select`] on
-    /// [`Context::enabled_caps`].
+    /// [`Context::caps`]: the same choice as on the saved description. Its
+    /// pipeline needs the features of its requirements enabled, which holds
+    /// for the sets named in [`ContextOptions::variant_sets`] and the shipped
+    /// ones; for another set pipeline creation says which feature is off.
     pub fn select<'s>(
         &self,
         set: &'s VariantSet,
         wanted: Options,
         axes: &[(&str, i64)],
     ) -> Result<Choice<'s, Variant>> {
-        set.select(&self.enabled, wanted, axes)
+        set.select(&self.caps, wanted, axes)
             .map_err(|cause| Error::NoVariant {
                 shader: set.name,
                 cause,

@@ -199,7 +199,7 @@ impl Pipeline {
                     [vk::DescriptorBufferInfo::default()
                         .buffer(b.buffer)
                         .offset(0)
-                        .range(vk::WHOLE_SIZE)]
+                        .range(b.size())]
                 })
                 .collect();
             let writes: Vec<vk::WriteDescriptorSet> = self
@@ -271,9 +271,16 @@ impl Pipeline {
                                 vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
                             );
                         }
-                        d.cmd_dispatch_base(
-                            cmd, base[0], base[1], base[2], count[0], count[1], count[2],
-                        );
+                        if *base == [0, 0, 0] {
+                            // Plain vkCmdDispatch where no base is needed:
+                            // the validation layer (1.3.239) tracks its
+                            // accesses, not those of vkCmdDispatchBase.
+                            d.cmd_dispatch(cmd, count[0], count[1], count[2]);
+                        } else {
+                            d.cmd_dispatch_base(
+                                cmd, base[0], base[1], base[2], count[0], count[1], count[2],
+                            );
+                        }
                     }
                     if let Some(q) = query_pool {
                         d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, q, 1);

@@ -146,8 +146,10 @@ pub fn probe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<D
     // Features: the core struct, then one raw struct per group.
     let groups = feature_groups(&caps.extensions, api);
     let mut raws: Vec<Box<RawStruct>> = groups.iter().map(|g| RawStruct::new(g.1)).collect();
-    let mut f2 = vk::PhysicalDeviceFeatures2::default();
-    f2.p_next = link(&mut raws);
+    let mut f2 = vk::PhysicalDeviceFeatures2 {
+        p_next: link(&mut raws),
+        ..Default::default()
+    };
     unsafe { instance.get_physical_device_features2(physical, &mut f2) };
     for (name, on) in CORE_FEATURES.iter().zip(core_feature_words(&f2.features)) {
         caps.features.insert(name.to_string(), on != 0);

@@ -191,6 +191,7 @@ fn every_mode(force_staging: bool) {
         "fp16p+fp16a",
         "fp16s",
         "fp16s+fp16a",
+        "fp16s+fp16a+fp16u",
         "bf16p",
     ] {
         assert!(ran.iter().any(|r| r == m), "{m} did not run: {ran:?}");
@@ -209,39 +210,73 @@ fn seed_runs_in_every_mode_staged() {
 }
 
 #[test]
-fn ncnn_defaults_choose_fp16_storage_and_arithmetic_on_lavapipe() {
+fn ncnn_defaults_choose_fp16_storage_arithmetic_and_uniform_on_lavapipe() {
     let Some((ctx, log)) = context(opts()) else {
         return;
     };
     let c = ctx.select(SEED, Options::NCNN_DEFAULT, &[]).unwrap();
-    assert_eq!(c.chosen.options.to_string(), "fp16s+fp16a");
+    assert_eq!(c.chosen.options.to_string(), "fp16s+fp16a+fp16u");
+    assert_eq!(
+        run_seed(&ctx, Options::NCNN_DEFAULT, 100),
+        "fp16s+fp16a+fp16u"
+    );
     assert_clean(&log);
 }
 
-// Known gap: the layer here (1.3.239) reports no hazard for this, with
-// synchronization validation enabled both through VkValidationFeaturesEXT and
-// VK_LAYER_ENABLES; the harness is shown to catch messages by the test after.
+/// The fp32 seed compiled by glslang (`tests/fixtures/add123.comp`,
+/// `glslangValidator -V`), with the reflection of the seed's fp32 variant:
+/// rules out naga's code shape (its entry point calls the user's `main`)
+/// as the reason the layer sees no dispatch hazard.
+fn glslang_blob() -> Blob {
+    let bytes = include_bytes!("fixtures/add123.glslang.spv");
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let fp32 = SEED
+        .variants
+        .iter()
+        .find(|v| v.target.options == Options::FP32)
+        .unwrap();
+    Blob {
+        spirv: Box::leak(words.into_boxed_slice()),
+        reflection: fp32.blob.reflection.clone(),
+    }
+}
+
+// Known gap: layer 1.3.239's synchronization validation (on: it reports a
+// copy-after-copy hazard in this harness) records no descriptor access for
+// these dispatches, not even two plain vkCmdDispatch writing one buffer with
+// glslang's SPIR-V, so it cannot see a missing dispatch barrier here. Run it
+// with a newer layer (`--include-ignored`); the harness is shown to catch
+// messages by `the_harness_catches_a_validation_error`.
 #[test]
-#[ignore = "layer 1.3.239 reports no hazard for the omitted barriers; under investigation"]
+#[ignore = "layer 1.3.239 records no dispatch descriptor accesses in sync validation"]
 fn the_harness_catches_a_missing_barrier() {
-    let Some((ctx, log)) = context(ContextOptions {
-        force_staging: true,
-        ..opts()
-    }) else {
+    let Some((ctx, log)) = context(opts()) else {
         return;
     };
-    ctx.omit_barriers_for_test(true);
-    let choice = ctx.select(SEED, Options::FP32, &[]).unwrap();
-    let p = Pipeline::for_variant(&ctx, SEED, choice.variant, None).unwrap();
+    let blob = glslang_blob();
+    let p = Pipeline::new(&ctx, "add123 (glslang)", &blob, None).unwrap();
     let mut a = Buffer::new(&ctx, 64 * 16).unwrap();
-    let b = Buffer::new(&ctx, 64 * 16).unwrap();
-    // The staging copy into `a`, then the dispatch reading `a`: no barrier.
-    a.write(&[0; 64 * 16]).unwrap();
-    // Two pieces writing `b` with no barrier between them.
-    let bufs = [&a, &b];
-    let mut d = Dispatch::new(&bufs, &[], [64, 1, 1]);
-    d.max_piece = Some([32, 1, 1]);
-    assert_eq!(p.dispatch(&d).unwrap().pieces, 2);
+    let mut b = Buffer::new(&ctx, 64 * 16).unwrap();
+    a.write(&encode(Storage::F32, &[1.0; 256])).unwrap();
+    // With barriers: clean, and right.
+    let split = |a: &Buffer, b: &Buffer| {
+        let bufs = [a, b];
+        let mut d = Dispatch::new(&bufs, &[], [64, 1, 1]);
+        d.max_piece = Some([32, 1, 1]);
+        p.dispatch(&d).unwrap().pieces
+    };
+    assert_eq!(split(&a, &b), 2);
+    let mut out = vec![0u8; 64 * 16];
+    b.read(&mut out).unwrap();
+    assert!(decode(Storage::F32, &out).iter().all(|v| *v == 124.0));
+    assert_clean(&log);
+    // Two pieces writing `b` with no barrier between them: caught.
+    ctx.omit_barriers_for_test(true);
+    split(&a, &b);
+    ctx.omit_barriers_for_test(false);
     drop((p, a, b));
     let msgs = log.lock().unwrap();
     assert!(
@@ -529,9 +564,7 @@ fn a_feature_the_device_lacks_or_did_not_enable_is_named() {
         e.contains("the device has but the context did not enable"),
         "{e}"
     );
-    // Selection follows the features the context enabled.
-    let c = ctx.select(SEED, Options::NCNN_DEFAULT, &[]).unwrap();
-    assert_eq!(c.chosen.options.to_string(), "fp16p");
+    assert!(e.contains("`storageBuffer16BitAccess`"), "{e}");
     drop(ctx);
     assert_clean(&log);
 }
