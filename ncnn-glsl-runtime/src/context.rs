@@ -121,6 +121,8 @@ pub type MessageSink = Arc<dyn Fn(Message) + Send + Sync>;
 pub struct ContextOptions {
     /// Which device.
     pub device: DeviceSelector,
+    /// The Vulkan loader library to use instead of the system's `libvulkan.so.1`.
+    pub loader: Option<PathBuf>,
     /// Variant sets that will run besides the shipped ones
     /// ([`crate::shipped::SHIPPED`]): the device enables the features their
     /// variants can use.
@@ -146,6 +148,7 @@ impl fmt::Debug for ContextOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ContextOptions")
             .field("device", &self.device)
+            .field("loader", &self.loader)
             .field(
                 "variant_sets",
                 &self.variant_sets.iter().map(|s| s.name).collect::<Vec<_>>(),
@@ -222,11 +225,19 @@ unsafe extern "system" fn on_message(
     vk::FALSE
 }
 
-/// Loads the Vulkan loader.
-pub(crate) fn load_entry() -> Result<ash::Entry> {
+/// Loads the Vulkan loader: `path` when given (a loader unpacked where the
+/// system has none, as on the H200 machine), else the system's.
+pub(crate) fn load_entry(path: Option<&std::path::Path>) -> Result<ash::Entry> {
     // SAFETY: loading libvulkan runs its initialisers, which is what a
     // Vulkan program does anyway.
-    unsafe { ash::Entry::load() }.map_err(|e| Error::NoLoader(e.to_string()))
+    let entry = match path {
+        Some(p) => unsafe { ash::Entry::load_from(p) },
+        None => unsafe { ash::Entry::load() },
+    };
+    entry.map_err(|e| match path {
+        Some(p) => Error::NoLoader(format!("{}: {e}", p.display())),
+        None => Error::NoLoader(e.to_string()),
+    })
 }
 
 /// Creates an instance for Vulkan 1.1..=1.3, with validation when asked.
@@ -363,7 +374,7 @@ fn features_to_enable(caps: &DeviceCaps, sets: &[&'static VariantSet]) -> BTreeS
 impl Context {
     /// Opens the device `options` selects.
     pub fn new(options: ContextOptions) -> Result<Arc<Context>> {
-        let entry = load_entry()?;
+        let entry = load_entry(options.loader.as_deref())?;
         let sink = options.messages.clone().map(Box::new);
         let mut messenger_info = sink.as_ref().map(|s| {
             vk::DebugUtilsMessengerCreateInfoEXT::default()
@@ -671,7 +682,7 @@ impl Drop for Context {
 /// Describes every Vulkan device of this machine (no layers, no device
 /// opened): what `ncnn-glsl probe` prints.
 pub fn probe_all() -> Result<Vec<DeviceCaps>> {
-    let entry = load_entry()?;
+    let entry = load_entry(None)?;
     let instance = create_instance(&entry, false, None)?;
     let result = list_devices(&instance).and_then(|devices| {
         devices

@@ -1,6 +1,15 @@
 //! Recording and running one dispatch: descriptors, push constants, the
-//! grid (split into pieces where it passes the device's group-count limit),
-//! the barriers around it, and GPU timestamps.
+//! grid (optionally in `vkCmdDispatchBase` pieces), the barriers around it,
+//! and GPU timestamps.
+//!
+//! A grid past `maxComputeWorkGroupCount` is an error, not split: Vulkan
+//! bounds `vkCmdDispatchBase` too (VUID-vkCmdDispatchBase-baseGroupX-00421:
+//! base < limit; -groupCountX-00424: count <= limit - base), so no base
+//! offset reaches a workgroup id past the limit. Layer 1.3.239 does not
+//! check these VUIDs and lavapipe runs such pieces right, which is how a
+//! split past the limit can look fine here and be invalid on a GPU. Work
+//! past the limit needs the shader's help (an offset push constant, or a
+//! loop over the grid).
 
 use ash::vk;
 use ncnn_glsl_core::reflection::BindingKind;
@@ -18,22 +27,19 @@ pub struct Dispatch<'a> {
     pub push_constants: &'a [u8],
     /// Workgroups on each axis.
     pub groups: [u32; 3],
-    /// Whether a grid over `maxComputeWorkGroupCount` may be split into
-    /// `vkCmdDispatchBase` pieces; when false such a grid is an error.
-    pub split: bool,
-    /// The largest piece on each axis; `None`: the device's limit. Smaller
-    /// pieces test the split path on any grid.
+    /// The largest piece on each axis, to run the grid as several
+    /// `vkCmdDispatchBase` calls with a barrier between them (shorter
+    /// submissions, and the split path under test); `None`: one piece.
     pub max_piece: Option<[u32; 3]>,
 }
 
 impl<'a> Dispatch<'a> {
-    /// A dispatch of `groups` workgroups, split when needed.
+    /// A dispatch of `groups` workgroups in one piece.
     pub fn new(buffers: &'a [&'a Buffer], push_constants: &'a [u8], groups: [u32; 3]) -> Self {
         Dispatch {
             buffers,
             push_constants,
             groups,
-            split: true,
             max_piece: None,
         }
     }
@@ -126,12 +132,13 @@ impl Pipeline {
                     ),
                 ));
             }
-            if args.groups[i] > max[i] && !args.split {
+            if args.groups[i] > device_max[i] {
                 return Err(Error::bad(
                     format!("workgroups on axis {}", ["x", "y", "z"][i]),
                     args.groups[i],
                     format!(
-                        "maxComputeWorkGroupCount[{i}] is {} and splitting is off",
+                        "maxComputeWorkGroupCount[{i}] is {}, which bounds vkCmdDispatchBase \
+                         pieces too (base + count); split the work in the shader",
                         device_max[i]
                     ),
                 ));

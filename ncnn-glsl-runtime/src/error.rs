@@ -89,7 +89,7 @@ impl Error {
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | vk::Result::ERROR_OUT_OF_HOST_MEMORY => {
                 Error::OutOfDeviceMemory {
                     requested: 0,
-                    detail: format!("{call} returned {result}"),
+                    detail: format!("{call} returned {result:?}"),
                 }
             }
             _ => Error::Vulkan { call, result },
@@ -161,7 +161,7 @@ impl fmt::Display for Error {
             Error::BadArgument { what, value, limit } => {
                 write!(f, "bad argument: {what} = {value}, but {limit}")
             }
-            Error::Vulkan { call, result } => write!(f, "{call} failed: {result}"),
+            Error::Vulkan { call, result } => write!(f, "{call} failed: {result:?}"),
             Error::Allocator(e) => write!(f, "memory allocator: {e}"),
         }
     }
@@ -173,5 +173,32 @@ impl std::error::Error for Error {
             Error::NoVariant { cause, .. } => Some(cause),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vulkan_results_map_to_their_variants() {
+        assert!(matches!(
+            Error::vk("vkQueueSubmit", vk::Result::ERROR_DEVICE_LOST),
+            Error::DeviceLost
+        ));
+        let e = Error::vk("vkAllocateMemory", vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        assert!(matches!(e, Error::OutOfDeviceMemory { .. }));
+        assert!(e.to_string().contains("vkAllocateMemory returned"), "{e}");
+        let e = Error::vk("vkCreateFence", vk::Result::ERROR_UNKNOWN);
+        assert_eq!(e.to_string(), "vkCreateFence failed: ERROR_UNKNOWN");
+    }
+
+    #[test]
+    fn messages_that_cannot_be_provoked_on_lavapipe() {
+        assert_eq!(Error::DeviceLost.to_string(), "the Vulkan device was lost");
+        assert!(Error::NoValidationLayer
+            .to_string()
+            .contains("install vulkan-validationlayers"));
+        assert!(Error::NoDevice.to_string().contains("no Vulkan device"));
     }
 }

@@ -188,8 +188,8 @@ impl Pipeline {
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module)
             .name(c"main");
-        // DISPATCH_BASE: `vkCmdDispatchBase` needs it, to split a grid into
-        // pieces that each stay within the device's limits.
+        // DISPATCH_BASE: `vkCmdDispatchBase` needs it, to run a grid as
+        // several pieces (`Dispatch::max_piece`).
         let info = [vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(p.layout)
@@ -255,7 +255,7 @@ fn rejected(name: &str, call: &'static str, e: vk::Result) -> Error {
     match Error::vk(call, e) {
         Error::Vulkan { call, result } => Error::BlobRejected {
             shader: name.to_string(),
-            reason: format!("{call} returned {result}"),
+            reason: format!("{call} returned {result:?}"),
         },
         other => other,
     }

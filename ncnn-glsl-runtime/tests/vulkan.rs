@@ -1,6 +1,6 @@
 //! The runtime on a real device (lavapipe in CI) under the validation layer
 //! with synchronization validation: the seed example in every mode, both
-//! transfer paths, threads, grid splitting, the pipeline cache, and every
+//! transfer paths, threads, grids in pieces, the pipeline cache, and every
 //! error the runtime can report.
 
 mod common;
@@ -286,13 +286,17 @@ fn the_harness_catches_a_missing_barrier() {
     );
 }
 
+/// A grid at the device's limit run as `vkCmdDispatchBase` pieces writes
+/// every element (the pieces' exact cover is checked in `dispatch`'s unit
+/// test); a grid past the limit is an error naming value and limit, since
+/// `vkCmdDispatchBase` cannot go past it either (see `dispatch`'s docs).
 #[test]
-fn grid_split_covers_every_element_once() {
+fn grid_in_pieces_covers_every_element_and_past_the_limit_is_refused() {
     let Some((ctx, log)) = context(opts()) else {
         return;
     };
     let max = ctx.limits().max_compute_work_group_count[0];
-    let n = max + 4464; // 70000 on lavapipe
+    let n = max.min(1 << 20); // 65535 on lavapipe
     let choice = ctx.select(SEED, Options::FP32, &[]).unwrap();
     let p = Pipeline::for_variant(&ctx, SEED, choice.variant, None).unwrap();
     let count = n as usize * 4;
@@ -302,24 +306,38 @@ fn grid_split_covers_every_element_once() {
     a.write(&encode(Storage::F32, &input)).unwrap();
     b.write(&vec![0xff; count * 4]).unwrap();
     let stats = p
-        .dispatch(&Dispatch::new(&[&a, &b], &[], [n, 1, 1]))
+        .dispatch(&Dispatch {
+            max_piece: Some([10_000, 1, 1]),
+            ..Dispatch::new(&[&a, &b], &[], [n, 1, 1])
+        })
         .unwrap();
-    assert_eq!(stats.pieces, 2);
+    assert_eq!(stats.pieces, n.div_ceil(10_000));
     let mut out = vec![0u8; count * 4];
     b.read(&mut out).unwrap();
     for (i, v) in decode(Storage::F32, &out).iter().enumerate() {
         assert_eq!(*v, i as f32 + 123.0, "element {i}");
     }
-    // Without splitting, the same grid is an error naming the limit.
-    let bufs = [&a, &b];
-    let mut d = Dispatch::new(&bufs, &[], [n, 1, 1]);
-    d.split = false;
-    let e = p.dispatch(&d).unwrap_err().to_string();
-    assert!(e.contains(&format!("workgroups on axis x = {n}")), "{e}");
-    assert!(
-        e.contains(&format!("maxComputeWorkGroupCount[0] is {max}")),
-        "{e}"
-    );
+    // Past the limit: refused, naming the value and the limit.
+    if let Some(over) = max.checked_add(1) {
+        let bufs = [&a, &b];
+        let e = p
+            .dispatch(&Dispatch::new(&bufs, &[], [over, 1, 1]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&format!("workgroups on axis x = {over}")), "{e}");
+        assert!(
+            e.contains(&format!("maxComputeWorkGroupCount[0] is {max}")),
+            "{e}"
+        );
+    }
+    let e = p
+        .dispatch(&Dispatch {
+            max_piece: Some([0, 1, 1]),
+            ..Dispatch::new(&[&a, &b], &[], [1, 1, 1])
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("max_piece[0] = 0"), "{e}");
     drop((p, a, b));
     assert_clean(&log);
 }
@@ -409,6 +427,19 @@ fn errors_name_what_is_wrong() {
         Err(other) => panic!("{other}"),
         Ok(_) => panic!("a device matched `no such gpu`"),
     }
+    // No loader where one is named.
+    let e = ncnn_glsl_runtime::Context::new(ContextOptions {
+        loader: Some("/nonexistent/libvulkan.so.1".into()),
+        ..ContextOptions::default()
+    })
+    .err()
+    .unwrap();
+    assert!(matches!(e, Error::NoLoader(_)), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("no Vulkan loader: /nonexistent/libvulkan.so.1"),
+        "{e}"
+    );
     let e = "type:gpu"
         .parse::<DeviceSelector>()
         .unwrap_err()
