@@ -51,6 +51,22 @@ pub(crate) const FEATURE_STRUCTS: &[(&str, i32, u32)] = &[
 
 /// `VkPhysicalDeviceShaderIntegerDotProductProperties`: 30 `VkBool32`.
 const INT_DOT_PROPERTIES: i32 = 1_000_280_001;
+/// `VkPhysicalDeviceCooperativeMatrix2PropertiesNV` (not in ash 0.38): three `uint32_t`.
+const COOPERATIVE_MATRIX_2_PROPERTIES_NV: i32 = 1_000_593_002;
+const COOPERATIVE_MATRIX_2_PROPERTY_NAMES: [&str; 3] = [
+    "cooperativeMatrixWorkgroupScopeMaxWorkgroupSize",
+    "cooperativeMatrixFlexibleDimensionsMaxDimension",
+    "cooperativeMatrixWorkgroupScopeReservedSharedMemory",
+];
+/// `VkPhysicalDeviceCooperativeVectorPropertiesNV` (not in ash 0.38): stage
+/// flags, two `VkBool32`, one `uint32_t`.
+const COOPERATIVE_VECTOR_PROPERTIES_NV: i32 = 1_000_491_001;
+const COOPERATIVE_VECTOR_PROPERTY_NAMES: [&str; 4] = [
+    "cooperativeVectorSupportedStages",
+    "cooperativeVectorTrainingFloat16Accumulation",
+    "cooperativeVectorTrainingFloat32Accumulation",
+    "maxCooperativeVectorComponents",
+];
 
 /// A feature or property struct seen as `sType, pNext, u32...`: large enough
 /// for every struct of [`FEATURE_STRUCTS`] and the integer dot product
@@ -194,15 +210,35 @@ pub fn probe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<D
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut ssc = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
-    let mut dot = RawStruct::new(INT_DOT_PROPERTIES);
+    // The all-u32 property structs, each with the names of its fields in
+    // order, chained when the device can know them.
+    let dot_names: Vec<&'static str> = ncnn_glsl_core::ext::OTHER_PROPERTIES
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| n.starts_with("integerDotProduct"))
+        .collect();
+    let raw_props: Vec<(i32, &[&'static str])> = [
+        (want_dot, INT_DOT_PROPERTIES, &dot_names[..]),
+        (
+            caps.extensions.contains_key("VK_NV_cooperative_matrix2"),
+            COOPERATIVE_MATRIX_2_PROPERTIES_NV,
+            &COOPERATIVE_MATRIX_2_PROPERTY_NAMES[..],
+        ),
+        (
+            caps.extensions.contains_key("VK_NV_cooperative_vector"),
+            COOPERATIVE_VECTOR_PROPERTIES_NV,
+            &COOPERATIVE_VECTOR_PROPERTY_NAMES[..],
+        ),
+    ]
+    .into_iter()
+    .filter(|(want, _, _)| *want)
+    .map(|(_, s, names)| (s, names))
+    .collect();
+    let mut raws: Vec<Box<RawStruct>> = raw_props.iter().map(|(s, _)| RawStruct::new(*s)).collect();
     let mut p2 = vk::PhysicalDeviceProperties2::default();
     // Built by hand (not push_next) so that optional structs stay out of the
     // chain when the device cannot know them.
-    let mut head: *mut c_void = std::ptr::null_mut();
-    if want_dot {
-        dot.p_next = head;
-        head = (&mut *dot) as *mut RawStruct as *mut c_void;
-    }
+    let mut head: *mut c_void = link(&mut raws);
     if want_ssc {
         ssc.p_next = head;
         head = (&mut ssc) as *mut _ as *mut c_void;
@@ -236,13 +272,9 @@ pub fn probe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<D
         p.insert("conformanceVersion_subminor".into(), c.subminor.into());
         p.insert("conformanceVersion_patch".into(), c.patch.into());
     }
-    if want_dot {
-        let names = ncnn_glsl_core::ext::OTHER_PROPERTIES
-            .iter()
-            .map(|(n, _)| *n)
-            .filter(|n| n.starts_with("integerDotProduct"));
-        for (name, w) in names.zip(dot.words) {
-            p.insert(name.into(), u64::from(w));
+    for ((_, names), raw) in raw_props.iter().zip(&raws) {
+        for (name, w) in names.iter().zip(raw.words) {
+            p.insert(name.to_string(), u64::from(w));
         }
     }
     if want_ssc {
@@ -433,6 +465,17 @@ mod tests {
             INT_DOT_PROPERTIES,
             S::PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES.as_raw()
         );
+        for n in COOPERATIVE_MATRIX_2_PROPERTY_NAMES
+            .iter()
+            .chain(&COOPERATIVE_VECTOR_PROPERTY_NAMES)
+        {
+            assert!(
+                ncnn_glsl_core::ext::OTHER_PROPERTIES
+                    .iter()
+                    .any(|(p, _)| p == n),
+                "{n}"
+            );
+        }
         // Every group of the core's table has an sType here.
         for (exts, _) in EXTENSION_FEATURES {
             for e in *exts {
