@@ -191,6 +191,11 @@ impl Buffer {
         self.transfer
     }
 
+    /// The Vulkan buffer, for code that records its own commands.
+    pub fn handle(&self) -> vk::Buffer {
+        self.buffer
+    }
+
     fn check_len(&self, len: usize, what: &str) -> Result<()> {
         if len as u64 > self.size {
             return Err(Error::bad(

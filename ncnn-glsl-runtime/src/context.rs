@@ -555,6 +555,12 @@ impl Context {
         &self.device
     }
 
+    /// The queue family of the context's compute queue, for code that
+    /// records its own command buffers.
+    pub fn queue_family_index(&self) -> u32 {
+        self.queue_family
+    }
+
     /// The device's limits.
     pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
         &self.limits

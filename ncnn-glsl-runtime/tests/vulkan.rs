@@ -230,7 +230,9 @@ fn ncnn_defaults_choose_fp16_storage_arithmetic_and_uniform_on_lavapipe() {
 // The runtime records each transfer and each dispatch in its own submission,
 // so the barriers this test drops are invisible to it; it should pass with a
 // layer that validates at queue submit (`--include-ignored`). That the
-// harness collects and fails on messages is shown by the next test.
+// harness collects and fails on messages, synchronization hazards included,
+// is shown by `the_harness_catches_a_validation_error` and
+// `synchronization_validation_is_on`.
 #[test]
 #[ignore = "layer 1.3.239 does not track hazards across submissions"]
 fn the_harness_catches_a_missing_barrier() {
@@ -636,6 +638,41 @@ fn the_harness_catches_a_validation_error() {
     assert!(
         msgs.iter()
             .any(|m| m.id.contains("VUID-VkBufferCreateInfo-size-00912")),
+        "{:?}",
+        msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn synchronization_validation_is_on() {
+    let Some((ctx, log)) = context(opts()) else {
+        return;
+    };
+    let a = Buffer::new(&ctx, 256).unwrap();
+    let b = Buffer::new(&ctx, 256).unwrap();
+    // Two copies into `b` with no barrier between them, recorded by hand:
+    // a write-after-write hazard, reported while recording.
+    let d = ctx.device();
+    let pool_info =
+        ash::vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family_index());
+    unsafe {
+        let pool = d.create_command_pool(&pool_info, None).unwrap();
+        let alloc = ash::vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .command_buffer_count(1);
+        let cmd = d.allocate_command_buffers(&alloc).unwrap()[0];
+        d.begin_command_buffer(cmd, &ash::vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        let region = [ash::vk::BufferCopy::default().size(256)];
+        d.cmd_copy_buffer(cmd, a.handle(), b.handle(), &region);
+        d.cmd_copy_buffer(cmd, a.handle(), b.handle(), &region);
+        d.end_command_buffer(cmd).unwrap();
+        d.destroy_command_pool(pool, None);
+    }
+    let msgs = log.lock().unwrap();
+    assert!(
+        msgs.iter()
+            .any(|m| m.id.contains("SYNC-HAZARD-WRITE-AFTER-WRITE")),
         "{:?}",
         msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
     );
