@@ -4,6 +4,7 @@
 //! ncnn-glsl expand  FILE --mode MODE [--device-caps CAPS.json] [-I DIR]...
 //! ncnn-glsl compile FILE --mode MODE [--device-caps CAPS.json] [-I DIR]... -o OUT.spv
 //! ncnn-glsl variants FILE [--json] [-I DIR]...
+//! ncnn-glsl probe [--json]
 //! ```
 //! Errors go to stderr as `file:line:column: error: ...`; the exit status is 1.
 
@@ -54,6 +55,14 @@ enum Command {
         #[arg(short = 'I', value_name = "DIR")]
         include: Vec<PathBuf>,
     },
+    /// Describe this machine's Vulkan devices: features, limits, the options
+    /// ncnn's defaults narrow to, and the variant each shipped shader runs.
+    Probe {
+        /// Print the descriptions as JSON (what `--device-caps` reads): one
+        /// object for one device, an array for several.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Args)]
@@ -85,6 +94,7 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<(), String> {
     match command {
+        Command::Probe { json } => probe(json),
         Command::Expand(input) => {
             let expanded = expand_input(&input)?;
             print!("{}", expanded.text());
@@ -191,4 +201,62 @@ fn read_device(path: &Path) -> Result<DeviceCaps, String> {
             path.display()
         )
     })
+}
+
+/// `ncnn-glsl probe`.
+fn probe(json: bool) -> Result<(), String> {
+    let devices = ncnn_glsl_runtime::probe_all().map_err(|e| format!("error: {e}"))?;
+    if json {
+        let text = match devices.as_slice() {
+            [one] => one.to_json(),
+            many => {
+                let items: Vec<String> = many.iter().map(DeviceCaps::to_json).collect();
+                format!("[\n{}\n]", items.join(",\n"))
+            }
+        };
+        println!("{text}");
+        return Ok(());
+    }
+    for (i, d) in devices.iter().enumerate() {
+        let v = d.api_version;
+        println!(
+            "{i}: {} ({:?}), Vulkan {}.{}.{}, vendor {:#06x}, device {:#06x}",
+            d.name,
+            d.device_type,
+            v >> 22,
+            (v >> 12) & 0x3ff,
+            v & 0xfff,
+            d.vendor_id,
+            d.device_id
+        );
+        let on: Vec<&str> = d
+            .features
+            .iter()
+            .filter(|(_, on)| **on)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        println!("   features: {}", on.join(" "));
+        println!(
+            "   subgroupSize {}, maxComputeWorkGroupCount [{}, {}, {}], maxStorageBufferRange {}",
+            d.property("subgroupSize").unwrap_or(0),
+            d.property("maxComputeWorkGroupCount_0").unwrap_or(0),
+            d.property("maxComputeWorkGroupCount_1").unwrap_or(0),
+            d.property("maxComputeWorkGroupCount_2").unwrap_or(0),
+            d.property("maxStorageBufferRange").unwrap_or(0),
+        );
+        println!(
+            "   ncnn's default options narrow to: {}",
+            ncnn_glsl_core::narrow(Options::NCNN_DEFAULT, d)
+        );
+        if ncnn_glsl_runtime::SHIPPED.is_empty() {
+            println!("   shipped shaders: none yet");
+        }
+        for set in ncnn_glsl_runtime::SHIPPED {
+            match set.select(d, Options::NCNN_DEFAULT, &[]) {
+                Ok(c) => println!("   {}: {}", set.name, c.chosen),
+                Err(e) => println!("   {}: {e}", set.name),
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,8 +1,42 @@
 //! Runs ncnn-extension compute shaders from precompiled variant sets.
 //!
 //! `include_ncnn_shader!("name.comp")` compiles every variant of a shader at
-//! build time; [`VariantSet::select`] picks the one a device runs. The Vulkan
-//! probe and dispatch come with issue 4.
+//! build time. At run time a [`Context`] opens a Vulkan device (the loader is
+//! found at run time), describes it as a [`DeviceCaps`] ([`probe`]), and
+//! [`Context::select`] picks the variant it runs through the core's
+//! [`VariantSet::select`]. A [`Pipeline`] is made from the variant's blob,
+//! [`Buffer`]s carry the data, and [`Pipeline::dispatch`] runs it.
+//!
+//! ```no_run
+//! # use ncnn_glsl_runtime::*;
+//! # fn f(set: &'static VariantSet) -> Result<(), Error> {
+//! let ctx = Context::new(ContextOptions { variant_sets: vec![set], ..Default::default() })?;
+//! let choice = ctx.select(set, Options::NCNN_DEFAULT, &[])?;
+//! let pipeline = Pipeline::for_variant(&ctx, set, choice.variant, None)?;
+//! let (mut a, mut b) = (Buffer::new(&ctx, 1024)?, Buffer::new(&ctx, 1024)?);
+//! a.write(&[0; 1024])?;
+//! pipeline.dispatch(&Dispatch::new(&[&a, &b], &[], [64, 1, 1]))?;
+//! let mut out = vec![0u8; 1024];
+//! b.read(&mut out)?;
+//! # Ok(()) }
+//! ```
+
+pub mod buffer;
+pub mod context;
+pub mod dispatch;
+pub mod error;
+pub mod pipeline;
+pub mod probe;
+pub mod shipped;
+
+pub use buffer::{Buffer, Transfer};
+pub use context::{
+    probe_all, Context, ContextOptions, DeviceSelector, Message, MessageSink, Severity,
+};
+pub use dispatch::{Dispatch, DispatchStats};
+pub use error::{Error, Result};
+pub use pipeline::{Pipeline, Slot};
+pub use shipped::SHIPPED;
 
 pub use ncnn_glsl_core::reflection;
 pub use ncnn_glsl_core::variant::{

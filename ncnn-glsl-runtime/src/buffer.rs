@@ -1,0 +1,343 @@
+//! Device-local buffers and moving bytes in and out of them: straight
+//! through the mapping where the memory is host-visible and coherent, else
+//! (or when the context forces it) through a host-visible staging buffer and
+//! a copy on the queue.
+
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::{AllocationError, MemoryLocation};
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+
+/// How a buffer's bytes move between host and device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transfer {
+    /// memcpy through the buffer's own mapping.
+    Direct,
+    /// Through a staging buffer and a copy command.
+    Staging,
+}
+
+/// A device-local buffer usable as a storage or uniform buffer.
+pub struct Buffer {
+    pub(crate) ctx: Arc<Context>,
+    pub(crate) buffer: vk::Buffer,
+    allocation: Option<Allocation>,
+    size: u64,
+    transfer: Transfer,
+}
+
+impl std::fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Buffer")
+            .field("size", &self.size)
+            .field("transfer", &self.transfer)
+            .finish()
+    }
+}
+
+/// A raw buffer and its memory, freed together.
+fn make(
+    ctx: &Context,
+    size: u64,
+    usage: vk::BufferUsageFlags,
+    location: MemoryLocation,
+    name: &str,
+) -> Result<(vk::Buffer, Allocation)> {
+    if size == 0 {
+        return Err(Error::bad("buffer size", 0, "it must be at least 1 byte"));
+    }
+    // The allocator would fail anyway; checking first names the real limit.
+    if size > ctx.heap_size {
+        return Err(Error::OutOfDeviceMemory {
+            requested: size,
+            detail: format!("the largest device-local heap has {} bytes", ctx.heap_size),
+        });
+    }
+    let d = ctx.device();
+    let info = vk::BufferCreateInfo::default()
+        .size(size)
+        .usage(usage)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE);
+    let buffer = unsafe { d.create_buffer(&info, None) }.map_err(|e| {
+        match Error::vk("vkCreateBuffer", e) {
+            Error::OutOfDeviceMemory { detail, .. } => Error::OutOfDeviceMemory {
+                requested: size,
+                detail,
+            },
+            other => other,
+        }
+    })?;
+    let requirements = unsafe { d.get_buffer_memory_requirements(buffer) };
+    let allocation = ctx
+        .allocator()
+        .as_mut()
+        .ok_or(Error::DeviceLost)
+        .and_then(|a| {
+            a.allocate(&AllocationCreateDesc {
+                name,
+                requirements,
+                location,
+                linear: true,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            })
+            .map_err(|e| match e {
+                AllocationError::OutOfMemory => Error::OutOfDeviceMemory {
+                    requested: size,
+                    detail: "the allocator found no memory".into(),
+                },
+                e => Error::Allocator(e.to_string()),
+            })
+        });
+    let allocation = match allocation {
+        Ok(a) => a,
+        Err(e) => {
+            unsafe { d.destroy_buffer(buffer, None) };
+            return Err(e);
+        }
+    };
+    if let Err(e) =
+        unsafe { d.bind_buffer_memory(buffer, allocation.memory(), allocation.offset()) }
+    {
+        unsafe { d.destroy_buffer(buffer, None) };
+        if let Some(a) = ctx.allocator().as_mut() {
+            let _ = a.free(allocation);
+        }
+        return Err(Error::vk("vkBindBufferMemory", e));
+    }
+    Ok((buffer, allocation))
+}
+
+/// A staging buffer, destroyed on drop.
+struct Staging<'a> {
+    ctx: &'a Context,
+    buffer: vk::Buffer,
+    allocation: Option<Allocation>,
+}
+
+impl Staging<'_> {
+    fn new(ctx: &Context, size: u64, location: MemoryLocation) -> Result<Staging<'_>> {
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let (buffer, allocation) = make(ctx, size, usage, location, "ncnn-glsl staging")?;
+        Ok(Staging {
+            ctx,
+            buffer,
+            allocation: Some(allocation),
+        })
+    }
+
+    fn bytes(&mut self) -> Result<&mut [u8]> {
+        mapped(self.allocation.as_mut())
+    }
+}
+
+impl Drop for Staging<'_> {
+    fn drop(&mut self) {
+        unsafe { self.ctx.device().destroy_buffer(self.buffer, None) };
+        if let (Some(a), Some(alloc)) = (self.allocation.take(), self.ctx.allocator().as_mut()) {
+            let _ = alloc.free(a);
+        }
+    }
+}
+
+/// The mapped bytes of a host-visible, coherent allocation.
+fn mapped(a: Option<&mut Allocation>) -> Result<&mut [u8]> {
+    a.and_then(|a| a.mapped_slice_mut())
+        .ok_or_else(|| Error::Allocator("a host-visible allocation is not mapped".into()))
+}
+
+impl Buffer {
+    /// A device-local buffer of `size` bytes.
+    pub fn new(ctx: &Arc<Context>, size: u64) -> Result<Buffer> {
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::UNIFORM_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST;
+        let (buffer, allocation) = make(
+            ctx,
+            size,
+            usage,
+            MemoryLocation::GpuOnly,
+            "ncnn-glsl buffer",
+        )?;
+        // Coherent memory only: the direct path does no flush or invalidate.
+        let direct = allocation.mapped_ptr().is_some()
+            && allocation.memory_properties().contains(
+                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+            );
+        Ok(Buffer {
+            ctx: ctx.clone(),
+            buffer,
+            allocation: Some(allocation),
+            size,
+            transfer: if direct && !ctx.options().force_staging {
+                Transfer::Direct
+            } else {
+                Transfer::Staging
+            },
+        })
+    }
+
+    /// Its size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// How its bytes move.
+    pub fn transfer(&self) -> Transfer {
+        self.transfer
+    }
+
+    /// The Vulkan buffer, for code that records its own commands.
+    pub fn handle(&self) -> vk::Buffer {
+        self.buffer
+    }
+
+    fn check_len(&self, len: usize, what: &str) -> Result<()> {
+        if len as u64 > self.size {
+            return Err(Error::bad(
+                format!("{what} length"),
+                len,
+                format!("the buffer holds {} bytes", self.size),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes `data` at the start of the buffer. The device sees it in every
+    /// later dispatch (each dispatch begins with a barrier for it).
+    pub fn write(&mut self, data: &[u8]) -> Result<()> {
+        self.check_len(data.len(), "write")?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        match self.transfer {
+            Transfer::Direct => {
+                // Earlier dispatches were waited for, so nothing reads the
+                // memory now; host writes are visible to the next submission.
+                mapped(self.allocation.as_mut())?[..data.len()].copy_from_slice(data);
+                Ok(())
+            }
+            Transfer::Staging => {
+                let ctx = self.ctx.clone();
+                let mut staging = Staging::new(&ctx, data.len() as u64, MemoryLocation::CpuToGpu)?;
+                staging.bytes()?[..data.len()].copy_from_slice(data);
+                let d = ctx.device();
+                let barriers = ctx.barriers_on();
+                ctx.submit_and_wait(|cmd| {
+                    if !barriers {
+                        let region = [vk::BufferCopy::default().size(data.len() as u64)];
+                        unsafe { d.cmd_copy_buffer(cmd, staging.buffer, self.buffer, &region) };
+                        return Ok(());
+                    }
+                    // Earlier shader reads and writes of this buffer before the copy overwrites it.
+                    barrier(
+                        d,
+                        cmd,
+                        vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::SHADER_READ
+                            | vk::AccessFlags::SHADER_WRITE
+                            | vk::AccessFlags::TRANSFER_WRITE,
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::TRANSFER_WRITE,
+                    );
+                    let region = [vk::BufferCopy::default().size(data.len() as u64)];
+                    unsafe { d.cmd_copy_buffer(cmd, staging.buffer, self.buffer, &region) };
+                    // The copy before any later shader access.
+                    barrier(
+                        d,
+                        cmd,
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::TRANSFER_WRITE,
+                        vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::SHADER_READ
+                            | vk::AccessFlags::SHADER_WRITE
+                            | vk::AccessFlags::TRANSFER_READ,
+                    );
+                    Ok(())
+                })
+            }
+        }
+    }
+
+    /// Reads the first `out.len()` bytes of the buffer.
+    pub fn read(&mut self, out: &mut [u8]) -> Result<()> {
+        self.check_len(out.len(), "read")?;
+        if out.is_empty() {
+            return Ok(());
+        }
+        match self.transfer {
+            Transfer::Direct => {
+                // Each dispatch ends with a barrier to HOST_READ and is waited for.
+                out.copy_from_slice(&mapped(self.allocation.as_mut())?[..out.len()]);
+                Ok(())
+            }
+            Transfer::Staging => {
+                let ctx = self.ctx.clone();
+                let mut staging = Staging::new(&ctx, out.len() as u64, MemoryLocation::GpuToCpu)?;
+                let d = ctx.device();
+                ctx.submit_and_wait(|cmd| {
+                    barrier(
+                        d,
+                        cmd,
+                        vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE,
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::TRANSFER_READ,
+                    );
+                    let region = [vk::BufferCopy::default().size(out.len() as u64)];
+                    unsafe { d.cmd_copy_buffer(cmd, self.buffer, staging.buffer, &region) };
+                    barrier(
+                        d,
+                        cmd,
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::TRANSFER_WRITE,
+                        vk::PipelineStageFlags::HOST,
+                        vk::AccessFlags::HOST_READ,
+                    );
+                    Ok(())
+                })?;
+                out.copy_from_slice(&staging.bytes()?[..out.len()]);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        unsafe { self.ctx.device().destroy_buffer(self.buffer, None) };
+        if let (Some(a), Some(alloc)) = (self.allocation.take(), self.ctx.allocator().as_mut()) {
+            let _ = alloc.free(a);
+        }
+    }
+}
+
+/// A global memory barrier: buffers are whole-resource here, and a global
+/// barrier is what drivers implement buffer barriers as anyway.
+pub(crate) fn barrier(
+    d: &ash::Device,
+    cmd: vk::CommandBuffer,
+    src_stage: vk::PipelineStageFlags,
+    src_access: vk::AccessFlags,
+    dst_stage: vk::PipelineStageFlags,
+    dst_access: vk::AccessFlags,
+) {
+    let m = [vk::MemoryBarrier::default()
+        .src_access_mask(src_access)
+        .dst_access_mask(dst_access)];
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cmd,
+            src_stage,
+            dst_stage,
+            vk::DependencyFlags::empty(),
+            &m,
+            &[],
+            &[],
+        )
+    };
+}

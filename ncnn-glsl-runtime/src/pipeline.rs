@@ -1,0 +1,572 @@
+//! Compute pipelines from a compiled blob: the shader module, layouts from
+//! the blob's reflection, the local size patched into the SPIR-V, and a
+//! pipeline cache on disk that is only ever trusted after checking it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ash::vk;
+use ncnn_glsl_core::reflection::BindingKind;
+use ncnn_glsl_core::variant::{Blob, Variant, VariantSet};
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+
+const SPIRV_MAGIC: u32 = 0x0723_0203;
+const OP_ENTRY_POINT: u32 = 15;
+const OP_EXECUTION_MODE: u32 = 16;
+const EXECUTION_MODE_LOCAL_SIZE: u32 = 17;
+const EXECUTION_MODEL_GLCOMPUTE: u32 = 5;
+
+/// One descriptor of a pipeline, in the order buffers are passed to a dispatch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Descriptor set.
+    pub set: u32,
+    /// Binding in the set.
+    pub binding: u32,
+    /// Storage or uniform buffer.
+    pub kind: BindingKind,
+    /// The block's name, for error messages.
+    pub name: String,
+}
+
+/// A compute pipeline and its layouts.
+pub struct Pipeline {
+    pub(crate) ctx: Arc<Context>,
+    pub(crate) pipeline: vk::Pipeline,
+    pub(crate) layout: vk::PipelineLayout,
+    pub(crate) set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub(crate) slots: Vec<Slot>,
+    pub(crate) push_constant_size: u32,
+    pub(crate) local_size: [u32; 3],
+    pub(crate) name: String,
+    cache_loaded: bool,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("name", &self.name)
+            .field("slots", &self.slots)
+            .field("push_constant_size", &self.push_constant_size)
+            .field("local_size", &self.local_size)
+            .finish()
+    }
+}
+
+impl Pipeline {
+    /// The pipeline of `variant`, a variant of `set` (chosen with
+    /// [`Context::select`]). `local_size` overrides the dimensions that the
+    /// shader declares with `local_size_*_id`; `None` keeps the compiled ones.
+    pub fn for_variant(
+        ctx: &Arc<Context>,
+        set: &VariantSet,
+        variant: &Variant,
+        local_size: Option<[u32; 3]>,
+    ) -> Result<Pipeline> {
+        let name = format!("`{}` ({})", set.name, variant.target);
+        Pipeline::new(ctx, &name, variant.blob, local_size)
+    }
+
+    /// The pipeline of one blob; `name` appears in error messages.
+    pub fn new(
+        ctx: &Arc<Context>,
+        name: &str,
+        blob: &Blob,
+        local_size: Option<[u32; 3]>,
+    ) -> Result<Pipeline> {
+        let r = &blob.reflection;
+        // Features first: creating a module for a device that cannot run it
+        // is invalid usage, which a driver may answer with anything.
+        for f in r.requirements.features.iter() {
+            if !ctx.enabled_caps().feature(f) {
+                return Err(Error::FeatureMissing {
+                    feature: f.to_string(),
+                    shader: name.to_string(),
+                    not_enabled: ctx.caps().feature(f),
+                });
+            }
+        }
+        let size = resolve_local_size(r.local_size, r.local_size_spec_ids, local_size)?;
+        let mut spirv = blob.spirv.to_vec();
+        patch_local_size(&mut spirv, size).map_err(|reason| Error::BlobRejected {
+            shader: name.to_string(),
+            reason,
+        })?;
+        check_local_size(size, ctx.limits())?;
+        if r.push_constant_size > ctx.limits().max_push_constants_size {
+            return Err(Error::bad(
+                format!("push-constant size of {name}"),
+                r.push_constant_size,
+                format!(
+                    "maxPushConstantsSize is {}",
+                    ctx.limits().max_push_constants_size
+                ),
+            ));
+        }
+
+        let mut slots: Vec<Slot> = Vec::new();
+        for b in r.bindings.iter() {
+            let kind = match b.kind {
+                BindingKind::StorageBuffer | BindingKind::UniformBuffer => b.kind,
+                other => {
+                    return Err(Error::BlobRejected {
+                        shader: name.to_string(),
+                        reason: format!(
+                            "binding {}.{} `{}` is a {other:?}; this runtime binds buffers only",
+                            b.set, b.binding, b.name
+                        ),
+                    })
+                }
+            };
+            slots.push(Slot {
+                set: b.set,
+                binding: b.binding,
+                kind,
+                name: b.name.to_string(),
+            });
+        }
+        slots.sort_by_key(|s| (s.set, s.binding));
+
+        let d = ctx.device();
+        let mut p = Pipeline {
+            ctx: ctx.clone(),
+            pipeline: vk::Pipeline::null(),
+            layout: vk::PipelineLayout::null(),
+            set_layouts: Vec::new(),
+            slots,
+            push_constant_size: r.push_constant_size,
+            local_size: size,
+            name: name.to_string(),
+            cache_loaded: false,
+        };
+        // From here, `p`'s Drop destroys whatever was made on an early return.
+        let set_count = p.slots.iter().map(|s| s.set + 1).max().unwrap_or(0);
+        for set in 0..set_count {
+            let bindings: Vec<vk::DescriptorSetLayoutBinding> = p
+                .slots
+                .iter()
+                .filter(|s| s.set == set)
+                .map(|s| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(s.binding)
+                        .descriptor_type(descriptor_type(s.kind))
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
+                .collect();
+            let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+            let l = unsafe { d.create_descriptor_set_layout(&info, None) }
+                .map_err(|e| Error::vk("vkCreateDescriptorSetLayout", e))?;
+            p.set_layouts.push(l);
+        }
+        let ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .offset(0)
+            .size(r.push_constant_size)];
+        let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&p.set_layouts);
+        if r.push_constant_size > 0 {
+            layout_info = layout_info.push_constant_ranges(&ranges);
+        }
+        p.layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
+            .map_err(|e| Error::vk("vkCreatePipelineLayout", e))?;
+
+        let module_info = vk::ShaderModuleCreateInfo::default().code(&spirv);
+        let module = unsafe { d.create_shader_module(&module_info, None) }
+            .map_err(|e| rejected(name, "vkCreateShaderModule", e))?;
+
+        let cache_file = ctx
+            .options()
+            .pipeline_cache_dir
+            .as_ref()
+            .map(|dir| dir.join(format!("{:016x}.pipeline-cache", cache_key(ctx, &spirv))));
+        let (cache, loaded) = load_cache(ctx, cache_file.as_ref());
+        p.cache_loaded = loaded;
+
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        // DISPATCH_BASE: `vkCmdDispatchBase` needs it, to run a grid as
+        // several pieces (`Dispatch::max_piece`).
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(p.layout)
+            .flags(vk::PipelineCreateFlags::DISPATCH_BASE)];
+        let created = unsafe { d.create_compute_pipelines(cache, &info, None) };
+        unsafe { d.destroy_shader_module(module, None) };
+        match created {
+            Ok(v) => p.pipeline = v[0],
+            Err((_, e)) => {
+                unsafe { d.destroy_pipeline_cache(cache, None) };
+                return Err(rejected(name, "vkCreateComputePipelines", e));
+            }
+        }
+        if let Some(file) = cache_file {
+            save_cache(ctx, cache, &file);
+        }
+        unsafe { d.destroy_pipeline_cache(cache, None) };
+        Ok(p)
+    }
+
+    /// The buffers a dispatch binds, in order.
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// The local size the pipeline was made with.
+    pub fn local_size(&self) -> [u32; 3] {
+        self.local_size
+    }
+
+    /// Bytes of push constants a dispatch must give.
+    pub fn push_constant_size(&self) -> u32 {
+        self.push_constant_size
+    }
+
+    /// Whether a saved pipeline cache passed the checks and was handed to the driver.
+    pub fn cache_loaded(&self) -> bool {
+        self.cache_loaded
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        let d = self.ctx.device();
+        unsafe {
+            d.destroy_pipeline(self.pipeline, None);
+            d.destroy_pipeline_layout(self.layout, None);
+            for l in &self.set_layouts {
+                d.destroy_descriptor_set_layout(*l, None);
+            }
+        }
+    }
+}
+
+pub(crate) fn descriptor_type(kind: BindingKind) -> vk::DescriptorType {
+    match kind {
+        BindingKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
+        _ => vk::DescriptorType::STORAGE_BUFFER,
+    }
+}
+
+fn rejected(name: &str, call: &'static str, e: vk::Result) -> Error {
+    match Error::vk(call, e) {
+        Error::Vulkan { call, result } => Error::BlobRejected {
+            shader: name.to_string(),
+            reason: format!("{call} returned {result:?}"),
+        },
+        other => other,
+    }
+}
+
+/// The local size to build: `wanted` where the shader has a `local_size_*_id`
+/// for that dimension, else it must equal the compiled one (the shader's code
+/// may depend on a literal size, e.g. shared arrays).
+pub(crate) fn resolve_local_size(
+    compiled: [u32; 3],
+    spec_ids: [Option<u32>; 3],
+    wanted: Option<[u32; 3]>,
+) -> Result<[u32; 3]> {
+    let Some(wanted) = wanted else {
+        return Ok(compiled);
+    };
+    for i in 0..3 {
+        if spec_ids[i].is_none() && wanted[i] != compiled[i] {
+            return Err(Error::bad(
+                format!("local size {}", ["x", "y", "z"][i]),
+                wanted[i],
+                format!(
+                    "the shader fixes it at {} (only local_size_*_id dimensions can be set)",
+                    compiled[i]
+                ),
+            ));
+        }
+    }
+    Ok(wanted)
+}
+
+/// Checks a local size against `maxComputeWorkGroupSize` and `...Invocations`.
+pub(crate) fn check_local_size(size: [u32; 3], l: &vk::PhysicalDeviceLimits) -> Result<()> {
+    for i in 0..3 {
+        let max = l.max_compute_work_group_size[i];
+        if size[i] == 0 || size[i] > max {
+            return Err(Error::bad(
+                format!("local size {}", ["x", "y", "z"][i]),
+                size[i],
+                format!("it must be 1..={max} (maxComputeWorkGroupSize[{i}])"),
+            ));
+        }
+    }
+    let n = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
+    if n > u64::from(l.max_compute_work_group_invocations) {
+        return Err(Error::bad(
+            "local size x*y*z",
+            n,
+            format!(
+                "maxComputeWorkGroupInvocations is {}",
+                l.max_compute_work_group_invocations
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Walks the module, checks its framing, and writes `size` into the
+/// `OpExecutionMode LocalSize` of its GLCompute entry point.
+///
+/// The walk is also the runtime's own check of the blob: a driver is not
+/// required to validate SPIR-V, and some crash on garbage, so what is not
+/// well-framed SPIR-V with a compute entry point never reaches the driver.
+pub(crate) fn patch_local_size(spirv: &mut [u32], size: [u32; 3]) -> Result<(), String> {
+    if spirv.len() < 5 {
+        return Err(format!(
+            "{} words is shorter than a SPIR-V header",
+            spirv.len()
+        ));
+    }
+    if spirv[0] != SPIRV_MAGIC {
+        return Err(format!(
+            "magic number {:#010x}, expected {SPIRV_MAGIC:#010x}",
+            spirv[0]
+        ));
+    }
+    let mut entry = None;
+    let mut at = 5;
+    let mut local_size_at = Vec::new();
+    while at < spirv.len() {
+        let count = (spirv[at] >> 16) as usize;
+        let op = spirv[at] & 0xffff;
+        if count == 0 || at + count > spirv.len() {
+            return Err(format!(
+                "instruction at word {at} (opcode {op}) has a bad word count {count}"
+            ));
+        }
+        if op == OP_ENTRY_POINT && count >= 3 && spirv[at + 1] == EXECUTION_MODEL_GLCOMPUTE {
+            entry = Some(spirv[at + 2]);
+        }
+        if op == OP_EXECUTION_MODE && count == 6 && spirv[at + 2] == EXECUTION_MODE_LOCAL_SIZE {
+            local_size_at.push((spirv[at + 1], at + 3));
+        }
+        at += count;
+    }
+    let entry = entry.ok_or("no GLCompute entry point")?;
+    let (_, lit) = local_size_at
+        .into_iter()
+        .find(|(e, _)| *e == entry)
+        .ok_or("no OpExecutionMode LocalSize for the entry point")?;
+    spirv[lit..lit + 3].copy_from_slice(&size);
+    Ok(())
+}
+
+/// FNV-1a, 64-bit: stable across Rust versions and machines, unlike
+/// `DefaultHasher`, which matters for a key stored in a file name.
+fn fnv1a(seed: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(seed, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The cache key: the driver's cache identity and the exact SPIR-V built.
+fn cache_key(ctx: &Context, spirv: &[u32]) -> u64 {
+    let props = unsafe { ctx.instance.get_physical_device_properties(ctx.physical) };
+    let mut h = fnv1a(FNV_OFFSET, &props.pipeline_cache_uuid);
+    for v in [props.driver_version, props.vendor_id, props.device_id] {
+        h = fnv1a(h, &v.to_le_bytes());
+    }
+    spirv.iter().fold(h, |h, w| fnv1a(h, &w.to_le_bytes()))
+}
+
+/// Our wrapper around the driver's cache data: magic, length, checksum, so a
+/// torn or edited file is caught before the driver sees it.
+const CACHE_MAGIC: &[u8; 8] = b"NCNNPC01";
+
+/// Creates a pipeline cache, seeded from `file` when it passes every check:
+/// our wrapper, then the Vulkan header (`headerSize`, `headerVersion` ONE,
+/// vendor and device ids, `pipelineCacheUUID`) against this device.
+/// Anything else is ignored: an empty cache is always correct.
+fn load_cache(ctx: &Context, file: Option<&PathBuf>) -> (vk::PipelineCache, bool) {
+    let props = unsafe { ctx.instance.get_physical_device_properties(ctx.physical) };
+    let data = file
+        .and_then(|f| std::fs::read(f).ok())
+        .and_then(|bytes| unwrap_cache(&bytes, &props).map(<[u8]>::to_vec));
+    let d = ctx.device();
+    if let Some(data) = &data {
+        let info = vk::PipelineCacheCreateInfo::default().initial_data(data);
+        if let Ok(c) = unsafe { d.create_pipeline_cache(&info, None) } {
+            return (c, true);
+        }
+    }
+    let info = vk::PipelineCacheCreateInfo::default();
+    let cache =
+        unsafe { d.create_pipeline_cache(&info, None) }.unwrap_or(vk::PipelineCache::null());
+    (cache, false)
+}
+
+/// The driver's data inside a saved file, if the file is whole and made by
+/// this driver for this device.
+pub(crate) fn unwrap_cache<'a>(
+    bytes: &'a [u8],
+    props: &vk::PhysicalDeviceProperties,
+) -> Option<&'a [u8]> {
+    let rest = bytes.strip_prefix(CACHE_MAGIC)?;
+    let (len, rest) = rest.split_first_chunk::<8>()?;
+    let (sum, data) = rest.split_first_chunk::<8>()?;
+    if u64::from_le_bytes(*len) != data.len() as u64
+        || u64::from_le_bytes(*sum) != fnv1a(FNV_OFFSET, data)
+    {
+        return None;
+    }
+    // VkPipelineCacheHeaderVersionOne: 4 u32 then a 16-byte UUID, little
+    // endian on every machine we run on.
+    if data.len() < 32 {
+        return None;
+    }
+    let word = |i: usize| u32::from_le_bytes(data[i * 4..i * 4 + 4].try_into().unwrap());
+    let header_size = word(0) as usize;
+    if header_size < 32
+        || header_size > data.len()
+        || word(1) != vk::PipelineCacheHeaderVersion::ONE.as_raw() as u32
+        || word(2) != props.vendor_id
+        || word(3) != props.device_id
+        || data[16..32] != props.pipeline_cache_uuid
+    {
+        return None;
+    }
+    Some(data)
+}
+
+/// Writes the cache's data to `file` (through a temporary file and a rename,
+/// so a reader never sees half a file). Failure only costs the next start
+/// its compile time, so it is not an error.
+fn save_cache(ctx: &Context, cache: vk::PipelineCache, file: &PathBuf) {
+    if cache == vk::PipelineCache::null() {
+        return;
+    }
+    let Ok(data) = (unsafe { ctx.device().get_pipeline_cache_data(cache) }) else {
+        return;
+    };
+    let mut out = Vec::with_capacity(data.len() + 24);
+    out.extend_from_slice(CACHE_MAGIC);
+    out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    out.extend_from_slice(&fnv1a(FNV_OFFSET, &data).to_le_bytes());
+    out.extend_from_slice(&data);
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+    if std::fs::write(&tmp, &out).is_ok() {
+        let _ = std::fs::rename(&tmp, file);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_size_rules() {
+        assert_eq!(
+            resolve_local_size([64, 1, 1], [None; 3], None).unwrap(),
+            [64, 1, 1]
+        );
+        let e = resolve_local_size([64, 1, 1], [None; 3], Some([32, 1, 1])).unwrap_err();
+        assert!(e.to_string().contains("local size x = 32"), "{e}");
+        let ids = [Some(233), Some(234), None];
+        assert_eq!(
+            resolve_local_size([1, 1, 1], ids, Some([8, 8, 1])).unwrap(),
+            [8, 8, 1]
+        );
+        let l = vk::PhysicalDeviceLimits {
+            max_compute_work_group_size: [1024, 1024, 64],
+            max_compute_work_group_invocations: 1024,
+            ..Default::default()
+        };
+        check_local_size([1024, 1, 1], &l).unwrap();
+        let e = check_local_size([1, 1, 65], &l).unwrap_err();
+        assert!(e.to_string().contains("local size z = 65"), "{e}");
+        assert!(e.to_string().contains("maxComputeWorkGroupSize[2]"), "{e}");
+        let e = check_local_size([64, 32, 1], &l).unwrap_err();
+        assert!(e.to_string().contains("2048"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("maxComputeWorkGroupInvocations is 1024"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn spirv_framing_is_checked() {
+        assert!(patch_local_size(&mut [1, 2, 3], [1, 1, 1])
+            .unwrap_err()
+            .contains("shorter"));
+        assert!(patch_local_size(&mut [0xdead_beef, 0, 0, 0, 0], [1, 1, 1])
+            .unwrap_err()
+            .contains("magic"));
+        // An instruction claiming more words than there are.
+        let mut m = vec![SPIRV_MAGIC, 0x10000, 0, 10, 0, (9 << 16) | 15];
+        assert!(patch_local_size(&mut m, [1, 1, 1])
+            .unwrap_err()
+            .contains("word count"));
+        // A minimal well-framed module: entry point %1 "main", LocalSize 4 2 1.
+        let mut m = vec![
+            SPIRV_MAGIC,
+            0x10000,
+            0,
+            10,
+            0,
+            (5 << 16) | OP_ENTRY_POINT,
+            EXECUTION_MODEL_GLCOMPUTE,
+            1,
+            u32::from_le_bytes(*b"main"),
+            0,
+            (6 << 16) | OP_EXECUTION_MODE,
+            1,
+            EXECUTION_MODE_LOCAL_SIZE,
+            4,
+            2,
+            1,
+        ];
+        patch_local_size(&mut m, [16, 4, 1]).unwrap();
+        assert_eq!(m[13..16], [16, 4, 1]);
+    }
+
+    #[test]
+    fn cache_files_are_checked_before_use() {
+        let props = vk::PhysicalDeviceProperties {
+            vendor_id: 0x10005,
+            device_id: 7,
+            pipeline_cache_uuid: [9; 16],
+            ..Default::default()
+        };
+        let mut data = Vec::new();
+        for w in [32u32, 1, 0x10005, 7] {
+            data.extend_from_slice(&w.to_le_bytes());
+        }
+        data.extend_from_slice(&[9; 16]);
+        data.extend_from_slice(b"driver bytes");
+        let wrap = |data: &[u8]| {
+            let mut out = CACHE_MAGIC.to_vec();
+            out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+            out.extend_from_slice(&fnv1a(FNV_OFFSET, data).to_le_bytes());
+            out.extend_from_slice(data);
+            out
+        };
+        let good = wrap(&data);
+        assert_eq!(unwrap_cache(&good, &props), Some(&data[..]));
+        // Torn file, flipped byte, other device, other UUID, other version.
+        assert_eq!(unwrap_cache(&good[..good.len() - 1], &props), None);
+        let mut flipped = good.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        assert_eq!(unwrap_cache(&flipped, &props), None);
+        for (at, v) in [(8usize, 8u8), (16, 0), (4, 2)] {
+            let mut d = data.clone();
+            d[at] = v;
+            assert_eq!(unwrap_cache(&wrap(&d), &props), None, "byte {at}");
+        }
+        assert_eq!(unwrap_cache(b"garbage", &props), None);
+    }
+}
