@@ -53,7 +53,7 @@ fn lavapipe_picks_fp16_storage_arithmetic_and_uniform() {
 
 #[test]
 fn h200_picks_fp16_storage_and_bf16p_for_bf16() {
-    let d = device("h200-notes.json");
+    let d = device("h200.json");
     let all = Options::NCNN_DEFAULT.to_string();
     assert_eq!(chosen(&d, &all), "fp16s+fp16a+fp16u");
     // bf16s is supported by the device but excluded from the set: bf16p.
@@ -79,7 +79,7 @@ fn no_16bit_storage_falls_back_to_packed_fp16() {
 
 #[test]
 fn saved_descriptions_round_trip() {
-    for f in ["lavapipe.json", "h200-notes.json"] {
+    for f in ["lavapipe.json", "h200.json"] {
         let d = device(f);
         assert_eq!(DeviceCaps::from_json(&d.to_json()).unwrap(), d, "{f}");
     }
