@@ -70,6 +70,7 @@ fn run(ops: &Q8taOps, input: &QTensor, out: &mut QTensor, baseline: bool) -> (Ve
 }
 
 /// One case through both kernels: whole output buffers equal `expected`.
+#[allow(clippy::too_many_arguments)]
 fn check_case(
     ops: &Q8taOps,
     name: &str,
@@ -105,6 +106,8 @@ fn check_case(
     assert_eq!(new, base, "{name}: rewrite and baseline differ");
 }
 
+/// A random input (junk padding included) against the CPU reference.
+#[allow(clippy::too_many_arguments)]
 fn random_case(
     ops: &Q8taOps,
     g: &mut Rng,
