@@ -60,6 +60,9 @@ fn text_names_the_device_and_its_options() {
         "q8ta_quantize",
         "q8ta_dequantize",
     ] {
-        assert!(text.contains(&format!("/{name}.comp: ")), "{name} missing:\n{text}");
+        assert!(
+            text.contains(&format!("/{name}.comp: ")),
+            "{name} missing:\n{text}"
+        );
     }
 }
