@@ -408,6 +408,15 @@ fn real_main(a: &Args) -> Result<bool, Fail> {
             "input {s} -> output {os}, seed {}, {} reps (median of GPU timestamps)",
             a.seed, a.reps
         );
+        let qv = ops.variant(
+            ncnn_glsl_runtime::shipped::Q8TA_QUANTIZE,
+            &[("OUT_LAYOUT", 0)],
+        )?;
+        println!(
+            "quantize / dequantize run in {} storage ({:?} on the host)",
+            qv.target,
+            ops.quantize_storage(Layout::Packed4W4C)?
+        );
         println!(
             "{:<14} {:<11} {:<54} {:>10} {:>8} {:>12} {:>8}  OK",
             "layouts", "mode", "variant run", "time (us)", "GB/s", "baseline us", "speedup"
