@@ -18,8 +18,10 @@
 // 1 when (scale_in, zp_in) == (scale_out, zp_out): the requantization compiles out.
 #pragma ncnn_glsl axis PASSTHROUGH 0 1
 
-// The runtime may patch these literals per layout pair (the reflection reports them).
-layout (local_size_x = 4, local_size_y = 16, local_size_z = 1) in;
+// The host picks the workgroup shape per layout pair (Rust: q8ta::shuffle_local_size); the
+// literals are the defaults, the ids let the runtime patch them (Pipeline::for_variant). The ids
+// come first: the compiler's rewrite of a trailing `_id` item leaves a comma behind.
+layout (local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2, local_size_x = 4, local_size_y = 16, local_size_z = 1) in;
 
 // Whole words only: sint8vec4 is one int of four lanes in every int8 mode.
 layout (binding = 0) readonly buffer in_blob { sint8vec4 in_data[]; };
@@ -37,6 +39,8 @@ layout (push_constant) uniform parameter
     uint mult_hi;   // 24 requant multiplier bits 24..47
     uint mult_lo;   // 28 requant multiplier bits 0..23
     uint shift;     // 32 requant shift S, 39..57: y = (|d| * M + 2^(S-1)) >> S
+    int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
+    int z_stride;   // 40 the same on z
 } p;
 
 // Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel
@@ -78,18 +82,9 @@ int requant(int q)
 }
 #endif
 
-void main()
+// One (k, n, y, x) position: the seed's per-invocation work.
+void shuffle_one(int k, int z, int x, int c4_out)
 {
-    // gl_GlobalInvocationID includes a vkCmdDispatchBase base, so split grids work as they are.
-    int k = int(gl_GlobalInvocationID.x);
-    int x = int(gl_GlobalInvocationID.y);
-    int z = int(gl_GlobalInvocationID.z);
-
-    int c4_out = (p.c_out + 3) / 4;
-    // Rounded-up grids: invocations past the tensor do nothing.
-    if (k >= c4_out || x >= p.w || z >= p.h * p.n)
-        return;
-
     int n = z / p.h;
     int y = z % p.h;
 
@@ -141,4 +136,22 @@ void main()
         }
     }
 #endif
+}
+
+void main()
+{
+    // Grid: (output channel blocks, input width, input height x batch). The host clamps the
+    // launched grid to maxComputeWorkGroupCount (which also bounds vkCmdDispatchBase), so the
+    // y and z axes are grid-stride loops with the launched invocation counts as steps.
+    int k = int(gl_GlobalInvocationID.x);
+    int c4_out = (p.c_out + 3) / 4;
+    // Rounded-up grids: invocations past the tensor do nothing.
+    if (k >= c4_out)
+        return;
+    int hn = p.h * p.n;
+    for (int z = int(gl_GlobalInvocationID.z); z < hn; z += p.z_stride)
+    {
+        for (int x = int(gl_GlobalInvocationID.y); x < p.w; x += p.y_stride)
+            shuffle_one(k, z, x, c4_out);
+    }
 }

@@ -38,6 +38,8 @@ layout (push_constant) uniform parameter
     uint mult_hi;   // 24 requant multiplier bits 24..47
     uint mult_lo;   // 28 requant multiplier bits 0..23
     uint shift;     // 32 requant shift S, 39..57: y = (|d| * M + 2^(S-1)) >> S
+    int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
+    int z_stride;   // 40 the same on z
 } p;
 
 // Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel
@@ -79,23 +81,9 @@ int requant(int q)
 }
 #endif
 
-void main()
+// One output word (ox, oy) of channel block k and batch n.
+void baseline_one(int ox, int oy, int z, int c4_out, int oh, int ow)
 {
-    int ox = int(gl_GlobalInvocationID.x);
-    int oy = int(gl_GlobalInvocationID.y);
-    int z = int(gl_GlobalInvocationID.z);
-
-    int c4_out = (p.c_out + 3) / 4;
-    int oh = 2 * p.h;
-    int ow = 2 * p.w;
-#if OUT_LAYOUT == 0
-    int ow_padded = (ow + 3) / 4 * 4;
-#else
-    int ow_padded = ow;
-#endif
-    if (ox >= ow_padded || oy >= oh || z >= c4_out * p.n)
-        return;
-
     // Channel block slowest.
     int k = z / p.n;
     int n = z % p.n;
@@ -126,4 +114,29 @@ void main()
         }
     }
     i8buffer_st4(out_data, out_i, v);
+}
+
+void main()
+{
+    // Grid: (output width, output height, output channel blocks x batch, z = k * N + n); the
+    // y and z axes are grid-stride loops (the host clamps the launched grid to the device's
+    // maxComputeWorkGroupCount and passes the launched invocation counts as the steps).
+    int ox = int(gl_GlobalInvocationID.x);
+
+    int c4_out = (p.c_out + 3) / 4;
+    int oh = 2 * p.h;
+    int ow = 2 * p.w;
+#if OUT_LAYOUT == 0
+    int ow_padded = (ow + 3) / 4 * 4;
+#else
+    int ow_padded = ow;
+#endif
+    if (ox >= ow_padded)
+        return;
+    int zn = c4_out * p.n;
+    for (int z = int(gl_GlobalInvocationID.z); z < zn; z += p.z_stride)
+    {
+        for (int oy = int(gl_GlobalInvocationID.y); oy < oh; oy += p.y_stride)
+            baseline_one(ox, oy, z, c4_out, oh, ow);
+    }
 }

@@ -252,7 +252,14 @@ fn probe(json: bool) -> Result<(), String> {
             println!("   shipped shaders: none yet");
         }
         for set in ncnn_glsl_runtime::SHIPPED {
-            match set.select(d, Options::NCNN_DEFAULT, &[]) {
+            // The mode chosen does not depend on build-time axes: their first values.
+            let axes: Vec<(&str, i64)> = set
+                .axes
+                .iter()
+                .filter(|a| !a.device)
+                .map(|a| (a.name, a.values[0]))
+                .collect();
+            match set.select(d, Options::NCNN_DEFAULT, &axes) {
                 Ok(c) => println!("   {}: {}", set.name, c.chosen),
                 Err(e) => println!("   {}: {e}", set.name),
             }

@@ -53,5 +53,16 @@ fn text_names_the_device_and_its_options() {
         text.contains("ncnn's default options narrow to: "),
         "{text}"
     );
-    assert!(text.contains("shipped shaders: none yet"), "{text}");
+    // The shipped q8ta sets, each with the mode the device runs.
+    for name in [
+        "q8ta_pixel_shuffle",
+        "q8ta_pixel_shuffle_baseline",
+        "q8ta_quantize",
+        "q8ta_dequantize",
+    ] {
+        assert!(
+            text.contains(&format!("/{name}.comp: ")),
+            "{name} missing:\n{text}"
+        );
+    }
 }

@@ -21,6 +21,9 @@
 //! # Ok(()) }
 //! ```
 
+// `include_ncnn_shader!` names `::ncnn_glsl_runtime::__private`: the shipped sets use it here.
+extern crate self as ncnn_glsl_runtime;
+
 pub mod buffer;
 pub mod context;
 pub mod dispatch;

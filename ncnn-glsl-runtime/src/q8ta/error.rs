@@ -54,6 +54,16 @@ pub enum Q8taError {
         /// Its shape.
         shape: Shape,
     },
+    /// A grid axis that the shader does not loop over needs more workgroups
+    /// than `maxComputeWorkGroupCount` allows.
+    GridTooLarge {
+        /// The axis (`x`, `y`, `z`).
+        axis: &'static str,
+        /// Workgroups it needs.
+        groups: u64,
+        /// The device's limit on that axis.
+        max: u32,
+    },
     /// A buffer shorter than its tensor needs.
     BufferTooSmall {
         /// Which buffer.
@@ -98,6 +108,10 @@ impl fmt::Display for Q8taError {
             Q8taError::TooLarge { what, shape } => write!(
                 f,
                 "{what} shape {shape} is too large for the shaders' 32-bit indices"
+            ),
+            Q8taError::GridTooLarge { axis, groups, max } => write!(
+                f,
+                "the grid needs {groups} workgroups on {axis}, maxComputeWorkGroupCount is {max}"
             ),
             Q8taError::BufferTooSmall { what, needed, len } => write!(
                 f,

@@ -18,16 +18,22 @@
 //!
 //! | shader | axes | push constants | local size | grid (invocations) |
 //! |---|---|---|---|---|
-//! | `q8ta_pixel_shuffle.comp` | `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` | [`model::ShufflePush`], 36 B | 4x16x1, patched per pair: [`shuffle_local_size`] | [`model::shuffle_grid`] |
+//! | `q8ta_pixel_shuffle.comp` | `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` | [`model::ShufflePush`], 44 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per pair: [`shuffle_local_size`] | [`model::shuffle_grid`] |
 //! | `q8ta_pixel_shuffle_baseline.comp` | the same | the same | 64x1x1 | [`model::baseline_grid`] |
 //! | `q8ta_quantize.comp` | `OUT_LAYOUT` | [`model::QuantizePush`], 32 B | 64x1x1 | [`model::quantize_grid`] |
 //! | `q8ta_dequantize.comp` | `IN_LAYOUT`, `VEC` ([`model::dequantize_vec_width`]) | [`model::DequantizePush`], 24 B | 64x1x1 | [`model::dequantize_grid`] |
 //!
-//! Every shader checks bounds against its push constants and reads
-//! `gl_GlobalInvocationID`, so rounded-up grids and grids split with
-//! `vkCmdDispatchBase` ([`split_dispatch`]) are both correct.
+//! Every shader checks bounds against its push constants, so rounded-up grids
+//! are correct. The runtime cannot split a grid past `maxComputeWorkGroupCount`
+//! (`vkCmdDispatchBase` is bounded by the same limit), so the shuffle shaders
+//! loop over their y and z axes (grid-stride, the launched invocation counts in
+//! the push constants) and the host clamps those axes ([`PixelShuffle::launch`]);
+//! the quantize and dequantize grids must fit the limit.
+//!
+//! The GPU side is [`Q8taOps`] (module [`gpu`]).
 
 mod error;
+pub mod gpu;
 mod layout;
 pub mod model;
 mod op;
@@ -37,8 +43,9 @@ pub mod reference;
 mod tests;
 
 pub use error::Q8taError;
+pub use gpu::{OpError, Q8taOps, QTensor, ShuffleRun, Storage};
 pub use layout::{pack, unpack, Layout, Shape};
-pub use op::{shuffle_local_size, split_dispatch, PixelShuffle};
+pub use op::{shuffle_local_size, Launch, PixelShuffle};
 pub use quant::{
     dequantize_value, quantize_value, round_half_away, QuantParams, QuantizeConsts, Requant,
 };

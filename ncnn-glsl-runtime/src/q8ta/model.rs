@@ -1,7 +1,9 @@
 //! Models of the pixel shuffle shaders' per-invocation logic, written to
 //! follow the GLSL line for line (32-bit ints, the same word-index function,
 //! the same bounds checks and padding writes), plus the push-constant block
-//! both shaders declare. Running a model over a rounded-up grid and comparing
+//! both shaders declare. The shuffle shaders loop over their y and z axes
+//! (grid-stride, steps in the push constants) because the host clamps the
+//! launched grid to `maxComputeWorkGroupCount`. Running a model over a rounded-up grid and comparing
 //! with [`super::reference`] catches indexing bugs before any GPU run; the
 //! recorded reads and writes show that input padding is never read and every
 //! output word is written exactly once.
@@ -10,7 +12,7 @@ use super::layout::{Layout, Shape};
 use super::quant::{QuantParams, QuantizeConsts, Requant};
 
 /// The push-constant block of `q8ta_pixel_shuffle.comp` and
-/// `q8ta_pixel_shuffle_baseline.comp`: nine 32-bit scalars, std430, 36 bytes.
+/// `q8ta_pixel_shuffle_baseline.comp`: eleven 32-bit scalars, std430, 44 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct ShufflePush {
@@ -32,14 +34,20 @@ pub struct ShufflePush {
     pub mult_lo: u32,
     /// Offset 32: [`Requant::shift`].
     pub shift: u32,
+    /// Offset 36: invocations launched on y (the grid-stride loop's step).
+    pub y_stride: i32,
+    /// Offset 40: invocations launched on z.
+    pub z_stride: i32,
 }
 
 impl ShufflePush {
     /// Size of the block in bytes.
-    pub const SIZE: usize = 36;
+    pub const SIZE: usize = 44;
 
-    /// The block for an input shape (validated by the caller) and a requantization.
-    pub fn new(input: Shape, r: &Requant) -> Self {
+    /// The block for an input shape (validated by the caller), a
+    /// requantization and the invocations launched per axis (workgroups times
+    /// local size, see [`launch`]).
+    pub fn new(input: Shape, r: &Requant, launched: [u32; 3]) -> Self {
         ShufflePush {
             n: input.n as i32,
             c_out: (input.c / 4) as i32,
@@ -50,6 +58,8 @@ impl ShufflePush {
             mult_hi: r.mult_hi,
             mult_lo: r.mult_lo,
             shift: r.shift,
+            y_stride: launched[1] as i32,
+            z_stride: launched[2] as i32,
         }
     }
 
@@ -65,6 +75,8 @@ impl ShufflePush {
             self.mult_hi,
             self.mult_lo,
             self.shift,
+            self.y_stride as u32,
+            self.z_stride as u32,
         ];
         let mut b = [0u8; Self::SIZE];
         for (i, x) in v.iter().enumerate() {
@@ -179,20 +191,33 @@ pub struct Axes {
     pub passthrough: bool,
 }
 
-/// One invocation of `q8ta_pixel_shuffle.comp` at global id `gid`.
+/// One invocation of `q8ta_pixel_shuffle.comp` at global id `gid`: the
+/// grid-stride loops of its `main()` over `shuffle_one()`.
 pub fn shuffle_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memory) {
+    let k = gid[0] as i32;
+    let c4_out = (p.c_out + 3) / 4;
+    if k >= c4_out {
+        return;
+    }
+    let hn = p.h * p.n;
+    let mut z = gid[2] as i32;
+    while z < hn {
+        let mut x = gid[1] as i32;
+        while x < p.w {
+            shuffle_one(k, z, x, c4_out, p, a, m);
+            x += p.y_stride;
+        }
+        z += p.z_stride;
+    }
+}
+
+/// The shader's `shuffle_one()`: one (channel block, input pixel).
+fn shuffle_one(k: i32, z: i32, x: i32, c4_out: i32, p: &ShufflePush, a: Axes, m: &mut Memory) {
     let (in_l, out_l) = (
         a.in_layout.axis_value() as i32,
         a.out_layout.axis_value() as i32,
     );
     let rq = p.requant(false);
-    let k = gid[0] as i32;
-    let x = gid[1] as i32;
-    let z = gid[2] as i32;
-    let c4_out = (p.c_out + 3) / 4;
-    if k >= c4_out || x >= p.w || z >= p.h * p.n {
-        return;
-    }
     let n = z / p.h;
     let y = z % p.h;
     let c4_in = p.c_out;
@@ -229,23 +254,42 @@ pub fn shuffle_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memor
     }
 }
 
-/// One invocation of `q8ta_pixel_shuffle_baseline.comp` at global id `gid`.
+/// One invocation of `q8ta_pixel_shuffle_baseline.comp` at global id `gid`:
+/// the grid-stride loops of its `main()` over `baseline_one()`.
 pub fn baseline_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memory) {
+    let ox = gid[0] as i32;
+    let c4_out = (p.c_out + 3) / 4;
+    let oh = 2 * p.h;
+    let ow = 2 * p.w;
+    let ow_padded = if a.out_layout == Layout::Packed4W4C {
+        (ow + 3) / 4 * 4
+    } else {
+        ow
+    };
+    if ox >= ow_padded {
+        return;
+    }
+    let zn = c4_out * p.n;
+    let mut z = gid[2] as i32;
+    while z < zn {
+        let mut oy = gid[1] as i32;
+        while oy < oh {
+            baseline_one(ox, oy, z, c4_out, p, a, m);
+            oy += p.y_stride;
+        }
+        z += p.z_stride;
+    }
+}
+
+/// The shader's `baseline_one()`: one output word.
+fn baseline_one(ox: i32, oy: i32, z: i32, c4_out: i32, p: &ShufflePush, a: Axes, m: &mut Memory) {
     let (in_l, out_l) = (
         a.in_layout.axis_value() as i32,
         a.out_layout.axis_value() as i32,
     );
     let rq = p.requant(false);
-    let ox = gid[0] as i32;
-    let oy = gid[1] as i32;
-    let z = gid[2] as i32;
-    let c4_out = (p.c_out + 3) / 4;
     let oh = 2 * p.h;
     let ow = 2 * p.w;
-    let ow_padded = if out_l == 0 { (ow + 3) / 4 * 4 } else { ow };
-    if ox >= ow_padded || oy >= oh || z >= c4_out * p.n {
-        return;
-    }
     // Channel block slowest: z = k * N + n.
     let k = z / p.n;
     let n = z % p.n;
@@ -272,29 +316,39 @@ pub fn baseline_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memo
     m.st4(out_i, v);
 }
 
-/// Runs `invocation` over the grid rounded up to `local` (as a dispatch of
-/// whole workgroups does), split by [`super::split_dispatch`] into pieces of at
-/// most `max_groups` workgroups per axis, each run as `vkCmdDispatchBase` would
-/// (`gl_GlobalInvocationID = (base + group) * local + local id`).
+/// Workgroups to launch for a grid of `grid` invocations at `local`, each
+/// axis clamped to `max_groups` (`maxComputeWorkGroupCount`), and the
+/// invocations that launches per axis (the shuffle shaders' loop steps).
+pub fn launch(grid: [u32; 3], local: [u32; 3], max_groups: [u32; 3]) -> ([u32; 3], [u32; 3]) {
+    let groups: [u32; 3] =
+        std::array::from_fn(|i| grid[i].div_ceil(local[i]).clamp(1, max_groups[i].max(1)));
+    let launched = std::array::from_fn(|i| groups[i] * local[i]);
+    (groups, launched)
+}
+
+/// Runs `invocation` over the workgroups [`launch`] gives (y and z clamped
+/// to `max_groups`, as the host does; x never is: the host refuses such a
+/// grid), with
+/// `gl_GlobalInvocationID = group * local + local id`. Only shaders that loop
+/// over a clamped axis (the shuffle shaders) cover a grid past the clamp.
 pub fn dispatch(
     grid: [u32; 3],
     local: [u32; 3],
     max_groups: u32,
     mut invocation: impl FnMut([u32; 3]),
 ) {
-    for (base, count) in super::split_dispatch(grid, local, [max_groups; 3]) {
-        for gz in base[2]..base[2] + count[2] {
-            for gy in base[1]..base[1] + count[1] {
-                for gx in base[0]..base[0] + count[0] {
-                    for lz in 0..local[2] {
-                        for ly in 0..local[1] {
-                            for lx in 0..local[0] {
-                                invocation([
-                                    gx * local[0] + lx,
-                                    gy * local[1] + ly,
-                                    gz * local[2] + lz,
-                                ]);
-                            }
+    let (groups, _) = launch(grid, local, [u32::MAX, max_groups, max_groups]);
+    for gz in 0..groups[2] {
+        for gy in 0..groups[1] {
+            for gx in 0..groups[0] {
+                for lz in 0..local[2] {
+                    for ly in 0..local[1] {
+                        for lx in 0..local[0] {
+                            invocation([
+                                gx * local[0] + lx,
+                                gy * local[1] + ly,
+                                gz * local[2] + lz,
+                            ]);
                         }
                     }
                 }

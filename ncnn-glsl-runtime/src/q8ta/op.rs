@@ -88,11 +88,6 @@ impl PixelShuffle {
         ]
     }
 
-    /// The push constants of either shuffle shader.
-    pub fn push(&self) -> ShufflePush {
-        ShufflePush::new(self.input, &self.requant)
-    }
-
     /// The new kernel's grid in invocations (not workgroups).
     pub fn grid(&self) -> [u32; 3] {
         model::shuffle_grid(self.input)
@@ -107,7 +102,7 @@ impl PixelShuffle {
     /// workgroup's stores cover contiguous memory (the seed's Adreno 830 choices;
     /// to be tuned per device): a 4C output puts channel blocks first (16x4x1),
     /// 4C1W on both sides goes along width (1x64x1), every other pair 4x16x1 (the
-    /// literal in the shader). The runtime patches `OpExecutionMode LocalSize`.
+    /// literal in the shader). The shader declares `local_size_*_id`, so the runtime patches it.
     pub fn local_size(&self) -> [u32; 3] {
         shuffle_local_size(self.in_layout, self.out_layout)
     }
@@ -122,27 +117,46 @@ pub fn shuffle_local_size(in_layout: Layout, out_layout: Layout) -> [u32; 3] {
     }
 }
 
-/// Workgroup counts for `grid` at `local`, split into pieces of at most
-/// `max_groups` per axis (`maxComputeWorkGroupCount`, 65535 on y and z on
-/// NVIDIA and lavapipe): `(base, count)` pairs for `vkCmdDispatchBase`. The
-/// shaders read `gl_GlobalInvocationID`, which includes the base, and check
-/// bounds, so the pieces together run the grid exactly once.
-pub fn split_dispatch(
-    grid: [u32; 3],
-    local: [u32; 3],
-    max_groups: [u32; 3],
-) -> Vec<([u32; 3], [u32; 3])> {
-    let groups: [u32; 3] = std::array::from_fn(|i| grid[i].div_ceil(local[i]));
-    let starts = |i: usize| (0..groups[i]).step_by(max_groups[i].max(1) as usize);
-    let mut out = Vec::new();
-    for z in starts(2) {
-        for y in starts(1) {
-            for x in starts(0) {
-                let base = [x, y, z];
-                let count = std::array::from_fn(|i| (groups[i] - base[i]).min(max_groups[i]));
-                out.push((base, count));
-            }
+/// A dispatch of one shuffle kernel: the workgroups to launch and its push constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Workgroups per axis, y and z clamped to the device's maximum.
+    pub groups: [u32; 3],
+    /// The workgroup shape.
+    pub local: [u32; 3],
+    /// The push constants, with the grid-stride steps of the launched grid.
+    pub push: ShufflePush,
+}
+
+impl PixelShuffle {
+    /// The launch of the new kernel (`baseline == false`, local size `local`)
+    /// or of the baseline, for a device whose `maxComputeWorkGroupCount` is
+    /// `max_groups`: y and z are clamped (the shaders loop over them), x must
+    /// fit.
+    pub fn launch(
+        &self,
+        baseline: bool,
+        local: [u32; 3],
+        max_groups: [u32; 3],
+    ) -> Result<Launch, Q8taError> {
+        let grid = if baseline {
+            self.baseline_grid()
+        } else {
+            self.grid()
+        };
+        let want_x = grid[0].div_ceil(local[0]);
+        if want_x > max_groups[0] {
+            return Err(Q8taError::GridTooLarge {
+                axis: "x",
+                groups: want_x as u64,
+                max: max_groups[0],
+            });
         }
+        let (groups, launched) = model::launch(grid, local, max_groups);
+        Ok(Launch {
+            groups,
+            local,
+            push: ShufflePush::new(self.input, &self.requant, launched),
+        })
     }
-    out
 }

@@ -315,7 +315,13 @@ fn run_model(
     local: [u32; 3],
     max_groups: u32,
 ) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let p = ShufflePush::new(c.in_shape, &c.requant);
+    let grid = if baseline {
+        model::baseline_grid(c.in_shape, c.out_layout)
+    } else {
+        model::shuffle_grid(c.in_shape)
+    };
+    let (_, launched) = model::launch(grid, local, [u32::MAX, max_groups, max_groups]);
+    let p = ShufflePush::new(c.in_shape, &c.requant, launched);
     let a = Axes {
         in_layout: c.in_layout,
         out_layout: c.out_layout,
@@ -323,12 +329,10 @@ fn run_model(
     };
     let mut m = Memory::new(&c.input, c.out_layout.word_count(c.out_shape), 0xdead_beef);
     if baseline {
-        let grid = model::baseline_grid(c.in_shape, c.out_layout);
         model::dispatch(grid, local, max_groups, |g| {
             model::baseline_invocation(g, &p, a, &mut m)
         });
     } else {
-        let grid = model::shuffle_grid(c.in_shape);
         model::dispatch(grid, local, max_groups, |g| {
             model::shuffle_invocation(g, &p, a, &mut m)
         });
@@ -427,7 +431,7 @@ fn models_match_the_reference_on_every_layout_pair_and_shape() {
                         (false, [1, 64, 1]),
                         (true, [64, 1, 1]),
                     ] {
-                        // A small max_groups splits the dispatch the way vkCmdDispatchBase does.
+                        // A small max_groups clamps the y and z grids as the host does: the shaders loop.
                         for max_groups in [65535, 1, 2] {
                             let (out, writes, reads) = run_model(&c, baseline, local, max_groups);
                             assert_eq!(
@@ -532,7 +536,7 @@ fn layout_codes_and_names() {
 #[test]
 fn push_constants_layout() {
     let r = Requant::new(qp(0.02, 3), qp(0.04, -5)).unwrap();
-    let p = ShufflePush::new(Shape::new(2, 24, 3, 5), &r);
+    let p = ShufflePush::new(Shape::new(2, 24, 3, 5), &r, [8, 16, 65535]);
     let b = p.to_bytes();
     let word = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
     assert_eq!([word(0), word(1), word(2), word(3)], [2, 6, 3, 5]);
@@ -540,6 +544,7 @@ fn push_constants_layout() {
     assert_eq!(word(5) as i32, -5);
     assert_eq!(((word(6) as u64) << 24) | word(7) as u64, r.multiplier());
     assert_eq!(word(8), r.shift);
+    assert_eq!([word(9), word(10)], [16, 65535]);
     // Ratio 1/2 is exact: M / 2^S == 0.5.
     assert_eq!(r.multiplier() as f64 / 2f64.powi(r.shift as i32), 0.5);
 }
@@ -713,9 +718,12 @@ fn quantize_and_dequantize_models_match_the_references() {
             let want = reference::quantize(&x, shape, layout, p).unwrap();
             let push = QuantizePush::new(shape, p);
             let mut m = Memory::new(&[], layout.word_count(shape), 0xdead_beef);
-            model::dispatch(model::quantize_grid(shape, layout), [64, 1, 1], 2, |gid| {
-                model::quantize_invocation(gid, &push, layout, &x, &mut m)
-            });
+            model::dispatch(
+                model::quantize_grid(shape, layout),
+                [64, 1, 1],
+                65535,
+                |gid| model::quantize_invocation(gid, &push, layout, &x, &mut m),
+            );
             assert_eq!(m.output, want, "{shape} {layout}");
             assert!(m.writes.iter().all(|&w| w == 1));
 
@@ -788,19 +796,14 @@ fn pixel_shuffle_plan_validates_and_splits() {
     );
     assert!(e.unwrap_err().to_string().contains("input scale NaN"));
 
-    // A grid past 65535 workgroups on z (height x batch) runs once per invocation when split.
-    let grid = [1, 1, 70_000 * 3];
-    let pieces = split_dispatch(grid, [1, 1, 1], [65535, 65535, 65535]);
-    assert_eq!(pieces.len(), 4);
-    let mut seen = vec![0u8; grid[2] as usize];
-    for (base, count) in pieces {
-        assert!(count.iter().all(|&c| c <= 65535));
-        for z in base[2]..base[2] + count[2] {
-            seen[z as usize] += 1;
-        }
-    }
-    assert!(seen.iter().all(|&s| s == 1));
-    // The model over such a split: a tall input whose height x batch exceeds the limit
+    // A grid past 65535 workgroups on z (height x batch) is launched clamped; the shaders loop.
+    let (groups, launched) = model::launch([1, 1, 70_000 * 3], [1, 1, 1], [65535; 3]);
+    assert_eq!(groups, [1, 1, 65535]);
+    assert_eq!(launched, [1, 1, 65535]);
+    let (groups, launched) = model::launch([5, 7, 9], [4, 16, 1], [65535; 3]);
+    assert_eq!(groups, [2, 1, 9]);
+    assert_eq!(launched, [8, 16, 9]);
+    // The model over such a clamped grid: a tall input whose height x batch exceeds the limit
     // (small max_groups stand in for 65535, to keep the test fast).
     let shape = Shape::new(2, 4, 300, 1);
     let c = random_case(

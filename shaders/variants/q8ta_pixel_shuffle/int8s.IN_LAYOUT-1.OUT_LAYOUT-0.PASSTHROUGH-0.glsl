@@ -2,7 +2,7 @@
 #extension GL_EXT_shader_8bit_storage : require
 int ncnnext_packInt4x8(ivec4 v) { return bitfieldInsert(bitfieldInsert(bitfieldInsert(v.x, v.y, 8, 24), v.z, 16, 16), v.w, 24, 8); }
 
-layout (local_size_x = 4, local_size_y = 16, local_size_z = 1) in;
+layout (local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2, local_size_x = 4, local_size_y = 16, local_size_z = 1) in;
 
 layout (binding = 0) readonly buffer in_blob { int in_data[]; };
 layout (binding = 1) writeonly buffer out_blob { int out_data[]; };
@@ -18,6 +18,8 @@ layout (push_constant) uniform parameter
     uint mult_hi;
     uint mult_lo;
     uint shift;
+    int y_stride;
+    int z_stride;
 } p;
 
 int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)
@@ -49,18 +51,8 @@ int requant(int q)
     return clamp(r, -128, 127);
 }
 
-void main()
+void shuffle_one(int k, int z, int x, int c4_out)
 {
-
-    int k = int(gl_GlobalInvocationID.x);
-    int x = int(gl_GlobalInvocationID.y);
-    int z = int(gl_GlobalInvocationID.z);
-
-    int c4_out = (p.c_out + 3) / 4;
-
-    if (k >= c4_out || x >= p.w || z >= p.h * p.n)
-        return;
-
     int n = z / p.h;
     int y = z % p.h;
 
@@ -103,5 +95,21 @@ void main()
             int dx = s % 2;
             {out_data[word_index(0, n, k, 2 * y + dy, ow + dx, oh, ow, c4_out)]=ncnnext_packInt4x8(ivec4(zp));};
         }
+    }
+}
+
+void main()
+{
+
+    int k = int(gl_GlobalInvocationID.x);
+    int c4_out = (p.c_out + 3) / 4;
+
+    if (k >= c4_out)
+        return;
+    int hn = p.h * p.n;
+    for (int z = int(gl_GlobalInvocationID.z); z < hn; z += p.z_stride)
+    {
+        for (int x = int(gl_GlobalInvocationID.y); x < p.w; x += p.y_stride)
+            shuffle_one(k, z, x, c4_out);
     }
 }

@@ -18,6 +18,8 @@ layout (push_constant) uniform parameter
     uint mult_hi;
     uint mult_lo;
     uint shift;
+    int y_stride;
+    int z_stride;
 } p;
 
 int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)
@@ -33,18 +35,8 @@ int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)
     return (row * cc4 + cb) * ww + x;
 }
 
-void main()
+void baseline_one(int ox, int oy, int z, int c4_out, int oh, int ow)
 {
-    int ox = int(gl_GlobalInvocationID.x);
-    int oy = int(gl_GlobalInvocationID.y);
-    int z = int(gl_GlobalInvocationID.z);
-
-    int c4_out = (p.c_out + 3) / 4;
-    int oh = 2 * p.h;
-    int ow = 2 * p.w;
-    int ow_padded = (ow + 3) / 4 * 4;
-    if (ox >= ow_padded || oy >= oh || z >= c4_out * p.n)
-        return;
 
     int k = z / p.n;
     int n = z % p.n;
@@ -72,4 +64,23 @@ void main()
         }
     }
     {out_data[out_i]=ncnnext_packInt4x8(ivec4(v));};
+}
+
+void main()
+{
+
+    int ox = int(gl_GlobalInvocationID.x);
+
+    int c4_out = (p.c_out + 3) / 4;
+    int oh = 2 * p.h;
+    int ow = 2 * p.w;
+    int ow_padded = (ow + 3) / 4 * 4;
+    if (ox >= ow_padded)
+        return;
+    int zn = c4_out * p.n;
+    for (int z = int(gl_GlobalInvocationID.z); z < zn; z += p.z_stride)
+    {
+        for (int oy = int(gl_GlobalInvocationID.y); oy < oh; oy += p.y_stride)
+            baseline_one(ox, oy, z, c4_out, oh, ow);
+    }
 }

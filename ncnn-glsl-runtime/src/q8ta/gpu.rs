@@ -1,0 +1,528 @@
+//! The q8ta operations on a Vulkan device: [`Q8taOps`] selects the variant of
+//! each shipped q8ta shader for its context, caches pipelines, validates every
+//! argument on the host first (nothing is dispatched or written when a check
+//! fails) and runs the dispatch.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use half::f16;
+
+use crate::shipped::{
+    Q8TA_DEQUANTIZE, Q8TA_PIXEL_SHUFFLE, Q8TA_PIXEL_SHUFFLE_BASELINE, Q8TA_QUANTIZE,
+};
+use crate::{
+    Buffer, Context, Dispatch, DispatchStats, Error, Flag, Options, Pipeline, Variant, VariantSet,
+};
+
+use super::error::Q8taError;
+use super::layout::{Layout, Shape};
+use super::model::{self, DequantizePush, QuantizePush};
+use super::op::{shuffle_local_size, PixelShuffle};
+use super::quant::QuantParams;
+
+/// A failed q8ta operation: bad arguments (checked before anything runs) or
+/// the runtime's error.
+#[derive(Debug)]
+pub enum OpError {
+    /// An argument is invalid; nothing was dispatched or written.
+    Invalid(Q8taError),
+    /// The Vulkan runtime failed (or refused an argument).
+    Vulkan(Error),
+}
+
+impl fmt::Display for OpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpError::Invalid(e) => write!(f, "{e}"),
+            OpError::Vulkan(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for OpError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            OpError::Invalid(e) => Some(e),
+            OpError::Vulkan(e) => Some(e),
+        }
+    }
+}
+
+impl From<Q8taError> for OpError {
+    fn from(e: Q8taError) -> Self {
+        OpError::Invalid(e)
+    }
+}
+
+impl From<Error> for OpError {
+    fn from(e: Error) -> Self {
+        OpError::Vulkan(e)
+    }
+}
+
+/// How a variant stores `sfp` values in a buffer: fp32, or 16-bit fp16 / bf16
+/// bits (two per 32-bit word in the packed modes, element `i` in half `i % 2`,
+/// which is the same little-endian byte order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// 32-bit floats.
+    F32,
+    /// IEEE half precision bits.
+    F16,
+    /// bfloat16 bits (the high half of an f32).
+    Bf16,
+}
+
+impl Storage {
+    /// The storage of a variant built with options `o`.
+    pub fn of(o: Options) -> Storage {
+        if o.has(Flag::Bf16Packed) || o.has(Flag::Bf16Storage) {
+            Storage::Bf16
+        } else if o.has(Flag::Fp16Packed) || o.has(Flag::Fp16Storage) {
+            Storage::F16
+        } else {
+            Storage::F32
+        }
+    }
+
+    /// Bytes per element.
+    pub fn element_bytes(self) -> usize {
+        match self {
+            Storage::F32 => 4,
+            Storage::F16 | Storage::Bf16 => 2,
+        }
+    }
+
+    /// Bytes of a buffer holding `n` elements (a whole number of 32-bit words).
+    pub fn buffer_bytes(self, n: usize) -> usize {
+        (n * self.element_bytes()).div_ceil(4) * 4
+    }
+
+    /// The elements as buffer bytes ([`Storage::buffer_bytes`] long). fp16
+    /// rounds to nearest even; bf16 rounds as the extension does (`(bits +
+    /// 0x8000) >> 16`).
+    pub fn encode(self, x: &[f32]) -> Vec<u8> {
+        let mut b: Vec<u8> = match self {
+            Storage::F32 => x.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            Storage::F16 => x
+                .iter()
+                .flat_map(|v| f16::from_f32(*v).to_le_bytes())
+                .collect(),
+            Storage::Bf16 => x
+                .iter()
+                .flat_map(|v| ((v.to_bits().wrapping_add(0x8000) >> 16) as u16).to_le_bytes())
+                .collect(),
+        };
+        b.resize(self.buffer_bytes(x.len()), 0);
+        b
+    }
+
+    /// `n` elements decoded from buffer bytes.
+    pub fn decode(self, b: &[u8], n: usize) -> Vec<f32> {
+        let e = self.element_bytes();
+        b[..n * e]
+            .chunks_exact(e)
+            .map(|c| match self {
+                Storage::F32 => f32::from_le_bytes(c.try_into().unwrap()),
+                Storage::F16 => f16::from_le_bytes(c.try_into().unwrap()).to_f32(),
+                Storage::Bf16 => f32::from_bits(u32::from(u16::from_le_bytes([c[0], c[1]])) << 16),
+            })
+            .collect()
+    }
+
+    /// The value the storage holds for `x` (what a shader reads back).
+    pub fn round(self, x: f32) -> f32 {
+        self.decode(&self.encode(&[x]), 1)[0]
+    }
+}
+
+/// A quantized int8 tensor on the device: its words in `layout`, padding
+/// included. The fields are public so that a caller (a test) can pair any
+/// buffer with any shape; every operation checks the buffer's size first.
+#[derive(Debug)]
+pub struct QTensor {
+    /// The words (`layout.byte_count(shape)` bytes, or more).
+    pub buffer: Buffer,
+    /// The NCHW shape.
+    pub shape: Shape,
+    /// The word layout.
+    pub layout: Layout,
+    /// Scale and zero point.
+    pub params: QuantParams,
+}
+
+impl QTensor {
+    /// Bytes the tensor needs.
+    pub fn byte_count(&self) -> usize {
+        self.layout.byte_count(self.shape)
+    }
+
+    /// Reads the tensor's words (padding included) back.
+    pub fn read_words(&mut self) -> Result<Vec<u32>, OpError> {
+        let n = self.byte_count();
+        check_size("tensor", n, self.buffer.size())?;
+        let mut b = vec![0u8; n];
+        self.buffer.read(&mut b)?;
+        Ok(words_of(&b))
+    }
+
+    /// Reads the whole buffer as bytes.
+    pub fn read_bytes(&mut self) -> Result<Vec<u8>, OpError> {
+        let mut b = vec![0u8; self.buffer.size() as usize];
+        self.buffer.read(&mut b)?;
+        Ok(b)
+    }
+}
+
+/// What one pixel shuffle ran.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShuffleRun {
+    /// GPU time and pieces.
+    pub stats: DispatchStats,
+    /// The variant's target (mode), e.g. `fp32` or `fp16p+int8p`.
+    pub target: String,
+    /// The variant's axes as `NAME=value` pairs.
+    pub axes: String,
+    /// The workgroup shape.
+    pub local: [u32; 3],
+    /// The workgroups launched.
+    pub groups: [u32; 3],
+}
+
+fn words_of(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn check_size(what: &'static str, needed: usize, len: u64) -> Result<(), Q8taError> {
+    if (len as usize) < needed {
+        return Err(Q8taError::BufferTooSmall {
+            what,
+            needed,
+            len: len as usize,
+        });
+    }
+    Ok(())
+}
+
+type PipelineKey = (usize, usize, [u32; 3]);
+
+/// The q8ta operations on one context: quantize, the pixel shuffle (the
+/// seed's kernel and the baseline) and dequantize, with a pipeline cache
+/// keyed by (variant set, variant, local size).
+pub struct Q8taOps {
+    ctx: Arc<Context>,
+    wanted: Options,
+    pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+}
+
+impl fmt::Debug for Q8taOps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Q8taOps")
+            .field("wanted", &self.wanted)
+            .finish()
+    }
+}
+
+impl Q8taOps {
+    /// Operations on `ctx`, choosing variants for the `wanted` options
+    /// (narrowed by the device, as [`Context::select`] does).
+    pub fn new(ctx: &Arc<Context>, wanted: Options) -> Self {
+        Q8taOps {
+            ctx: ctx.clone(),
+            wanted,
+            pipelines: Mutex::default(),
+        }
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<Context> {
+        &self.ctx
+    }
+
+    /// The variant of `set` this device runs for `axes`.
+    pub fn variant(
+        &self,
+        set: &'static VariantSet,
+        axes: &[(&str, i64)],
+    ) -> Result<&'static Variant, Error> {
+        Ok(self.ctx.select(set, self.wanted, axes)?.variant)
+    }
+
+    fn pipeline(
+        &self,
+        set: &'static VariantSet,
+        variant: &'static Variant,
+        local: Option<[u32; 3]>,
+    ) -> Result<Arc<Pipeline>, Error> {
+        let size = local.unwrap_or(variant.blob.reflection.local_size);
+        let key = (
+            set as *const VariantSet as usize,
+            variant as *const Variant as usize,
+            size,
+        );
+        let mut cache = self.pipelines.lock().unwrap();
+        if let Some(p) = cache.get(&key) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(Pipeline::for_variant(&self.ctx, set, variant, local)?);
+        cache.insert(key, p.clone());
+        Ok(p)
+    }
+
+    /// The storage of the quantize variant for `layout`: the format
+    /// [`Q8taOps::quantize`] encodes its input in.
+    pub fn quantize_storage(&self, layout: Layout) -> Result<Storage, Error> {
+        let v = self.variant(Q8TA_QUANTIZE, &[("OUT_LAYOUT", layout.axis_value())])?;
+        Ok(Storage::of(v.target.options))
+    }
+
+    /// The storage of the dequantize variant for a tensor of `shape` in `layout`.
+    pub fn dequantize_storage(&self, shape: Shape, layout: Layout) -> Result<Storage, Error> {
+        let v = self.variant(Q8TA_DEQUANTIZE, &dequantize_axes(shape, layout))?;
+        Ok(Storage::of(v.target.options))
+    }
+
+    /// The shuffle's workgroup shape for a layout pair
+    /// ([`shuffle_local_size`]), fitted to the device's
+    /// `maxComputeWorkGroupSize` and `maxComputeWorkGroupInvocations`.
+    pub fn shuffle_local_size(&self, in_layout: Layout, out_layout: Layout) -> [u32; 3] {
+        let l = self.ctx.limits();
+        let mut s = shuffle_local_size(in_layout, out_layout);
+        for (i, d) in s.iter_mut().enumerate() {
+            *d = (*d).min(l.max_compute_work_group_size[i]).max(1);
+        }
+        while s[0] * s[1] * s[2] > l.max_compute_work_group_invocations.max(1) {
+            let i = (0..3).max_by_key(|&i| s[i]).unwrap();
+            s[i] = (s[i] / 2).max(1);
+        }
+        s
+    }
+
+    /// A device tensor of `shape` in `layout` (exactly its bytes, contents
+    /// undefined). The parameters and the shape are validated.
+    pub fn tensor(
+        &self,
+        shape: Shape,
+        layout: Layout,
+        params: QuantParams,
+    ) -> Result<QTensor, OpError> {
+        params.validate("tensor")?;
+        shape.check_nonempty("tensor")?;
+        shape.check_index_range("tensor")?;
+        let buffer = Buffer::new(&self.ctx, layout.byte_count(shape) as u64)?;
+        Ok(QTensor {
+            buffer,
+            shape,
+            layout,
+            params,
+        })
+    }
+
+    /// A device tensor holding `words` (padding included, as given).
+    pub fn tensor_from_words(
+        &self,
+        words: &[u32],
+        shape: Shape,
+        layout: Layout,
+        params: QuantParams,
+    ) -> Result<QTensor, OpError> {
+        let needed = layout.word_count(shape);
+        if words.len() < needed {
+            return Err(Q8taError::BufferTooSmall {
+                what: "words",
+                needed,
+                len: words.len(),
+            }
+            .into());
+        }
+        let mut t = self.tensor(shape, layout, params)?;
+        let bytes: Vec<u8> = words[..needed]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        t.buffer.write(&bytes)?;
+        Ok(t)
+    }
+
+    /// Quantizes the float NCHW tensor `x` of `shape` into a new tensor in
+    /// `layout`: `q = clamp(round_half_away(x / scale) + zp, -128, 127)`,
+    /// padding lanes `zp`. `x` is stored in the quantize variant's storage
+    /// ([`Q8taOps::quantize_storage`]) first, so fp16 / bf16 variants see `x`
+    /// rounded to that format ([`Storage::round`]).
+    pub fn quantize(
+        &self,
+        x: &[f32],
+        shape: Shape,
+        layout: Layout,
+        params: QuantParams,
+    ) -> Result<QTensor, OpError> {
+        params.validate("quantize")?;
+        shape.check_nonempty("quantize")?;
+        shape.check_index_range("quantize")?;
+        if x.len() < shape.elements() {
+            return Err(Q8taError::BufferTooSmall {
+                what: "float input",
+                needed: shape.elements(),
+                len: x.len(),
+            }
+            .into());
+        }
+        let groups = fit_groups(
+            model::quantize_grid(shape, layout),
+            [64, 1, 1],
+            self.ctx.limits().max_compute_work_group_count,
+        )?;
+        let variant = self.variant(Q8TA_QUANTIZE, &[("OUT_LAYOUT", layout.axis_value())])?;
+        let storage = Storage::of(variant.target.options);
+        let pipeline = self.pipeline(Q8TA_QUANTIZE, variant, None)?;
+        let data = storage.encode(&x[..shape.elements()]);
+        let mut input = Buffer::new(&self.ctx, data.len() as u64)?;
+        input.write(&data)?;
+        let out = self.tensor(shape, layout, params)?;
+        let push = QuantizePush::new(shape, params).to_bytes();
+        pipeline.dispatch(&Dispatch::new(&[&input, &out.buffer], &push, groups))?;
+        Ok(out)
+    }
+
+    /// Dequantizes `t` into a float NCHW tensor, `(q - zp) * scale`, through
+    /// the dequantize variant's storage (decoded on the host).
+    pub fn dequantize(&self, t: &QTensor) -> Result<Vec<f32>, OpError> {
+        t.params.validate("dequantize")?;
+        t.shape.check_nonempty("dequantize")?;
+        t.shape.check_index_range("dequantize")?;
+        check_size("quantized input", t.byte_count(), t.buffer.size())?;
+        let groups = fit_groups(
+            model::dequantize_grid(t.shape),
+            [64, 1, 1],
+            self.ctx.limits().max_compute_work_group_count,
+        )?;
+        let variant = self.variant(Q8TA_DEQUANTIZE, &dequantize_axes(t.shape, t.layout))?;
+        let storage = Storage::of(variant.target.options);
+        let pipeline = self.pipeline(Q8TA_DEQUANTIZE, variant, None)?;
+        let n = t.shape.elements();
+        let mut out = Buffer::new(&self.ctx, storage.buffer_bytes(n) as u64)?;
+        let push = DequantizePush::new(t.shape, t.params).to_bytes();
+        pipeline.dispatch(&Dispatch::new(&[&t.buffer, &out], &push, groups))?;
+        let mut b = vec![0u8; storage.buffer_bytes(n)];
+        out.read(&mut b)?;
+        Ok(storage.decode(&b, n))
+    }
+
+    /// Validates a pixel shuffle of `input` into `output` (factor, shapes,
+    /// quantization parameters, buffer sizes): the plan both kernels run.
+    pub fn plan(
+        &self,
+        input: &QTensor,
+        output: &QTensor,
+        upscale_factor: usize,
+    ) -> Result<PixelShuffle, Q8taError> {
+        let ps = PixelShuffle::new(
+            input.shape,
+            output.shape,
+            upscale_factor,
+            input.layout,
+            output.layout,
+            input.params,
+            output.params,
+        )?;
+        ps.check_buffers(input.buffer.size() as usize, output.buffer.size() as usize)?;
+        Ok(ps)
+    }
+
+    /// The pixel shuffle (upscale factor 2) of `input` into `output` with the
+    /// seed's kernel: `out[n, c, 2h + dy, 2w + dx] = requant(in[n, 4c + 2dy +
+    /// dx, h, w])`, every byte of the output tensor written (padding =
+    /// `zp_out`). Everything is validated before the dispatch.
+    pub fn pixel_shuffle(
+        &self,
+        input: &QTensor,
+        output: &mut QTensor,
+        upscale_factor: usize,
+    ) -> Result<ShuffleRun, OpError> {
+        self.shuffle(input, output, upscale_factor, false)
+    }
+
+    /// The same with the baseline kernel (one invocation per output word).
+    pub fn pixel_shuffle_baseline(
+        &self,
+        input: &QTensor,
+        output: &mut QTensor,
+        upscale_factor: usize,
+    ) -> Result<ShuffleRun, OpError> {
+        self.shuffle(input, output, upscale_factor, true)
+    }
+
+    fn shuffle(
+        &self,
+        input: &QTensor,
+        output: &mut QTensor,
+        upscale_factor: usize,
+        baseline: bool,
+    ) -> Result<ShuffleRun, OpError> {
+        let ps = self.plan(input, output, upscale_factor)?;
+        let (set, local) = if baseline {
+            (Q8TA_PIXEL_SHUFFLE_BASELINE, None)
+        } else {
+            (
+                Q8TA_PIXEL_SHUFFLE,
+                Some(self.shuffle_local_size(ps.in_layout, ps.out_layout)),
+            )
+        };
+        let variant = self.variant(set, &ps.axis_values())?;
+        let pipeline = self.pipeline(set, variant, local)?;
+        let local = pipeline.local_size();
+        let launch = ps.launch(
+            baseline,
+            local,
+            self.ctx.limits().max_compute_work_group_count,
+        )?;
+        let push = launch.push.to_bytes();
+        let stats = pipeline.dispatch(&Dispatch::new(
+            &[&input.buffer, &output.buffer],
+            &push,
+            launch.groups,
+        ))?;
+        let axes = set
+            .axes
+            .iter()
+            .zip(variant.axes)
+            .map(|(a, v)| format!("{}={v}", a.name))
+            .collect::<Vec<_>>()
+            .join(",");
+        Ok(ShuffleRun {
+            stats,
+            target: variant.target.to_string(),
+            axes,
+            local,
+            groups: launch.groups,
+        })
+    }
+}
+
+fn dequantize_axes(shape: Shape, layout: Layout) -> [(&'static str, i64); 2] {
+    [
+        ("IN_LAYOUT", layout.axis_value()),
+        ("VEC", model::dequantize_vec_width(shape.w) as i64),
+    ]
+}
+
+/// Workgroups for `grid` at `local`; every axis must fit `max` (these shaders
+/// do not loop).
+fn fit_groups(grid: [u32; 3], local: [u32; 3], max: [u32; 3]) -> Result<[u32; 3], Q8taError> {
+    let mut g = [0; 3];
+    for i in 0..3 {
+        g[i] = grid[i].div_ceil(local[i]);
+        if g[i] > max[i] {
+            return Err(Q8taError::GridTooLarge {
+                axis: ["x", "y", "z"][i],
+                groups: g[i] as u64,
+                max: max[i],
+            });
+        }
+    }
+    Ok(g)
+}

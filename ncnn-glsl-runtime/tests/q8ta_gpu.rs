@@ -1,0 +1,574 @@
+//! The q8ta operations on a Vulkan device (lavapipe in CI) under the
+//! validation layer: every item of the spec's "Tests that must pass"
+//! (shared/spec/q8ta-pixel-shuffle.md). Inputs are fresh random each run
+//! (`Q8TA_SEED` repeats one); the seed is printed and shown on failure.
+//! Output buffers are poisoned before each dispatch and read back whole.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{assert_clean, context, Log, Rng};
+use ncnn_glsl_runtime::q8ta::gpu::ShuffleRun;
+use ncnn_glsl_runtime::q8ta::{
+    reference, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams, Requant, Shape, Storage,
+};
+use ncnn_glsl_runtime::{Buffer, Context, ContextOptions, Options};
+
+const POISON: u8 = 0xa5;
+
+fn setup(wanted: Options) -> Option<(Arc<Context>, Log, Q8taOps)> {
+    let (ctx, log) = context(ContextOptions::default())?;
+    let ops = Q8taOps::new(&ctx, wanted);
+    Some((ctx, log, ops))
+}
+
+fn seed() -> u64 {
+    let s = match std::env::var("Q8TA_SEED") {
+        Ok(v) => v.parse().expect("Q8TA_SEED must be an integer"),
+        Err(_) => Rng::fresh().0,
+    };
+    eprintln!("seed {s} (Q8TA_SEED={s} repeats this run)");
+    s
+}
+
+fn qp(scale: f32, zp: i32) -> QuantParams {
+    QuantParams {
+        scale,
+        zero_point: zp,
+    }
+}
+
+fn below(r: &mut Rng, n: u64) -> u64 {
+    r.next() % n
+}
+
+/// Random words: every byte random, padding included (junk the kernels must not read).
+fn random_words(r: &mut Rng, n: usize) -> Vec<u32> {
+    (0..n).map(|_| r.next() as u32).collect()
+}
+
+fn poison(t: &mut QTensor) {
+    let n = t.buffer.size() as usize;
+    t.buffer.write(&vec![POISON; n]).unwrap();
+}
+
+fn bytes_of(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Runs one kernel into a poisoned output and returns the whole output buffer.
+fn run(ops: &Q8taOps, input: &QTensor, out: &mut QTensor, baseline: bool) -> (Vec<u8>, ShuffleRun) {
+    poison(out);
+    let r = if baseline {
+        ops.pixel_shuffle_baseline(input, out, 2)
+    } else {
+        ops.pixel_shuffle(input, out, 2)
+    }
+    .unwrap_or_else(|e| panic!("dispatch failed: {e}"));
+    (out.read_bytes().unwrap(), r)
+}
+
+/// One case through both kernels: whole output buffers equal `expected`.
+#[allow(clippy::too_many_arguments)]
+fn check_case(
+    ops: &Q8taOps,
+    name: &str,
+    input_words: &[u32],
+    in_shape: Shape,
+    in_layout: Layout,
+    out_layout: Layout,
+    q_in: QuantParams,
+    q_out: QuantParams,
+    expected: &[u32],
+) {
+    let out_shape = Shape::new(in_shape.n, in_shape.c / 4, 2 * in_shape.h, 2 * in_shape.w);
+    let input = ops
+        .tensor_from_words(input_words, in_shape, in_layout, q_in)
+        .unwrap();
+    let mut out = ops.tensor(out_shape, out_layout, q_out).unwrap();
+    assert_eq!(out.byte_count(), expected.len() * 4, "{name}");
+    let want = bytes_of(expected);
+    let (new, r) = run(ops, &input, &mut out, false);
+    if let Some(i) = (0..want.len()).find(|&i| new[i] != want[i]) {
+        panic!(
+            "{name}: rewrite ({} {}) byte {i}: got {:#04x}, want {:#04x}",
+            r.target, r.axes, new[i], want[i]
+        );
+    }
+    let (base, r) = run(ops, &input, &mut out, true);
+    if let Some(i) = (0..want.len()).find(|&i| base[i] != want[i]) {
+        panic!(
+            "{name}: baseline ({} {}) byte {i}: got {:#04x}, want {:#04x}",
+            r.target, r.axes, base[i], want[i]
+        );
+    }
+    assert_eq!(new, base, "{name}: rewrite and baseline differ");
+}
+
+/// A random input (junk padding included) against the CPU reference.
+#[allow(clippy::too_many_arguments)]
+fn random_case(
+    ops: &Q8taOps,
+    g: &mut Rng,
+    in_shape: Shape,
+    il: Layout,
+    ol: Layout,
+    q_in: QuantParams,
+    q_out: QuantParams,
+    what: &str,
+) {
+    let input = random_words(g, il.word_count(in_shape));
+    let rq = Requant::new(q_in, q_out).unwrap();
+    let expected = reference::pixel_shuffle(&input, il, in_shape, ol, &rq).unwrap();
+    let name = format!("{what} {in_shape} {il}->{ol} in {q_in:?} out {q_out:?}");
+    check_case(ops, &name, &input, in_shape, il, ol, q_in, q_out, &expected);
+}
+
+#[test]
+fn every_layout_pair_shape_and_mode_matches_the_reference() {
+    let Some((_ctx, log, ops)) = setup(Options::NCNN_DEFAULT) else {
+        return;
+    };
+    let mut g = Rng(seed());
+    let shapes = [
+        Shape::new(1, 4, 3, 5),   // C_out = 1 (three padding lanes), odd W
+        Shape::new(2, 24, 2, 4),  // C_out = 6, even W, batch 2
+        Shape::new(1, 256, 2, 3), // C_out = 64
+        Shape::new(2, 4, 1, 1),   // H = W = 1, batch 2
+        Shape::new(1, 24, 1, 1),  // H = W = 1
+    ];
+    for shape in shapes {
+        for il in Layout::ALL {
+            for ol in Layout::ALL {
+                // Passthrough: integer inputs, bit-exact moves.
+                let s = 0.001 + below(&mut g, 1000) as f32 * 1e-4;
+                let zp = below(&mut g, 256) as i32 - 128;
+                random_case(
+                    &ops,
+                    &mut g,
+                    shape,
+                    il,
+                    ol,
+                    qp(s, zp),
+                    qp(s, zp),
+                    "passthrough",
+                );
+                // Requantize with random parameters, negative zero points included.
+                let (si, so) = (
+                    0.001 + below(&mut g, 1000) as f32 * 1e-4,
+                    0.001 + below(&mut g, 1000) as f32 * 1e-4,
+                );
+                let (zi, zo) = (
+                    below(&mut g, 256) as i32 - 128,
+                    -(below(&mut g, 129) as i32),
+                );
+                random_case(
+                    &ops,
+                    &mut g,
+                    shape,
+                    il,
+                    ol,
+                    qp(si, zi),
+                    qp(so, zo),
+                    "requant",
+                );
+                // Exact .5 ties (ratio 1/2, odd q - zp) and saturation (ratio 8).
+                random_case(
+                    &ops,
+                    &mut g,
+                    shape,
+                    il,
+                    ol,
+                    qp(0.5, -3),
+                    qp(1.0, -7),
+                    "ties",
+                );
+                random_case(
+                    &ops,
+                    &mut g,
+                    shape,
+                    il,
+                    ol,
+                    qp(0.08, 5),
+                    qp(0.01, -100),
+                    "saturate",
+                );
+            }
+        }
+    }
+    assert_clean(&log);
+}
+
+#[test]
+fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
+    let Some((ctx, log, ops)) = setup(Options::NCNN_DEFAULT) else {
+        return;
+    };
+    let mut g = Rng(seed());
+    let max_z = ctx.limits().max_compute_work_group_count[2];
+    for (il, ol) in [
+        (Layout::Packed4C1W, Layout::Packed4W4C),
+        (Layout::Packed4C, Layout::Packed4C),
+    ] {
+        let local = ops.shuffle_local_size(il, ol);
+        // C_out = 1, W = 1, batch 2: H x N just past max_z * local_z (a few MiB at most).
+        let n = 2;
+        let h = (max_z as usize * local[2] as usize) / n + 3;
+        let shape = Shape::new(n, 4, h, 1);
+        let (q_in, q_out) = (qp(0.03, 7), qp(0.05, -9));
+        let input_words = random_words(&mut g, il.word_count(shape));
+        let rq = Requant::new(q_in, q_out).unwrap();
+        let expected = reference::pixel_shuffle(&input_words, il, shape, ol, &rq).unwrap();
+        let input = ops
+            .tensor_from_words(&input_words, shape, il, q_in)
+            .unwrap();
+        let out_shape = Shape::new(n, 1, 2 * h, 2);
+        let mut out = ops.tensor(out_shape, ol, q_out).unwrap();
+        let want = bytes_of(&expected);
+        for baseline in [false, true] {
+            let (got, r) = run(&ops, &input, &mut out, baseline);
+            assert!(
+                r.groups.iter().all(|&x| x <= max_z),
+                "{r:?} launched past the limit"
+            );
+            if !baseline {
+                assert_eq!(r.groups[2], max_z, "the grid was not clamped: {r:?}");
+            }
+            let bad = (0..want.len()).find(|&i| got[i] != want[i]);
+            assert!(
+                bad.is_none(),
+                "{shape} {il}->{ol} baseline={baseline}: byte {bad:?} differs"
+            );
+        }
+    }
+    assert_clean(&log);
+}
+
+fn vectors() -> Option<serde_json::Value> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/vectors/q8ta_pixel_shuffle.json");
+    match std::fs::read_to_string(&path) {
+        Ok(t) => Some(serde_json::from_str(&t).unwrap()),
+        Err(e) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{}: {e} (CI needs ../shared beside the repository)",
+                path.display()
+            );
+            eprintln!("skipped: {}: {e}", path.display());
+            None
+        }
+    }
+}
+
+fn hex_words(s: &str) -> Vec<u32> {
+    let b: Vec<u8> = (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect();
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn every_golden_vector_through_both_kernels() {
+    let Some(v) = vectors() else {
+        return;
+    };
+    let Some((_ctx, log, ops)) = setup(Options::NCNN_DEFAULT) else {
+        return;
+    };
+    let dims = |x: &serde_json::Value| -> Shape {
+        let d: Vec<usize> = x
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as usize)
+            .collect();
+        Shape::from_dims(d.try_into().unwrap())
+    };
+    let bits = |x: &serde_json::Value| -> f32 {
+        f32::from_bits(
+            u32::from_str_radix(x.as_str().unwrap().trim_start_matches("0x"), 16).unwrap(),
+        )
+    };
+    let cases = v["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 3 * 5 * 9);
+    for c in cases {
+        let q_in = qp(
+            bits(&c["scale_in_bits"]),
+            c["zp_in"].as_i64().unwrap() as i32,
+        );
+        let q_out = qp(
+            bits(&c["scale_out_bits"]),
+            c["zp_out"].as_i64().unwrap() as i32,
+        );
+        let in_shape = dims(&c["input_shape"]);
+        assert_eq!(
+            dims(&c["output_shape"]),
+            Shape::new(in_shape.n, in_shape.c / 4, 2 * in_shape.h, 2 * in_shape.w)
+        );
+        check_case(
+            &ops,
+            c["name"].as_str().unwrap(),
+            &hex_words(c["input_hex"].as_str().unwrap()),
+            in_shape,
+            Layout::from_name(c["in_layout"].as_str().unwrap()).unwrap(),
+            Layout::from_name(c["out_layout"].as_str().unwrap()).unwrap(),
+            q_in,
+            q_out,
+            &hex_words(c["expected_output_hex"].as_str().unwrap()),
+        );
+    }
+    assert_clean(&log);
+}
+
+#[test]
+fn bad_inputs_are_errors_and_nothing_is_dispatched_or_written() {
+    let Some((ctx, log, ops)) = setup(Options::NCNN_DEFAULT) else {
+        return;
+    };
+    let mut g = Rng(seed());
+    let (il, ol) = (Layout::Packed4W4C, Layout::Packed4C);
+    let in_shape = Shape::new(1, 8, 3, 5);
+    let out_shape = Shape::new(1, 2, 6, 10);
+    let good = qp(0.05, 3);
+    let words = random_words(&mut g, il.word_count(in_shape));
+    let input = ops.tensor_from_words(&words, in_shape, il, good).unwrap();
+    let tensor = |shape: Shape, layout: Layout, params: QuantParams, bytes: usize| QTensor {
+        buffer: Buffer::new(&ctx, bytes as u64).unwrap(),
+        shape,
+        layout,
+        params,
+    };
+    let out_bytes = ol.byte_count(out_shape);
+
+    type Case = (&'static str, QTensor, QTensor, usize, &'static str);
+    let mk_in = |shape: Shape, params: QuantParams, bytes: usize| {
+        let mut t = tensor(shape, il, params, bytes);
+        let n = (t.buffer.size() as usize).min(words.len() * 4);
+        t.buffer.write(&bytes_of(&words)[..n]).unwrap();
+        t
+    };
+    let in_bytes = il.byte_count(in_shape);
+    let cases: Vec<Case> = vec![
+        (
+            "factor 3",
+            mk_in(in_shape, good, in_bytes),
+            tensor(out_shape, ol, good, out_bytes),
+            3,
+            "upscale factor 3",
+        ),
+        (
+            "output shape",
+            mk_in(in_shape, good, in_bytes),
+            tensor(Shape::new(1, 2, 6, 12), ol, good, out_bytes * 2),
+            2,
+            "expected [1, 2, 6, 10]",
+        ),
+        (
+            "C_in != 4 C_out",
+            mk_in(Shape::new(1, 6, 3, 5), good, in_bytes),
+            tensor(Shape::new(1, 2, 6, 10), ol, good, out_bytes),
+            2,
+            "input channels 6 != 4 * output channels 2",
+        ),
+        (
+            "input too small",
+            mk_in(in_shape, good, in_bytes - 4),
+            tensor(out_shape, ol, good, out_bytes),
+            2,
+            "input buffer holds",
+        ),
+        (
+            "output too small",
+            mk_in(in_shape, good, in_bytes),
+            tensor(out_shape, ol, good, out_bytes - 4),
+            2,
+            "output buffer holds",
+        ),
+        (
+            "scale 0",
+            mk_in(in_shape, qp(0.0, 3), in_bytes),
+            tensor(out_shape, ol, good, out_bytes),
+            2,
+            "input scale 0.0",
+        ),
+        (
+            "scale < 0",
+            mk_in(in_shape, good, in_bytes),
+            tensor(out_shape, ol, qp(-0.5, 3), out_bytes),
+            2,
+            "output scale -0.5",
+        ),
+        (
+            "scale NaN",
+            mk_in(in_shape, qp(f32::NAN, 3), in_bytes),
+            tensor(out_shape, ol, good, out_bytes),
+            2,
+            "input scale NaN",
+        ),
+        (
+            "scale inf",
+            mk_in(in_shape, good, in_bytes),
+            tensor(out_shape, ol, qp(f32::INFINITY, 3), out_bytes),
+            2,
+            "output scale inf",
+        ),
+        (
+            "zp 128",
+            mk_in(in_shape, qp(0.05, 128), in_bytes),
+            tensor(out_shape, ol, good, out_bytes),
+            2,
+            "input zero point 128",
+        ),
+        (
+            "zp -129",
+            mk_in(in_shape, good, in_bytes),
+            tensor(out_shape, ol, qp(0.05, -129), out_bytes),
+            2,
+            "output zero point -129",
+        ),
+    ];
+    for (name, inp, mut out, factor, msg) in cases {
+        for baseline in [false, true] {
+            poison(&mut out);
+            let r = if baseline {
+                ops.pixel_shuffle_baseline(&inp, &mut out, factor)
+            } else {
+                ops.pixel_shuffle(&inp, &mut out, factor)
+            };
+            match r {
+                Err(OpError::Invalid(e)) => {
+                    assert!(e.to_string().contains(msg), "{name}: `{e}` lacks `{msg}`")
+                }
+                other => panic!("{name}: expected an argument error, got {other:?}"),
+            }
+            let got = out.read_bytes().unwrap();
+            assert!(got.iter().all(|&b| b == POISON), "{name}: output written");
+        }
+    }
+    // The input is never written either, and the good call still runs afterwards.
+    let mut out = tensor(out_shape, ol, good, out_bytes);
+    let (_, _) = run(&ops, &input, &mut out, false);
+    let mut input = input;
+    assert_eq!(input.read_words().unwrap(), words);
+    // Quantize and dequantize validate first too.
+    let x = vec![0.5f32; in_shape.elements()];
+    let e = ops.quantize(&x, in_shape, il, qp(0.0, 0)).unwrap_err();
+    assert!(
+        matches!(e, OpError::Invalid(Q8taError::Scale { .. })),
+        "{e}"
+    );
+    let e = ops.quantize(&x[1..], in_shape, il, good).unwrap_err();
+    assert!(e.to_string().contains("float input"), "{e}");
+    let small = tensor(in_shape, il, good, in_bytes - 4);
+    let e = ops.dequantize(&small).unwrap_err();
+    assert!(e.to_string().contains("buffer holds"), "{e}");
+    let bad_zp = tensor(in_shape, il, qp(0.1, 200), in_bytes);
+    let e = ops.dequantize(&bad_zp).unwrap_err();
+    assert!(e.to_string().contains("zero point 200"), "{e}");
+    assert_clean(&log);
+}
+
+/// Distance of `x / scale` (exact, f64) from the nearest rounding tie `k + 1/2`.
+fn tie_distance(x: f32, scale: f32) -> f64 {
+    let v = x as f64 / scale as f64;
+    (v - v.floor() - 0.5).abs()
+}
+
+fn quantize_round_trip(wanted: Options) {
+    let Some((_ctx, log, ops)) = setup(wanted) else {
+        return;
+    };
+    let mut g = Rng(seed());
+    for shape in [
+        Shape::new(2, 6, 3, 5),  // VEC 1, padding lanes
+        Shape::new(1, 16, 4, 8), // VEC 4
+        Shape::new(1, 5, 2, 6),  // VEC 2
+    ] {
+        for layout in Layout::ALL {
+            let p = qp(
+                0.01 + below(&mut g, 1000) as f32 * 1e-4,
+                below(&mut g, 256) as i32 - 128,
+            );
+            let storage = ops.quantize_storage(layout).unwrap();
+            // Random values, exact ties (k + 1/2) * scale, and saturating values.
+            let x: Vec<f32> = (0..shape.elements())
+                .map(|i| match i % 4 {
+                    0 => (below(&mut g, 60) as f32 - 30.0 + 0.5) * p.scale,
+                    1 => g.f32(-400.0, 400.0) * p.scale,
+                    _ => g.f32(-2.0, 2.0),
+                })
+                .map(|v| storage.round(v))
+                .collect();
+            let t = ops.quantize(&x, shape, layout, p).unwrap();
+            let mut t = t;
+            let got = t.read_words().unwrap();
+            let want = reference::quantize(&x, shape, layout, p).unwrap();
+            let (gb, wb) = (bytes_of(&got), bytes_of(&want));
+            let q_got = ncnn_glsl_runtime::q8ta::unpack(layout, shape, &got).unwrap();
+            let q_want = ncnn_glsl_runtime::q8ta::unpack(layout, shape, &want).unwrap();
+            for (i, (&a, &b)) in q_got.iter().zip(&q_want).enumerate() {
+                if a != b {
+                    // One step, only where the exact value is within 2^-20 of a tie.
+                    assert!(
+                        (a as i32 - b as i32).abs() == 1
+                            && tie_distance(x[i], p.scale) < 2f64.powi(-20),
+                        "{shape} {layout} {storage:?}: element {i} x={} got {a} want {b}",
+                        x[i]
+                    );
+                }
+            }
+            // Padding is exact: re-pack the GPU's values and compare whole buffers.
+            let repacked = ncnn_glsl_runtime::q8ta::pack(layout, shape, &q_got, p.zp_i8()).unwrap();
+            assert_eq!(bytes_of(&repacked), gb, "{shape} {layout}: padding");
+            assert_eq!(gb.len(), wb.len());
+
+            // Dequantize the reference words, with junk in the padding.
+            let mut words = want.clone();
+            let mask = ncnn_glsl_runtime::q8ta::pack(layout, shape, &vec![-1; shape.elements()], 0)
+                .unwrap();
+            for (i, w) in words.iter_mut().enumerate() {
+                let junk = g.next() as u32;
+                *w = (*w & mask[i]) | (junk & !mask[i]);
+            }
+            let qt = ops.tensor_from_words(&words, shape, layout, p).unwrap();
+            let dst = ops.dequantize_storage(shape, layout).unwrap();
+            let got = ops.dequantize(&qt).unwrap();
+            let want = reference::dequantize(&words, shape, layout, p).unwrap();
+            for (i, (&a, &b)) in got.iter().zip(&want).enumerate() {
+                let ok = match dst {
+                    Storage::F32 => a == b,
+                    // One fp16 (bf16) ulp of the exact f32 result.
+                    Storage::F16 | Storage::Bf16 => {
+                        let r = dst.round(b);
+                        let ulp = if dst == Storage::F16 {
+                            half::f16::from_f32(b.abs()).to_f32().max(6.1e-5) * 2f32.powi(-10)
+                        } else {
+                            b.abs().max(1e-30) * 2f32.powi(-7)
+                        };
+                        a == r || (a - b).abs() <= ulp * 1.0001
+                    }
+                };
+                assert!(
+                    ok,
+                    "{shape} {layout} {dst:?}: dequantized {i}: got {a} want {b}"
+                );
+            }
+        }
+    }
+    assert_clean(&log);
+}
+
+#[test]
+fn quantize_and_dequantize_fp32() {
+    quantize_round_trip(Options::FP32);
+}
+
+#[test]
+fn quantize_and_dequantize_ncnn_default() {
+    quantize_round_trip(Options::NCNN_DEFAULT);
+}
