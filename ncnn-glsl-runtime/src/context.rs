@@ -411,7 +411,11 @@ impl Context {
         if props.api_version < vk::API_VERSION_1_1 {
             return Err(Error::NoDevice);
         }
-        let mut caps = probe::probe(&instance, physical)?;
+        let mut caps = if options.validation {
+            probe_without_layers(&entry, index, &props)?
+        } else {
+            probe::probe(&instance, physical)?
+        };
         for f in &options.hide_features {
             if let Some(v) = caps.features.get_mut(f) {
                 *v = false;
@@ -683,6 +687,29 @@ impl Drop for Context {
         }
         let _ = &self.entry;
     }
+}
+
+/// Probes device `index` through an instance of its own without layers.
+///
+/// The probe chains the property and feature structs of every extension the
+/// device lists; a validation layer older than one of those extensions (Debian
+/// 12's 1.3.239 next to the H200's 1.4 driver) reports the valid struct as
+/// unknown. The description needs no validation, the device work after it does.
+fn probe_without_layers(
+    entry: &ash::Entry,
+    index: usize,
+    expected: &vk::PhysicalDeviceProperties,
+) -> Result<DeviceCaps> {
+    let instance = create_instance(entry, false, None)?;
+    let result = list_devices(&instance).and_then(|devices| match devices.get(index) {
+        // The same loader and drivers list devices in the same order; the ids say so.
+        Some((d, p)) if p.vendor_id == expected.vendor_id && p.device_id == expected.device_id => {
+            probe::probe(&instance, *d)
+        }
+        _ => Err(Error::NoDevice),
+    });
+    unsafe { instance.destroy_instance(None) };
+    result
 }
 
 /// Describes every Vulkan device of this machine (no layers, no device

@@ -22,6 +22,9 @@ pub(crate) fn rewrite_local_size_ids(text: &mut String, toks: &[Token]) -> [Opti
         })
         .collect();
     let mut ids = [None; 3];
+    // Commas already removed with an earlier item: each dropped item takes
+    // one comma of its own, so the list stays well formed.
+    let mut used_commas: Vec<usize> = Vec::new();
     for (i, t) in toks.iter().enumerate() {
         let Some(dim) = dims
             .iter()
@@ -37,14 +40,19 @@ pub(crate) fn rewrite_local_size_ids(text: &mut String, toks: &[Token]) -> [Opti
         };
         ids[dim] = Some(id);
         let item = t.start..toks[i + 2].end;
-        let prev_comma = i > 0 && toks[i - 1].is_punct(&src, ',');
-        let next_comma = toks.get(i + 3).is_some_and(|t| t.is_punct(&src, ','));
+        let comma = |k: usize| {
+            toks.get(k).is_some_and(|t| t.is_punct(&src, ',')) && !used_commas.contains(&k)
+        };
+        let prev_comma = i > 0 && comma(i - 1);
+        let next_comma = comma(i + 3);
         if has_literal[dim] && (prev_comma || next_comma) {
             // The literal elsewhere is the default; drop the item and one comma.
-            let range = if next_comma {
-                item.start..toks[i + 3].end
-            } else {
+            let range = if prev_comma {
+                used_commas.push(i - 1);
                 toks[i - 1].start..item.end
+            } else {
+                used_commas.push(i + 3);
+                item.start..toks[i + 3].end
             };
             overwrite(text, range, "");
         } else if !has_literal[dim] {
@@ -72,6 +80,22 @@ mod tests {
             squeezed,
             "layout(local_size_x=1,local_size_y=1,local_size_z=4)in;"
         );
+    }
+
+    #[test]
+    fn ids_after_their_literals_leave_no_stray_comma() {
+        for src in [
+            "layout(local_size_x = 4, local_size_y = 16, local_size_z = 1, local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;",
+            "layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2, local_size_x = 4, local_size_y = 16, local_size_z = 1) in;",
+            "layout(local_size_x_id = 0, local_size_x = 4, local_size_y_id = 1, local_size_y = 16, local_size_z_id = 2, local_size_z = 1) in;",
+        ] {
+            let mut text = src.to_string();
+            let ids = rewrite_local_size_ids(&mut text, &tokenize(src));
+            assert_eq!(ids, [Some(0), Some(1), Some(2)], "{src}");
+            assert_eq!(text.len(), src.len());
+            let squeezed: String = text.split_whitespace().collect();
+            assert_eq!(squeezed, "layout(local_size_x=4,local_size_y=16,local_size_z=1)in;", "{src}");
+        }
     }
 
     #[test]
