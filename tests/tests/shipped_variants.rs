@@ -19,7 +19,11 @@ fn every_variant_of_every_shipped_shader() {
         .filter(|p| p.extension().is_some_and(|x| x == "comp"))
         .collect();
     shaders.sort();
-    assert!(!shaders.is_empty(), "no shipped shader in {}", dir.display());
+    assert!(
+        !shaders.is_empty(),
+        "no shipped shader in {}",
+        dir.display()
+    );
     let mut expected = std::collections::BTreeSet::new();
     for path in shaders {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
@@ -28,11 +32,19 @@ fn every_variant_of_every_shipped_shader() {
             path: Some(path.clone()),
             text: std::fs::read_to_string(&path).unwrap(),
         };
-        let set = build(source, &FsLoader, &[dir.clone()], &CompileOptions::default())
-            .unwrap_or_else(|d| panic!("{stem} does not build:\n{d}"));
+        let set = build(
+            source,
+            &FsLoader,
+            std::slice::from_ref(&dir),
+            &CompileOptions::default(),
+        )
+        .unwrap_or_else(|d| panic!("{stem} does not build:\n{d}"));
         let names = set.axis_names();
         for v in &set.variants {
-            let name = format!("{stem}__{}", file_name(&v.key, &names).trim_end_matches(".glsl"));
+            let name = format!(
+                "{stem}__{}",
+                file_name(&v.key, &names).trim_end_matches(".glsl")
+            );
             expected.insert(format!("shipped_variants__{name}.snap"));
             insta::assert_snapshot!(name, set.texts[v.text]);
         }
