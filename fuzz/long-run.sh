@@ -19,7 +19,8 @@ for spec in ${1:-preprocess:540 compile:600 variant_build:540 splice:480}; do
     cargo fuzz run -a -s none "$t" corpus/$t seeds -- \
       -max_total_time=$left -dict=glsl.dict -timeout=30 -rss_limit_mb=4096 \
       -max_len=8192 -print_final_stats=1 > logs/$t.$n.log 2>&1
-    echo "$(date -u +%T) $t run $n exit $? $(grep -h 'number_of_executed_units\|^stat::new_units' logs/$t.$n.log | tr '\n' ' ')" >> logs/summary.log
+    rc=$?
+    echo "$(date -u +%T) $t run $n exit $rc $(grep -h 'number_of_executed_units\|^stat::new_units' logs/$t.$n.log | tr '\n' ' ')" >> logs/summary.log
   done
 done
 echo "$(date -u +%T) all done" >> logs/summary.log
