@@ -1,0 +1,492 @@
+//! The entry points of the fuzz targets, shared with the regression tests
+//! (`tests/tests/fuzz_regressions.rs` includes this file with `#[path]`), so a
+//! committed crash input runs exactly what the fuzzer ran, without a fuzzer.
+//!
+//! Depends on `ncnn_glsl_core` and `std` only.
+//!
+//! Input layout (every target but `splice`):
+//!
+//! ```text
+//! byte 0..2   u16 LE, low 13 bits: the option set (all 2^13 reachable);
+//!             bits 13..16: which of the 8 bundled include files `#include "a.h"` finds
+//!             (0..=3: the rest of the input after a 0xFF byte, see below)
+//! byte 2      bits 0..4: device bits added to the implied ones (S16 U16 I16 I64);
+//!             bit 4: expand for a device (device macros defined, options narrowed)
+//! byte 3..    the shader, read as lossy UTF-8; bytes after the first 0xFF
+//!             are the text of the include file `a.h` (0xFF is never valid UTF-8)
+//! ```
+//!
+//! Each entry returns `Err` when the library broke its contract in a way
+//! that does not show as a panic escaping: a panic caught inside `compile`
+//! that did not come from naga, or an "internal error" diagnostic. Panics in
+//! naga (caught at the boundary, as designed) are recorded, not failures:
+//! [`take_naga_panics`] hands them to the caller.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::{Mutex, Once};
+
+use ncnn_glsl_core::device::DeviceBits;
+use ncnn_glsl_core::{
+    compile, expand, CompileOptions, DeviceCaps, Flag, MemoryLoader, Options, SourceFile, Target,
+};
+
+/// One panic seen by the hook: where and what.
+#[derive(Clone, Debug)]
+pub struct SeenPanic {
+    pub location: String,
+    pub message: String,
+    pub thread: String,
+}
+
+impl SeenPanic {
+    /// Whether the panic was raised inside naga's source.
+    pub fn in_naga(&self) -> bool {
+        let l = self.location.replace('\\', "/");
+        l.contains("/naga-") || l.starts_with("naga/")
+    }
+}
+
+static PANICS: Mutex<Vec<SeenPanic>> = Mutex::new(Vec::new());
+static HOOK: Once = Once::new();
+
+/// Replaces the panic hook (libFuzzer's aborts on every panic, even one the
+/// library catches by design) with one that records each panic, prints the
+/// ones not from naga, and lets it unwind. A panic that escapes the entry
+/// point is still a crash: libfuzzer-sys aborts on it after `catch_unwind`.
+pub fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let location = info
+                .location()
+                .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
+                .unwrap_or_default();
+            let message = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let thread = std::thread::current().name().unwrap_or("").to_string();
+            let seen = SeenPanic {
+                location,
+                message,
+                thread,
+            };
+            if !seen.in_naga() {
+                default(info);
+            }
+            if let Ok(mut p) = PANICS.lock() {
+                p.push(seen);
+            }
+        }));
+    });
+}
+
+/// The panics seen since the last call.
+fn take_panics() -> Vec<SeenPanic> {
+    PANICS
+        .lock()
+        .map(|mut p| std::mem::take(&mut *p))
+        .unwrap_or_default()
+}
+
+/// What one execution saw that is worth a note but is no failure.
+#[derive(Clone, Debug, Default)]
+pub struct Notes {
+    /// Panics inside naga, caught at the boundary.
+    pub naga_panics: Vec<SeenPanic>,
+}
+
+/// The option set, device and include file of an input's header.
+pub struct Header {
+    pub target: Target,
+    pub device: Option<DeviceCaps>,
+    pub include: Option<String>,
+}
+
+/// A device with the features byte 2 names (and a subgroup size), for the
+/// device macros and narrowing.
+fn device_of(bits: u8) -> DeviceCaps {
+    let mut d = DeviceCaps {
+        name: "fuzz".into(),
+        ..DeviceCaps::default()
+    };
+    let features = [
+        (0, "storageBuffer16BitAccess"),
+        (1, "uniformAndStorageBuffer16BitAccess"),
+        (2, "shaderInt16"),
+        (3, "shaderInt64"),
+        (5, "shaderFloat16"),
+        (6, "shaderInt8"),
+        (7, "storageBuffer8BitAccess"),
+    ];
+    for (bit, name) in features {
+        if bits & (1 << bit) != 0 {
+            d.features.insert(name.into(), true);
+        }
+    }
+    d.properties
+        .insert("subgroupSize".into(), 1u64 << (bits as u64 % 8));
+    d
+}
+
+/// The option set whose bit `i` is flag `i` of [`Flag::ALL`].
+pub fn options_of(bits: u16) -> Options {
+    Options::from_flags(
+        &Flag::ALL
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| bits & (1 << i) != 0)
+            .map(|(_, f)| f)
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Splits `data` into its header and shader text.
+pub fn split(data: &[u8]) -> (Header, String) {
+    let h0 = u16::from_le_bytes([
+        data.first().copied().unwrap_or(0),
+        data.get(1).copied().unwrap_or(0),
+    ]);
+    let dev = data.get(2).copied().unwrap_or(0);
+    let body = data.get(3..).unwrap_or(&[]);
+    let options = options_of(h0 & 0x1fff);
+    let (device, target) = if dev & 0x10 != 0 {
+        let d = device_of(dev);
+        let t = Target::for_device(options, &d);
+        (Some(d), t)
+    } else {
+        let implied = DeviceBits::implied_by(options);
+        let bits = DeviceBits {
+            storage16: implied.storage16 || dev & 1 != 0,
+            uniform16: implied.uniform16 || dev & 2 != 0,
+            int16: implied.int16 || dev & 4 != 0,
+            int64: implied.int64 || dev & 8 != 0,
+        };
+        (None, Target { options, bits })
+    };
+    let (main, include) = match body.iter().position(|&b| b == 0xff) {
+        Some(i) => (
+            &body[..i],
+            Some(String::from_utf8_lossy(&body[i + 1..]).into_owned()),
+        ),
+        None => (body, None),
+    };
+    let include = include.or_else(|| {
+        let which = (h0 >> 13) as usize;
+        BUNDLED.get(which.wrapping_sub(4)).map(|s| s.to_string())
+    });
+    (
+        Header {
+            target,
+            device,
+            include,
+        },
+        String::from_utf8_lossy(main).into_owned(),
+    )
+}
+
+/// Realistic include files (header bits 13..16 = 4..=7 pick one).
+const BUNDLED: [&str; 4] = [
+    "#define A_H 1\nafpvec4 load_a(int i) { return buffer_ld4(a_blob_data, i); }\n",
+    "#ifndef ONCE\n#define ONCE\n#include \"a.h\"\n#endif\n",
+    "#pragma ncnn_glsl axis INC 1 2\nlayout (binding = 3) buffer inc_blob { sfp inc_data[]; };\n",
+    "#define PASTE(a, b) a##b\n#define STR(x) #x\nint PASTE(f, 1)() { return __LINE__; }\n",
+];
+
+fn loader(include: Option<String>) -> MemoryLoader {
+    MemoryLoader {
+        files: include
+            .map(|t| {
+                vec![
+                    (PathBuf::from("a.h"), t.clone()),
+                    (PathBuf::from("inc/b.h"), t),
+                ]
+            })
+            .unwrap_or_default(),
+    }
+}
+
+fn search_paths() -> Vec<PathBuf> {
+    vec![PathBuf::from("inc")]
+}
+
+fn source(text: String) -> SourceFile {
+    SourceFile {
+        name: "fuzz.comp".into(),
+        path: None,
+        text,
+    }
+}
+
+/// Checks what the run left behind: no panic outside naga, no internal error.
+fn verdict(diags: Option<&ncnn_glsl_core::Diagnostics>) -> Result<Notes, String> {
+    let mut notes = Notes::default();
+    for p in take_panics() {
+        if p.in_naga() {
+            notes.naga_panics.push(p);
+        } else {
+            return Err(format!(
+                "a panic in ncnn-glsl-core at {} (thread `{}`): {}",
+                p.location, p.thread, p.message
+            ));
+        }
+    }
+    if let Some(d) = diags {
+        for d in &d.0 {
+            // The message only: the excerpt of the user's line may say anything.
+            if d.message.starts_with("internal error") && notes.naga_panics.is_empty() {
+                return Err(format!("an internal error without a naga panic: {d}"));
+            }
+        }
+    }
+    Ok(notes)
+}
+
+/// Target `preprocess`: expand only.
+pub fn run_preprocess(data: &[u8]) -> Result<Notes, String> {
+    install_panic_hook();
+    take_panics();
+    let (h, text) = split(data);
+    let r = expand(
+        source(text),
+        &h.target,
+        h.device.as_ref(),
+        &loader(h.include),
+        &search_paths(),
+    );
+    verdict(r.as_ref().err())
+}
+
+/// Target `compile`: expand, then compile the expansion.
+pub fn run_compile(data: &[u8]) -> Result<Notes, String> {
+    install_panic_hook();
+    take_panics();
+    let (h, text) = split(data);
+    compile_text(text, &h)
+}
+
+fn compile_text(text: String, h: &Header) -> Result<Notes, String> {
+    let expanded = expand(
+        source(text),
+        &h.target,
+        h.device.as_ref(),
+        &loader(h.include.clone()),
+        &search_paths(),
+    );
+    let e = match expanded {
+        Ok(e) => e,
+        Err(d) => return verdict(Some(&d)),
+    };
+    let options = CompileOptions {
+        debug_names: h.target.options.bits() & 1 != 0,
+    };
+    let r = compile(&e, &options);
+    verdict(r.as_ref().err())
+}
+
+/// The largest input the `build` target takes, and the most axis
+/// combinations: a build expands and compiles every variant.
+pub const BUILD_MAX_LEN: usize = 4096;
+pub const BUILD_MAX_COMBINATIONS: usize = 4;
+
+/// Target `build`: the whole variant set of the text (the header's option
+/// bits are unused; its include file is used).
+pub fn run_variant_build(data: &[u8]) -> Result<Notes, String> {
+    install_panic_hook();
+    take_panics();
+    if data.len() > BUILD_MAX_LEN {
+        return Ok(Notes::default());
+    }
+    let (h, text) = split(data);
+    // Keep an execution cheap: skip declarations of many axis combinations
+    // (the declaration parser is exercised either way).
+    {
+        let mut sm = ncnn_glsl_core::source::SourceMap::new();
+        let f = sm.add(source(text.clone()));
+        if let Ok(d) = ncnn_glsl_core::variant::decl::parse(&sm, f) {
+            let n: usize = d
+                .axes
+                .iter()
+                .chain(&d.device)
+                .map(|a| a.values.len())
+                .product();
+            if n > BUILD_MAX_COMBINATIONS {
+                return verdict(None);
+            }
+        }
+        verdict(None)?;
+    }
+    let r = ncnn_glsl_core::variant::build::build(
+        source(text),
+        &loader(h.include),
+        &search_paths(),
+        &CompileOptions::default(),
+    );
+    verdict(r.as_ref().err())
+}
+
+/// Fragments of realistic shaders: every line of the bundled shaders, and
+/// tokens of GLSL, the preprocessor and the extension.
+pub fn fragments() -> &'static [String] {
+    static FRAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    FRAGS.get_or_init(|| {
+        let shaders = [
+            include_str!("../../tests/shaders/extension_everything.comp"),
+            include_str!("../../tests/shaders/extension_naga.comp"),
+            include_str!("../../tests/shaders/seed_example.comp"),
+            include_str!("../../shaders/q8ta_dequantize.comp"),
+            include_str!("../../shaders/q8ta_pixel_shuffle.comp"),
+            include_str!("../../shaders/q8ta_pixel_shuffle_baseline.comp"),
+            include_str!("../../shaders/q8ta_quantize.comp"),
+        ];
+        let mut out: Vec<String> = Vec::new();
+        for s in shaders {
+            for l in s.lines() {
+                let l = format!("{l}\n");
+                if !out.contains(&l) {
+                    out.push(l);
+                }
+            }
+        }
+        for t in TOKENS {
+            out.push(t.to_string());
+        }
+        out
+    })
+}
+
+/// Tokens for the splicing target (the dictionary `fuzz/glsl.dict` holds the same).
+pub const TOKENS: &[&str] = &[
+    "#version 450\n",
+    "#define ",
+    "#undef ",
+    "#if ",
+    "#ifdef ",
+    "#ifndef ",
+    "#elif ",
+    "#else\n",
+    "#endif\n",
+    "#include \"a.h\"\n",
+    "#include <b.h>\n",
+    "#pragma ncnn_glsl axis A 0 1\n",
+    "#pragma ncnn_glsl device ncnn_subgroupSize 32 64\n",
+    "#pragma ncnn_glsl exclude fp16a\n",
+    "#pragma ncnn_glsl exclude bf16p[S16]\n",
+    "#error x\n",
+    "#line 7\n",
+    "#extension GL_EXT_shader_16bit_storage : require\n",
+    "defined(",
+    "##",
+    "#",
+    "\\\n",
+    "__LINE__",
+    "__FILE__",
+    "__VERSION__",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    "\n",
+    " ",
+    "=",
+    "+",
+    "*",
+    "<<",
+    "?",
+    ":",
+    "0",
+    "1",
+    "-1",
+    "0x7fffffff",
+    "4294967296",
+    "1.5e3f",
+    "buffer_ld1(",
+    "buffer_ld4(",
+    "buffer_ld8(",
+    "buffer_st1(",
+    "buffer_st4(",
+    "buffer_cp4(",
+    "i8buffer_ld4(",
+    "sfp",
+    "sfpvec4",
+    "sfpvec8",
+    "afpvec4",
+    "lfpvec4",
+    "afp(",
+    "sint8vec4",
+    "lint16",
+    "psc(",
+    "NCNN_fp16_storage",
+    "NCNN_int8_packed",
+    "ncnn_subgroupSize",
+    "atomicAdd(",
+    "atomicCompSwap(",
+    "atomicExchange(",
+    "barrier();\n",
+    "memoryBarrierShared();\n",
+    "layout (binding = 0) buffer a_blob { sfpvec4 a_blob_data[]; };\n",
+    "layout (push_constant) uniform parameter { int w; } p;\n",
+    "layout (constant_id = 0) const int w = 0;\n",
+    "layout (local_size_x_id = 233) in;\n",
+    "layout(",
+    "local_size_x = 64",
+    ") in;\n",
+    "writeonly ",
+    "readonly ",
+    "shared ",
+    "[2][3]",
+    "float16_t",
+    "f16vec4",
+    "uint64_t",
+    "int8_t",
+    "gl_GlobalInvocationID.x",
+    "gl_WorkGroupSize",
+    "void main()\n{\n",
+    "}\n",
+    "if (",
+    "for (int i = 0; i < 4; i++) ",
+    "switch (x) { case 0: case 1: x++; default: break; }\n",
+    "return;\n",
+    "int x = 0;\n",
+    "struct S { int a; };\n",
+    "\"",
+    "/*",
+    "*/",
+    "//",
+    "\u{feff}",
+    "\t",
+];
+
+/// Target `splice`: a shader assembled from fragments. Header bytes 0..3 as
+/// for the others; then each little-endian u16 appends a fragment
+/// (`index % fragments().len()`) or, with the top bit set, its low byte as
+/// a character.
+pub fn splice_text(body: &[u8]) -> String {
+    let frags = fragments();
+    let mut s = String::new();
+    for c in body.chunks(2) {
+        let v = u16::from_le_bytes([c[0], c.get(1).copied().unwrap_or(0)]);
+        if v & 0x8000 != 0 {
+            s.push(char::from(v as u8));
+        } else {
+            s.push_str(&frags[v as usize % frags.len()]);
+        }
+    }
+    s
+}
+
+pub fn run_splice(data: &[u8]) -> Result<Notes, String> {
+    install_panic_hook();
+    take_panics();
+    let (h, _) = split(data.get(..3).unwrap_or(&[]));
+    let text = splice_text(data.get(3..).unwrap_or(&[]));
+    compile_text(text, &h)
+}
