@@ -25,6 +25,8 @@ bin="$target_dir/$host/smoke"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
+passed=0
+failed=0
 for t in preprocess compile variant_build splice; do
   mkdir -p "$work/$t" "$work/$t-artifacts"
   # The committed regression inputs of this target start its corpus.
@@ -37,12 +39,17 @@ for t in preprocess compile variant_build splice; do
       -artifact_prefix="$work/$t-artifacts/" -print_final_stats=1 \
       > "$work/$t.log" 2>&1; then
     status=1
+    failed=$((failed + 1))
     echo "!! $t failed; the end of its log:"
     tail -40 "$work/$t.log"
     for a in "$work/$t-artifacts"/*; do
       [ -f "$a" ] && echo "crash input (base64): $(base64 -w0 "$a")"
     done
+  else
+    passed=$((passed + 1))
   fi
   grep -h '^stat::number_of_executed_units\|^stat::new_units_added' "$work/$t.log" || true
 done
+# Each target fuzzed without a finding counts as one passed test.
+echo "fuzzed: $passed passed, $failed failed"
 exit $status
