@@ -17,6 +17,7 @@
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
+use ncnn_glsl_runtime::q8ta::vectors::{self, VectorCase};
 use ncnn_glsl_runtime::q8ta::{
     pack, reference, unpack, Layout, Q8taOps, QTensor, QuantParams, Requant, Shape, Storage,
 };
@@ -264,65 +265,17 @@ fn fmt_us(ns: Option<f64>) -> String {
     ns.map_or("-".to_string(), |t| format!("{:.1}", t / 1e3))
 }
 
-fn hex_words(s: &str) -> Result<Vec<u32>, Fail> {
-    let b: Vec<u8> = (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16))
-        .collect::<Result<_, _>>()?;
-    Ok(b.chunks(4)
-        .map(|c| {
-            let mut w = [0u8; 4];
-            w[..c.len()].copy_from_slice(c);
-            u32::from_le_bytes(w)
-        })
-        .collect())
-}
-
 fn run_vectors(ops: &Q8taOps, path: &str) -> Result<(usize, usize, serde_json::Value), Fail> {
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
-    let cases = v["cases"].as_array().ok_or("no `cases` array")?;
-    let dims = |x: &serde_json::Value| -> Result<Shape, Fail> {
-        let d: Vec<usize> = x
-            .as_array()
-            .ok_or("shape is not an array")?
-            .iter()
-            .map(|v| v.as_u64().map(|u| u as usize).ok_or("bad dimension"))
-            .collect::<Result<_, _>>()?;
-        Ok(Shape::from_dims(d.try_into().map_err(|_| "not 4 dims")?))
-    };
-    let bits = |x: &serde_json::Value| -> Result<f32, Fail> {
-        let s = x.as_str().ok_or("scale bits not a string")?;
-        Ok(f32::from_bits(u32::from_str_radix(
-            s.trim_start_matches("0x"),
-            16,
-        )?))
-    };
-    let layout = |x: &serde_json::Value| -> Result<Layout, Fail> {
-        let s = x.as_str().ok_or("layout not a string")?;
-        Ok(Layout::from_name(s).ok_or_else(|| format!("unknown layout {s}"))?)
-    };
+    let cases = vectors::cases(&std::fs::read_to_string(path)?)?;
     let (mut pass, mut fail) = (0, 0);
     let mut results = Vec::new();
     for c in cases {
         let name = c["name"].as_str().unwrap_or("?").to_string();
         let r = (|| -> Result<(bool, bool), Fail> {
-            let q_in = QuantParams::new(
-                bits(&c["scale_in_bits"])?,
-                c["zp_in"].as_i64().ok_or("zp_in")? as i32,
-                "input",
-            )?;
-            let q_out = QuantParams::new(
-                bits(&c["scale_out_bits"])?,
-                c["zp_out"].as_i64().ok_or("zp_out")? as i32,
-                "output",
-            )?;
-            let (is, os) = (dims(&c["input_shape"])?, dims(&c["output_shape"])?);
-            let (il, ol) = (layout(&c["in_layout"])?, layout(&c["out_layout"])?);
-            let input = hex_words(c["input_hex"].as_str().ok_or("input_hex")?)?;
-            let want = hex_words(c["expected_output_hex"].as_str().ok_or("expected")?)?;
-            let it = ops.tensor_from_words(&input, is, il, q_in)?;
-            let mut out = ops.tensor(os, ol, q_out)?;
-            let want = bytes_of(&want);
+            let c = VectorCase::from_json(&c)?;
+            let it = ops.tensor_from_words(&c.input, c.input_shape, c.in_layout, c.input_params)?;
+            let mut out = ops.tensor(c.output_shape, c.out_layout, c.output_params)?;
+            let want = bytes_of(&c.expected);
             let (got, _, _) = timed(ops, &it, &mut out, false, 0)?;
             let (got_b, _, _) = timed(ops, &it, &mut out, true, 0)?;
             Ok((got == want, got_b == want))

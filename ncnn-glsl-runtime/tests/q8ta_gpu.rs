@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use common::{assert_clean, context, Log, Rng};
 use ncnn_glsl_runtime::q8ta::gpu::ShuffleRun;
+use ncnn_glsl_runtime::q8ta::vectors;
 use ncnn_glsl_runtime::q8ta::{
     reference, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams, Requant, Shape, Storage,
 };
@@ -245,11 +246,11 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
     assert_clean(&log);
 }
 
-fn vectors() -> Option<serde_json::Value> {
+fn vectors() -> Option<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/vectors/q8ta_pixel_shuffle.json");
     match std::fs::read_to_string(&path) {
-        Ok(t) => Some(serde_json::from_str(&t).unwrap()),
+        Ok(t) => Some(t),
         Err(e) => {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -262,16 +263,6 @@ fn vectors() -> Option<serde_json::Value> {
     }
 }
 
-fn hex_words(s: &str) -> Vec<u32> {
-    let b: Vec<u8> = (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect();
-    b.chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
 #[test]
 fn every_golden_vector_through_both_kernels() {
     let Some(v) = vectors() else {
@@ -280,46 +271,22 @@ fn every_golden_vector_through_both_kernels() {
     let Some((_ctx, log, ops)) = setup(Options::NCNN_DEFAULT) else {
         return;
     };
-    let dims = |x: &serde_json::Value| -> Shape {
-        let d: Vec<usize> = x
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap() as usize)
-            .collect();
-        Shape::from_dims(d.try_into().unwrap())
-    };
-    let bits = |x: &serde_json::Value| -> f32 {
-        f32::from_bits(
-            u32::from_str_radix(x.as_str().unwrap().trim_start_matches("0x"), 16).unwrap(),
-        )
-    };
-    let cases = v["cases"].as_array().unwrap();
+    let cases = vectors::cases(&v).unwrap();
     assert_eq!(cases.len(), 3 * 5 * 9);
-    for c in cases {
-        let q_in = qp(
-            bits(&c["scale_in_bits"]),
-            c["zp_in"].as_i64().unwrap() as i32,
-        );
-        let q_out = qp(
-            bits(&c["scale_out_bits"]),
-            c["zp_out"].as_i64().unwrap() as i32,
-        );
-        let in_shape = dims(&c["input_shape"]);
-        assert_eq!(
-            dims(&c["output_shape"]),
-            Shape::new(in_shape.n, in_shape.c / 4, 2 * in_shape.h, 2 * in_shape.w)
-        );
+    for c in &cases {
+        let c = vectors::VectorCase::from_json(c).unwrap();
+        let s = c.input_shape;
+        assert_eq!(c.output_shape, Shape::new(s.n, s.c / 4, 2 * s.h, 2 * s.w));
         check_case(
             &ops,
-            c["name"].as_str().unwrap(),
-            &hex_words(c["input_hex"].as_str().unwrap()),
-            in_shape,
-            Layout::from_name(c["in_layout"].as_str().unwrap()).unwrap(),
-            Layout::from_name(c["out_layout"].as_str().unwrap()).unwrap(),
-            q_in,
-            q_out,
-            &hex_words(c["expected_output_hex"].as_str().unwrap()),
+            &c.name,
+            &c.input,
+            s,
+            c.in_layout,
+            c.out_layout,
+            c.input_params,
+            c.output_params,
+            &c.expected,
         );
     }
     assert_clean(&log);

@@ -41,6 +41,7 @@ mod quant;
 pub mod reference;
 #[cfg(test)]
 mod tests;
+pub mod vectors;
 
 pub use error::Q8taError;
 pub use gpu::{OpError, Q8taOps, QTensor, ShuffleRun, Storage};

@@ -223,21 +223,11 @@ fn passthrough_is_the_identity() {
     }
 }
 
-fn hex_words(s: &str) -> Vec<u32> {
-    let b: Vec<u8> = (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect();
-    b.chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn vectors() -> Option<serde_json::Value> {
+fn vectors() -> Option<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/vectors/q8ta_pixel_shuffle.json");
     match std::fs::read_to_string(&path) {
-        Ok(t) => Some(serde_json::from_str(&t).unwrap()),
+        Ok(t) => Some(t),
         Err(e) => {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -262,48 +252,30 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let Some(v) = vectors() else {
+    let Some(text) = vectors() else {
         return Vec::new();
     };
-    let dims = |x: &serde_json::Value| -> Shape {
-        let d: Vec<usize> = x
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap() as usize)
-            .collect();
-        Shape::from_dims(d.try_into().unwrap())
-    };
-    let bits = |x: &serde_json::Value| -> f32 {
-        f32::from_bits(
-            u32::from_str_radix(x.as_str().unwrap().trim_start_matches("0x"), 16).unwrap(),
-        )
-    };
-    v["cases"]
-        .as_array()
+    super::vectors::cases(&text)
         .unwrap()
         .iter()
         .map(|c| {
-            let i = qp(
-                bits(&c["scale_in_bits"]),
-                c["zp_in"].as_i64().unwrap() as i32,
+            let v = super::vectors::VectorCase::from_json(c).unwrap();
+            assert_eq!(
+                v.input_params.scale as f64, v.scale_in_decimal,
+                "{}",
+                v.name
             );
-            let o = qp(
-                bits(&c["scale_out_bits"]),
-                c["zp_out"].as_i64().unwrap() as i32,
-            );
-            assert_eq!(i.scale as f64, c["scale_in"].as_f64().unwrap());
-            let requant = Requant::new(i, o).unwrap();
-            assert_eq!(requant.passthrough, c["passthrough"].as_bool().unwrap());
+            let requant = Requant::new(v.input_params, v.output_params).unwrap();
+            assert_eq!(requant.passthrough, v.passthrough, "{}", v.name);
             Case {
-                name: c["name"].as_str().unwrap().to_string(),
-                in_shape: dims(&c["input_shape"]),
-                out_shape: dims(&c["output_shape"]),
-                in_layout: Layout::from_name(c["in_layout"].as_str().unwrap()).unwrap(),
-                out_layout: Layout::from_name(c["out_layout"].as_str().unwrap()).unwrap(),
+                name: v.name,
+                in_shape: v.input_shape,
+                out_shape: v.output_shape,
+                in_layout: v.in_layout,
+                out_layout: v.out_layout,
                 requant,
-                input: hex_words(c["input_hex"].as_str().unwrap()),
-                expected: hex_words(c["expected_output_hex"].as_str().unwrap()),
+                input: v.input,
+                expected: v.expected,
             }
         })
         .collect()
