@@ -23,9 +23,11 @@
 // come first: the compiler's rewrite of a trailing `_id` item leaves a comma behind.
 layout (local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2, local_size_x = 4, local_size_y = 16, local_size_z = 1) in;
 
-// Whole words only: sint8vec4 is one int of four lanes in every int8 mode.
-layout (binding = 0) readonly buffer in_blob { sint8vec4 in_data[]; };
-layout (binding = 1) writeonly buffer out_blob { sint8vec4 out_data[]; };
+// Whole words, four at a time: 16-byte loads and stores are what reaches memory bandwidth
+// (4-byte accesses capped the kernel at a quarter of it on an H200). A word is one int8 x 4
+// lane word of the layouts, reached as [i >> 2][i & 3] where the kernel goes word by word.
+layout (binding = 0) readonly buffer in_blob { uvec4 in_data[]; };
+layout (binding = 1) writeonly buffer out_blob { uvec4 out_data[]; };
 
 // std430-safe: 32-bit scalars only. Byte offsets in the comments.
 layout (push_constant) uniform parameter
@@ -41,21 +43,33 @@ layout (push_constant) uniform parameter
     uint shift;     // 32 requant shift S, 39..57: y = (|d| * M + 2^(S-1)) >> S
     int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
     int z_stride;   // 40 the same on z
+    uint local_count; // 44 invocations per workgroup (the product of the local size)
 } p;
 
 // Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel
-// blocks, stored in `lay`. The layout is a build-time constant, so the branches fold.
-int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)
+// blocks, stored in `lay`. The layout is a build-time constant, so the branches fold; unsigned,
+// so that /4 and %4 are shifts and masks.
+uint word_index(int lay, uint n, uint cb, uint y, uint x, uint hh, uint ww, uint cc4)
 {
-    int row = n * hh + y;
+    uint row = n * hh + y;
     if (lay == 0)
     {
-        int ww4 = (ww + 3) / 4;
-        return ((row * ww4 + x / 4) * cc4 + cb) * 4 + x % 4;
+        uint ww4 = (ww + 3u) / 4u;
+        return ((row * ww4 + x / 4u) * cc4 + cb) * 4u + x % 4u;
     }
     if (lay == 1)
         return (row * ww + x) * cc4 + cb;
     return (row * cc4 + cb) * ww + x;
+}
+
+uint load_word(uint i)
+{
+    return in_data[i >> 2][i & 3u];
+}
+
+void store_word(uint i, uint v)
+{
+    out_data[i >> 2][i & 3u] = v;
 }
 
 #if PASSTHROUGH == 0
@@ -80,78 +94,226 @@ int requant(int q)
     int r = d < 0 ? p.zp_out - y : p.zp_out + y;
     return clamp(r, -128, 127);
 }
+
+// requant() of every int8 value, indexed by its byte (two's complement): 256 requant() calls
+// per workgroup instead of 16 per invocation, which made the kernel ALU-bound.
+shared uint lut[256];
+
+// Each lane of word w through the table.
+uint requant_word(uint w)
+{
+    return lut[w & 255u] | (lut[(w >> 8) & 255u] << 8) | (lut[(w >> 16) & 255u] << 16)
+        | (lut[w >> 24] << 24);
+}
 #endif
+
+// The 4x4 byte transpose: word s of the result holds byte s of w0, w1, w2, w3 as lanes 0..3.
+// Two rounds of masked shifts (bytes, then 16-bit halves): a dozen ALU operations.
+uvec4 transpose_bytes(uint w0, uint w1, uint w2, uint w3)
+{
+    uint a = (w0 & 0x00ff00ffu) | ((w1 & 0x00ff00ffu) << 8); // w0b0 w1b0 w0b2 w1b2
+    uint b = ((w0 >> 8) & 0x00ff00ffu) | (w1 & 0xff00ff00u); // w0b1 w1b1 w0b3 w1b3
+    uint c = (w2 & 0x00ff00ffu) | ((w3 & 0x00ff00ffu) << 8); // w2b0 w3b0 w2b2 w3b2
+    uint d = ((w2 >> 8) & 0x00ff00ffu) | (w3 & 0xff00ff00u); // w2b1 w3b1 w2b3 w3b3
+    return uvec4((a & 0xffffu) | (c << 16), (b & 0xffffu) | (d << 16),
+                 (a >> 16) | (c & 0xffff0000u), (b >> 16) | (d & 0xffff0000u));
+}
 
 // One (k, n, y, x) position: the seed's per-invocation work.
-void shuffle_one(int k, int z, int x, int c4_out)
+void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
 {
-    int n = z / p.h;
-    int y = z % p.h;
-
+    uint h = uint(p.h);
+    uint w = uint(p.w);
     // C_in = 4 * c_out, so the input has c_out channel blocks.
-    int c4_in = p.c_out;
-    int zp_word = (p.zp_in & 255) * 0x01010101;
-
-    int w0 = zp_word;
-    int w1 = zp_word;
-    int w2 = zp_word;
-    int w3 = zp_word;
+    uint c4_in = uint(p.c_out);
     // A word past C_in counts as all zp_in; input padding is never read.
-    int cb = 4 * k;
-    w0 = i8buffer_sm4(in_data, word_index(IN_LAYOUT, n, cb, y, x, p.h, p.w, c4_in));
-    if (cb + 1 < c4_in)
-        w1 = i8buffer_sm4(in_data, word_index(IN_LAYOUT, n, cb + 1, y, x, p.h, p.w, c4_in));
-    if (cb + 2 < c4_in)
-        w2 = i8buffer_sm4(in_data, word_index(IN_LAYOUT, n, cb + 2, y, x, p.h, p.w, c4_in));
-    if (cb + 3 < c4_in)
-        w3 = i8buffer_sm4(in_data, word_index(IN_LAYOUT, n, cb + 3, y, x, p.h, p.w, c4_in));
-
-    int oh = 2 * p.h;
-    int ow = 2 * p.w;
-    for (int s = 0; s < 4; s++)
-    {
-        // Output word s = lanes "byte s of input words 0..3" (sign-extended).
-        ivec4 v = ivec4(bitfieldExtract(w0, 8 * s, 8), bitfieldExtract(w1, 8 * s, 8),
-                        bitfieldExtract(w2, 8 * s, 8), bitfieldExtract(w3, 8 * s, 8));
+    uint zp_word = uint(p.zp_in & 255) * 0x01010101u;
+    uint cb = 4u * k;
+    uint w0 = load_word(word_index(IN_LAYOUT, n, cb, y, x, h, w, c4_in));
+    uint w1 = cb + 1u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 1u, y, x, h, w, c4_in)) : zp_word;
+    uint w2 = cb + 2u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 2u, y, x, h, w, c4_in)) : zp_word;
+    uint w3 = cb + 3u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 3u, y, x, h, w, c4_in)) : zp_word;
 #if PASSTHROUGH == 0
-        v = ivec4(requant(v.x), requant(v.y), requant(v.z), requant(v.w));
+    // Lane-wise, so it commutes with the transpose; zp_in maps to zp_out (output padding lanes).
+    w0 = requant_word(w0);
+    w1 = requant_word(w1);
+    w2 = requant_word(w2);
+    w3 = requant_word(w3);
 #endif
-        int dy = s / 2;
-        int dx = s % 2;
-        i8buffer_st4(out_data, word_index(OUT_LAYOUT, n, k, 2 * y + dy, 2 * x + dx, oh, ow, c4_out), v);
-    }
+    uvec4 o = transpose_bytes(w0, w1, w2, w3);
+
+    // Output word s = 2dy + dx at output pixel (2y + dy, 2x + dx).
+    uint oh = 2u * h;
+    uint ow = 2u * w;
+    store_word(word_index(OUT_LAYOUT, n, k, 2u * y, 2u * x, oh, ow, c4_out), o.x);
+    store_word(word_index(OUT_LAYOUT, n, k, 2u * y, 2u * x + 1u, oh, ow, c4_out), o.y);
+    store_word(word_index(OUT_LAYOUT, n, k, 2u * y + 1u, 2u * x, oh, ow, c4_out), o.z);
+    store_word(word_index(OUT_LAYOUT, n, k, 2u * y + 1u, 2u * x + 1u, oh, ow, c4_out), o.w);
 
 #if OUT_LAYOUT == 0
     // 4W4C output: when W is odd, 2W % 4 == 2 and output widths 2W, 2W + 1 of the last 4-wide
     // block are padding. The invocation of the last input column writes them (all lanes zp_out):
     // one invocation per (k, n, y), so each padding word is written exactly once.
-    if (x == p.w - 1 && (ow % 4) != 0)
+    if (x == w - 1u && (ow % 4u) != 0u)
     {
-        ivec4 zp = ivec4(p.zp_out);
-        for (int s = 0; s < 4; s++)
-        {
-            int dy = s / 2;
-            int dx = s % 2;
-            i8buffer_st4(out_data, word_index(0, n, k, 2 * y + dy, ow + dx, oh, ow, c4_out), zp);
-        }
+        uint zp = uint(p.zp_out & 255) * 0x01010101u;
+        for (uint s = 0u; s < 4u; s++)
+            store_word(word_index(0, n, k, 2u * y + s / 2u, ow + s % 2u, oh, ow, c4_out), zp);
     }
+#endif
+}
+
+// The tiled path, taken when W % 4 == 0 and C_out % 16 == 0 (the host's grid follows the same
+// rule: q8ta::model::shuffle_tiled): one invocation per (4 output channel blocks kq, 4 input
+// pixels xq, row), so that every load and store is a whole, aligned uvec4 in every layout.
+// Written without local arrays: naga's SPIR-V copies a local array into a temporary for
+// every dynamically indexed read, which halved this kernel's speed on an H200 (glslang's
+// build of the same text did not); vectors indexed dynamically cost nothing.
+
+// Requantized (lane-wise) and transposed: the 4 output words (s = 2dy + dx) of one input
+// pixel whose 4 input words (lane j = channel block 4k + j) are v.
+uvec4 shuffle_pixel(uvec4 v)
+{
+#if PASSTHROUGH == 0
+    v = uvec4(requant_word(v.x), requant_word(v.y), requant_word(v.z), requant_word(v.w));
+#endif
+    return transpose_bytes(v.x, v.y, v.z, v.w);
+}
+
+// Output block 4kq + q at the 4 input pixels of quad xq: o0..o3 for pixels 4xq + 0..3.
+void tile_block(uint q, uint kq, uint row, uint xq, out uvec4 o0, out uvec4 o1, out uvec4 o2, out uvec4 o3)
+{
+    uint w = uint(p.w);
+    uint c4_in = uint(p.c_out);
+#if IN_LAYOUT == 1
+    // 4C: the 4 input blocks of one pixel are one uvec4.
+    uint first = ((row * w + 4u * xq) * c4_in) / 4u + 4u * kq + q;
+    uint step = c4_in / 4u;
+    o0 = shuffle_pixel(in_data[first]);
+    o1 = shuffle_pixel(in_data[first + step]);
+    o2 = shuffle_pixel(in_data[first + 2u * step]);
+    o3 = shuffle_pixel(in_data[first + 3u * step]);
+#else
+    // 4C1W: block cb at the 4 pixels is one uvec4 ((row*C4 + cb)*W + 4xq), blocks W apart.
+    // 4W4C: block cb at the 4 pixels of quad xq is one uvec4 ((row*W4 + xq)*C4 + cb).
+    uint cb = 16u * kq + 4u * q;
+#if IN_LAYOUT == 2
+    uint first = (row * c4_in + cb) * (w / 4u) + xq;
+    uint step = w / 4u;
+#else
+    uint first = (row * (w / 4u) + xq) * c4_in + cb;
+    uint step = 1u;
+#endif
+    uvec4 b0 = in_data[first];
+    uvec4 b1 = in_data[first + step];
+    uvec4 b2 = in_data[first + 2u * step];
+    uvec4 b3 = in_data[first + 3u * step];
+    // Pixel i takes lane i of the 4 blocks.
+    o0 = shuffle_pixel(uvec4(b0.x, b1.x, b2.x, b3.x));
+    o1 = shuffle_pixel(uvec4(b0.y, b1.y, b2.y, b3.y));
+    o2 = shuffle_pixel(uvec4(b0.z, b1.z, b2.z, b3.z));
+    o3 = shuffle_pixel(uvec4(b0.w, b1.w, b2.w, b3.w));
+#endif
+}
+
+#if OUT_LAYOUT == 1
+// 4C output: at each of the 4 output pixels of input pixel 4xq + i, blocks 4kq .. 4kq + 3
+// are one uvec4 (a, b, c, d: that pixel's output words of blocks 4kq + 0..3).
+void store_pixel_4c(uint orow0, uint ox0, uint kq, uvec4 a, uvec4 b, uvec4 c, uvec4 d)
+{
+    uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    for (uint s = 0u; s < 4u; s++)
+    {
+        uint orow = orow0 + s / 2u;
+        uint ox = ox0 + s % 2u;
+        out_data[((orow * ow + ox) * c4_out) / 4u + kq] = uvec4(a[s], b[s], c[s], d[s]);
+    }
+}
+#else
+// 4C1W and 4W4C outputs: output widths 8xq .. 8xq + 7 of block k, per output row, are two
+// uvec4, each [pixel 2hh dx 0, pixel 2hh dx 1, pixel 2hh+1 dx 0, pixel 2hh+1 dx 1].
+void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
+{
+    uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    for (uint dy = 0u; dy < 2u; dy++)
+    {
+        uint orow = orow0 + dy;
+        uint s = 2u * dy;
+        uvec4 lo = uvec4(o0[s], o0[s + 1u], o1[s], o1[s + 1u]);
+        uvec4 hi = uvec4(o2[s], o2[s + 1u], o3[s], o3[s + 1u]);
+#if OUT_LAYOUT == 2
+        uint first = ((orow * c4_out + k) * ow) / 4u + 2u * xq;
+        out_data[first] = lo;
+        out_data[first + 1u] = hi;
+#else
+        uint first = (orow * (ow / 4u) + 2u * xq) * c4_out + k;
+        out_data[first] = lo;
+        out_data[first + c4_out] = hi;
+#endif
+    }
+}
+#endif
+
+void shuffle_tile(uint kq, uint n, uint y, uint xq)
+{
+    uint h = uint(p.h);
+    uint row = n * h + y;
+    uint orow0 = 2u * row; // (n * 2H + 2y): output rows of one batch item follow each other
+    uvec4 a0, a1, a2, a3;
+    uvec4 b0, b1, b2, b3;
+    uvec4 c0, c1, c2, c3;
+    uvec4 d0, d1, d2, d3;
+    tile_block(0u, kq, row, xq, a0, a1, a2, a3);
+    tile_block(1u, kq, row, xq, b0, b1, b2, b3);
+    tile_block(2u, kq, row, xq, c0, c1, c2, c3);
+    tile_block(3u, kq, row, xq, d0, d1, d2, d3);
+#if OUT_LAYOUT == 1
+    store_pixel_4c(orow0, 8u * xq + 0u, kq, a0, b0, c0, d0);
+    store_pixel_4c(orow0, 8u * xq + 2u, kq, a1, b1, c1, d1);
+    store_pixel_4c(orow0, 8u * xq + 4u, kq, a2, b2, c2, d2);
+    store_pixel_4c(orow0, 8u * xq + 6u, kq, a3, b3, c3, d3);
+#else
+    store_block(orow0, xq, 4u * kq + 0u, a0, a1, a2, a3);
+    store_block(orow0, xq, 4u * kq + 1u, b0, b1, b2, b3);
+    store_block(orow0, xq, 4u * kq + 2u, c0, c1, c2, c3);
+    store_block(orow0, xq, 4u * kq + 3u, d0, d1, d2, d3);
 #endif
 }
 
 void main()
 {
-    // Grid: (output channel blocks, input width, input height x batch). The host clamps the
-    // launched grid to maxComputeWorkGroupCount (which also bounds vkCmdDispatchBase), so the
-    // y and z axes are grid-stride loops with the launched invocation counts as steps.
-    int k = int(gl_GlobalInvocationID.x);
-    int c4_out = (p.c_out + 3) / 4;
+#if PASSTHROUGH == 0
+    // The table first, by the whole workgroup (before any invocation returns).
+    for (uint i = gl_LocalInvocationIndex; i < 256u; i += max(p.local_count, 1u))
+        lut[i] = uint(requant(int(i << 24) >> 24)) & 255u;
+    barrier();
+#endif
+    // Grid: (output channel blocks, input width, input height x batch), or in the tiled path
+    // (quads of output channel blocks, quads of input width, input height x batch). The host
+    // clamps the launched grid to maxComputeWorkGroupCount (which also bounds
+    // vkCmdDispatchBase), so the y and z axes are grid-stride loops with the launched
+    // invocation counts as steps.
+    uint c4_out = (uint(p.c_out) + 3u) / 4u;
+    bool tiled = p.w % 4 == 0 && p.c_out % 16 == 0;
+    uint kx = gl_GlobalInvocationID.x;
     // Rounded-up grids: invocations past the tensor do nothing.
-    if (k >= c4_out)
+    if (kx >= (tiled ? c4_out / 4u : c4_out))
         return;
-    int hn = p.h * p.n;
-    for (int z = int(gl_GlobalInvocationID.z); z < hn; z += p.z_stride)
+    uint h = uint(p.h);
+    uint hn = h * uint(p.n);
+    uint xs = tiled ? uint(p.w) / 4u : uint(p.w);
+    for (uint z = gl_GlobalInvocationID.z; z < hn; z += uint(p.z_stride))
     {
-        for (int x = int(gl_GlobalInvocationID.y); x < p.w; x += p.y_stride)
-            shuffle_one(k, z, x, c4_out);
+        uint n = z / h;
+        uint y = z - n * h;
+        for (uint x = gl_GlobalInvocationID.y; x < xs; x += uint(p.y_stride))
+        {
+            if (tiled)
+                shuffle_tile(kx, n, y, x);
+            else
+                shuffle_one(kx, n, y, x, c4_out);
+        }
     }
 }

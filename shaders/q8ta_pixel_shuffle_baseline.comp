@@ -40,6 +40,7 @@ layout (push_constant) uniform parameter
     uint shift;     // 32 requant shift S, 39..57: y = (|d| * M + 2^(S-1)) >> S
     int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
     int z_stride;   // 40 the same on z
+    uint local_count; // 44 unused here (the other shader's requantization table)
 } p;
 
 // Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel

@@ -1,7 +1,7 @@
 //! Device-local buffers and moving bytes in and out of them: straight
 //! through the mapping where the memory is host-visible and coherent, else
 //! (or when the context forces it) through a host-visible staging buffer and
-//! a copy on the queue.
+//! a copy on the queue. Also the timed device-to-device copy.
 
 use std::sync::Arc;
 
@@ -10,7 +10,9 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::{AllocationError, MemoryLocation};
 
 use crate::context::Context;
+use crate::dispatch::DispatchStats;
 use crate::error::{Error, Result};
+use crate::timing::Timer;
 
 /// How a buffer's bytes move between host and device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -304,6 +306,83 @@ impl Buffer {
                 Ok(())
             }
         }
+    }
+}
+
+impl Buffer {
+    /// Copies the first `bytes` bytes of `src` into this buffer on the device
+    /// (`vkCmdCopyBuffer`) and waits. It is ordered after earlier dispatches and
+    /// transfers and before later ones; the time is that of the copy alone
+    /// (`gpu_ns`), the bandwidth ceiling kernels are measured against.
+    pub fn copy_from(&mut self, src: &Buffer, bytes: u64) -> Result<DispatchStats> {
+        if !std::sync::Arc::ptr_eq(&src.ctx, &self.ctx) {
+            return Err(Error::bad(
+                "source buffer of a copy",
+                "a buffer of another context",
+                "both buffers must come from one context",
+            ));
+        }
+        for (what, size) in [("source", src.size), ("destination", self.size)] {
+            if bytes > size {
+                return Err(Error::bad(
+                    format!("bytes to copy ({what})"),
+                    bytes,
+                    format!("the {what} buffer holds {size} bytes"),
+                ));
+            }
+        }
+        if bytes == 0 {
+            return Ok(DispatchStats {
+                gpu_ns: None,
+                pieces: 0,
+            });
+        }
+        let ctx = self.ctx.clone();
+        let d = ctx.device();
+        let timer = Timer::new(&ctx);
+        let barriers = ctx.barriers_on();
+        ctx.submit_and_wait(|cmd| {
+            if barriers {
+                // Earlier writes (RAW, WAW) and reads (WAR) before the copy.
+                barrier(
+                    d,
+                    cmd,
+                    vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE,
+                );
+            }
+            if let Some(t) = &timer {
+                t.begin(cmd);
+            }
+            let region = [vk::BufferCopy::default().size(bytes)];
+            unsafe { d.cmd_copy_buffer(cmd, src.buffer, self.buffer, &region) };
+            if let Some(t) = &timer {
+                t.end(cmd);
+            }
+            if barriers {
+                // The copy before later shaders, transfers and host reads.
+                barrier(
+                    d,
+                    cmd,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                    vk::PipelineStageFlags::COMPUTE_SHADER
+                        | vk::PipelineStageFlags::TRANSFER
+                        | vk::PipelineStageFlags::HOST,
+                    vk::AccessFlags::SHADER_READ
+                        | vk::AccessFlags::SHADER_WRITE
+                        | vk::AccessFlags::TRANSFER_READ
+                        | vk::AccessFlags::HOST_READ,
+                );
+            }
+            Ok(())
+        })?;
+        Ok(DispatchStats {
+            gpu_ns: timer.as_ref().and_then(Timer::elapsed_ns),
+            pieces: 1,
+        })
     }
 }
 

@@ -17,6 +17,7 @@ use ncnn_glsl_core::reflection::BindingKind;
 use crate::buffer::{barrier, Buffer};
 use crate::error::{Error, Result};
 use crate::pipeline::{descriptor_type, Pipeline};
+use crate::timing::Timer;
 
 /// One dispatch's arguments.
 #[derive(Clone, Copy, Debug)]
@@ -181,14 +182,7 @@ impl Pipeline {
         } else {
             vk::DescriptorPool::null()
         };
-        let query_pool = if ctx.timestamp_bits > 0 {
-            let info = vk::QueryPoolCreateInfo::default()
-                .query_type(vk::QueryType::TIMESTAMP)
-                .query_count(2);
-            unsafe { d.create_query_pool(&info, None) }.ok()
-        } else {
-            None
-        };
+        let timer = Timer::new(ctx);
         let result = (|| -> Result<DispatchStats> {
             let sets = if set_count > 0 {
                 let info = vk::DescriptorSetAllocateInfo::default()
@@ -226,9 +220,6 @@ impl Pipeline {
             let barriers = ctx.barriers_on();
             ctx.submit_and_wait(|cmd| {
                 unsafe {
-                    if let Some(q) = query_pool {
-                        d.cmd_reset_query_pool(cmd, q, 0, 2);
-                    }
                     if barriers {
                         // Earlier transfers and dispatches (writes: RAW/WAW;
                         // reads: WAR) before this dispatch touches the buffers.
@@ -242,8 +233,8 @@ impl Pipeline {
                             vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
                         );
                     }
-                    if let Some(q) = query_pool {
-                        d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
+                    if let Some(t) = &timer {
+                        t.begin(cmd);
                     }
                     d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
                     if !sets.is_empty() {
@@ -289,8 +280,8 @@ impl Pipeline {
                             );
                         }
                     }
-                    if let Some(q) = query_pool {
-                        d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, q, 1);
+                    if let Some(t) = &timer {
+                        t.end(cmd);
                     }
                     if barriers {
                         // Results to the host (direct reads) and to copies (staged reads).
@@ -306,34 +297,13 @@ impl Pipeline {
                 }
                 Ok(())
             })?;
-            let gpu_ns = query_pool.and_then(|q| {
-                let mut t = [0u64; 2];
-                unsafe {
-                    d.get_query_pool_results(
-                        q,
-                        0,
-                        &mut t,
-                        vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-                    )
-                }
-                .ok()?;
-                let mask = if ctx.timestamp_bits >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << ctx.timestamp_bits) - 1
-                };
-                let ticks = (t[1] & mask).wrapping_sub(t[0] & mask) & mask;
-                Some(ticks as f64 * f64::from(ctx.limits().timestamp_period))
-            });
+            let gpu_ns = timer.as_ref().and_then(Timer::elapsed_ns);
             Ok(DispatchStats {
                 gpu_ns,
                 pieces: pieces.len() as u32,
             })
         })();
         unsafe {
-            if let Some(q) = query_pool {
-                d.destroy_query_pool(q, None);
-            }
             if pool != vk::DescriptorPool::null() {
                 d.destroy_descriptor_pool(pool, None);
             }

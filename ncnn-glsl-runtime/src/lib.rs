@@ -31,6 +31,7 @@ pub mod error;
 pub mod pipeline;
 pub mod probe;
 pub mod shipped;
+mod timing;
 
 pub use buffer::{Buffer, Transfer};
 pub use context::{

@@ -138,6 +138,8 @@ fn every_layout_pair_shape_and_mode_matches_the_reference() {
         Shape::new(1, 256, 2, 3), // C_out = 64
         Shape::new(2, 4, 1, 1),   // H = W = 1, batch 2
         Shape::new(1, 24, 1, 1),  // H = W = 1
+        Shape::new(2, 64, 3, 8),  // the tiled path: W % 4 == 0, C_out % 16 == 0
+        Shape::new(1, 256, 2, 4), // the tiled path, C_out = 64
     ];
     for shape in shapes {
         for il in Layout::ALL {
@@ -208,15 +210,17 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
     };
     let mut g = Rng(seed());
     let max_z = ctx.limits().max_compute_work_group_count[2];
-    for (il, ol) in [
-        (Layout::Packed4C1W, Layout::Packed4W4C),
-        (Layout::Packed4C, Layout::Packed4C),
+    // (C_in, W): C_out = 1 and W = 1 (a few MiB at most), and the tiled path (16 MiB).
+    for (il, ol, c, w) in [
+        (Layout::Packed4C1W, Layout::Packed4W4C, 4, 1),
+        (Layout::Packed4C, Layout::Packed4C, 4, 1),
+        (Layout::Packed4W4C, Layout::Packed4C1W, 64, 4),
     ] {
         let local = ops.shuffle_local_size(il, ol);
-        // C_out = 1, W = 1, batch 2: H x N just past max_z * local_z (a few MiB at most).
+        // Batch 2, H x N just past max_z * local_z.
         let n = 2;
         let h = (max_z as usize * local[2] as usize) / n + 3;
-        let shape = Shape::new(n, 4, h, 1);
+        let shape = Shape::new(n, c, h, w);
         let (q_in, q_out) = (qp(0.03, 7), qp(0.05, -9));
         let input_words = random_words(&mut g, il.word_count(shape));
         let rq = Requant::new(q_in, q_out).unwrap();
@@ -224,7 +228,7 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
         let input = ops
             .tensor_from_words(&input_words, shape, il, q_in)
             .unwrap();
-        let out_shape = Shape::new(n, 1, 2 * h, 2);
+        let out_shape = reference::shuffle_output_shape(shape).unwrap();
         let mut out = ops.tensor(out_shape, ol, q_out).unwrap();
         let want = bytes_of(&expected);
         for baseline in [false, true] {

@@ -6,6 +6,11 @@
 //! requirements, SPIR-V size and hash). With `--check`, regenerate into a
 //! scratch directory and fail on any difference from what is committed.
 //!
+//! `cargo xtask glslang-variants [--out DIR]`: compile every committed
+//! artifact (`shaders/variants/<shader>/*.glsl`) with `glslangValidator -V`
+//! into `DIR/<shader>/<variant>.spv` (default `target/glslang`): the second
+//! way to the same SPIR-V that the q8ta benchmark times against ours.
+//!
 //! The artifacts are computed from the library, not through the macro (a
 //! macro only re-expands when its crate recompiles, so it cannot be trusted
 //! to regenerate anything).
@@ -29,8 +34,15 @@ fn main() -> ExitCode {
             )),
         },
         Some("time-variants") => time_variants(),
+        Some("glslang-variants") => match &args[1..] {
+            [] => glslang_variants(&workspace_root().join("target/glslang")),
+            [flag, dir] if flag == "--out" => glslang_variants(Path::new(dir)),
+            other => Err(format!(
+                "glslang-variants: unexpected arguments {other:?} (only --out DIR)"
+            )),
+        },
         Some(other) => Err(format!(
-            "unknown command `{other}` (known: regen-variants, time-variants)"
+            "unknown command `{other}` (known: regen-variants, time-variants, glslang-variants)"
         )),
         None => Err("usage: cargo xtask regen-variants [--check]".to_string()),
     };
@@ -41,6 +53,37 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// See the crate docs: every artifact's GLSL through `glslangValidator`.
+fn glslang_variants(out: &Path) -> Result<(), String> {
+    let variants = workspace_root().join("shaders/variants");
+    let mut count = 0;
+    for shader in list(&variants)
+        .iter()
+        .filter(|f| f.extension().is_some_and(|x| x == "glsl"))
+    {
+        let spv = out.join(shader).with_extension("spv");
+        let dir = spv.parent().expect("a file under a shader directory");
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        let status = std::process::Command::new("glslangValidator")
+            .args(["-V", "--target-env", "vulkan1.1", "-S", "comp", "-o"])
+            .arg(&spv)
+            .arg(variants.join(shader))
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot run glslangValidator (install glslang-tools): {e}"))?;
+        if !status.success() {
+            return Err(format!(
+                "glslangValidator failed on `{}`",
+                variants.join(shader).display()
+            ));
+        }
+        count += 1;
+    }
+    println!("compiled {count} artifacts into {}", out.display());
+    Ok(())
 }
 
 fn workspace_root() -> PathBuf {

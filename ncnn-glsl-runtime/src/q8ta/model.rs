@@ -12,7 +12,7 @@ use super::layout::{Layout, Shape};
 use super::quant::{QuantParams, QuantizeConsts, Requant};
 
 /// The push-constant block of `q8ta_pixel_shuffle.comp` and
-/// `q8ta_pixel_shuffle_baseline.comp`: eleven 32-bit scalars, std430, 44 bytes.
+/// `q8ta_pixel_shuffle_baseline.comp`: twelve 32-bit scalars, std430, 48 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct ShufflePush {
@@ -38,16 +38,19 @@ pub struct ShufflePush {
     pub y_stride: i32,
     /// Offset 40: invocations launched on z.
     pub z_stride: i32,
+    /// Offset 44: invocations per workgroup (the new kernel fills its
+    /// requantization table with this stride).
+    pub local_count: u32,
 }
 
 impl ShufflePush {
     /// Size of the block in bytes.
-    pub const SIZE: usize = 44;
+    pub const SIZE: usize = 48;
 
     /// The block for an input shape (validated by the caller), a
-    /// requantization and the invocations launched per axis (workgroups times
-    /// local size, see [`launch`]).
-    pub fn new(input: Shape, r: &Requant, launched: [u32; 3]) -> Self {
+    /// requantization, the invocations launched per axis (workgroups times
+    /// local size, see [`launch`]) and the local size.
+    pub fn new(input: Shape, r: &Requant, launched: [u32; 3], local: [u32; 3]) -> Self {
         ShufflePush {
             n: input.n as i32,
             c_out: (input.c / 4) as i32,
@@ -60,6 +63,7 @@ impl ShufflePush {
             shift: r.shift,
             y_stride: launched[1] as i32,
             z_stride: launched[2] as i32,
+            local_count: local.iter().product(),
         }
     }
 
@@ -77,6 +81,7 @@ impl ShufflePush {
             self.shift,
             self.y_stride as u32,
             self.z_stride as u32,
+            self.local_count,
         ];
         let mut b = [0u8; Self::SIZE];
         for (i, x) in v.iter().enumerate() {
@@ -97,15 +102,24 @@ impl ShufflePush {
     }
 }
 
+/// Whether the new kernel takes its tiled path for this input shape (the
+/// shader's own rule): W % 4 == 0 and C_out % 16 == 0, so that every access
+/// is an aligned 16-byte word quad in every layout.
+pub fn shuffle_tiled(input: Shape) -> bool {
+    input.w % 4 == 0 && (input.c / 4) % 16 == 0
+}
+
 /// The new kernel's global grid in invocations: (output channel blocks,
-/// input width, input height x batch).
+/// input width, input height x batch), or in the tiled path (quads of output
+/// channel blocks, quads of input width, input height x batch).
 pub fn shuffle_grid(input: Shape) -> [u32; 3] {
     let c_out = input.c / 4;
-    [
-        c_out.div_ceil(4) as u32,
-        input.w as u32,
-        (input.h * input.n) as u32,
-    ]
+    let rows = (input.h * input.n) as u32;
+    if shuffle_tiled(input) {
+        [(c_out / 16) as u32, (input.w / 4) as u32, rows]
+    } else {
+        [c_out.div_ceil(4) as u32, input.w as u32, rows]
+    }
 }
 
 /// The baseline's global grid: (output width incl. 4W4C padding, output
@@ -196,19 +210,147 @@ pub struct Axes {
 pub fn shuffle_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memory) {
     let k = gid[0] as i32;
     let c4_out = (p.c_out + 3) / 4;
-    if k >= c4_out {
+    let tiled = p.w % 4 == 0 && p.c_out % 16 == 0;
+    if k >= if tiled { c4_out / 4 } else { c4_out } {
         return;
     }
     let hn = p.h * p.n;
+    let xs = if tiled { p.w / 4 } else { p.w };
     let mut z = gid[2] as i32;
     while z < hn {
         let mut x = gid[1] as i32;
-        while x < p.w {
-            shuffle_one(k, z, x, c4_out, p, a, m);
+        while x < xs {
+            if tiled {
+                shuffle_tile(k, z, x, c4_out, p, a, m);
+            } else {
+                shuffle_one(k, z, x, c4_out, p, a, m);
+            }
             x += p.y_stride;
         }
         z += p.z_stride;
     }
+}
+
+/// The shader's `shuffle_tile()`: 4 output channel blocks (`kq`) at 4 input
+/// pixels (`xq`), each access a whole aligned word quad (modelled as its 4
+/// words: the counts in [`Memory`] are per word). Indexed loops on purpose:
+/// they mirror the shader's indices.
+#[allow(clippy::needless_range_loop)]
+fn shuffle_tile(kq: i32, z: i32, xq: i32, c4_out: i32, p: &ShufflePush, a: Axes, m: &mut Memory) {
+    let (in_l, out_l) = (
+        a.in_layout.axis_value() as i32,
+        a.out_layout.axis_value() as i32,
+    );
+    let rq = p.requant(false);
+    let n = z / p.h;
+    let y = z % p.h;
+    let c4_in = p.c_out;
+    let mut quad = |first: i32| -> [i32; 4] {
+        assert_eq!(first % 4, 0, "unaligned quad load");
+        std::array::from_fn(|l| m.sm4(first + l as i32))
+    };
+    // w[q][i][j]: input word of block 16kq + 4q + j at pixel 4xq + i.
+    let mut w = [[[0i32; 4]; 4]; 4];
+    for (q, wq) in w.iter_mut().enumerate() {
+        let q = q as i32;
+        if in_l == 1 {
+            for (i, wi) in wq.iter_mut().enumerate() {
+                *wi = quad(word_index(
+                    1,
+                    n,
+                    16 * kq + 4 * q,
+                    y,
+                    4 * xq + i as i32,
+                    p.h,
+                    p.w,
+                    c4_in,
+                ));
+            }
+        } else {
+            for j in 0..4 {
+                let b = quad(word_index(
+                    in_l,
+                    n,
+                    16 * kq + 4 * q + j,
+                    y,
+                    4 * xq,
+                    p.h,
+                    p.w,
+                    c4_in,
+                ));
+                for (i, wi) in wq.iter_mut().enumerate() {
+                    wi[j as usize] = b[i];
+                }
+            }
+        }
+    }
+    let (oh, ow) = (2 * p.h, 2 * p.w);
+    // out[q][i][s]: output word s = 2dy + dx of block 4kq + q at input pixel 4xq + i.
+    let out: [[[i32; 4]; 4]; 4] = std::array::from_fn(|q| {
+        std::array::from_fn(|i| {
+            let mut o = [0i32; 4];
+            for (s, os) in o.iter_mut().enumerate() {
+                let mut v = w[q][i].map(|wj| byte(wj, s as i32));
+                if !a.passthrough {
+                    v = v.map(|b| rq.apply(b as i8) as i32);
+                }
+                *os = (v[0] & 255) | (v[1] & 255) << 8 | (v[2] & 255) << 16 | (v[3] & 255) << 24;
+            }
+            o
+        })
+    });
+    let mut store_quad = |first: i32, v: [i32; 4]| {
+        assert_eq!(first % 4, 0, "unaligned quad store");
+        for (l, x) in v.iter().enumerate() {
+            m.st4(first + l as i32, bytes(*x));
+        }
+    };
+    for dy in 0..2 {
+        let oy = 2 * y + dy;
+        if out_l == 1 {
+            // 4C: blocks 4kq .. 4kq + 3 of one output pixel are one quad.
+            for i in 0..4 {
+                for dx in 0..2 {
+                    let ox = 8 * xq + 2 * i as i32 + dx;
+                    let s = (2 * dy + dx) as usize;
+                    let first = word_index(1, n, 4 * kq, oy, ox, oh, ow, c4_out);
+                    store_quad(first, std::array::from_fn(|qq| out[qq][i][s]));
+                }
+            }
+            continue;
+        }
+        for q in 0..4 {
+            {
+                for hh in 0..2 {
+                    let first = word_index(
+                        out_l,
+                        n,
+                        4 * kq + q as i32,
+                        oy,
+                        8 * xq + 4 * hh as i32,
+                        oh,
+                        ow,
+                        c4_out,
+                    );
+                    let s0 = (2 * dy) as usize;
+                    store_quad(
+                        first,
+                        [
+                            out[q][2 * hh][s0],
+                            out[q][2 * hh][s0 + 1],
+                            out[q][2 * hh + 1][s0],
+                            out[q][2 * hh + 1][s0 + 1],
+                        ],
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The lanes of a word, for [`Memory`]'s packing store.
+fn bytes(w: i32) -> [i32; 4] {
+    std::array::from_fn(|l| byte(w, l as i32))
 }
 
 /// The shader's `shuffle_one()`: one (channel block, input pixel).

@@ -156,7 +156,7 @@ impl PixelShuffle {
         Ok(Launch {
             groups,
             local,
-            push: ShufflePush::new(self.input, &self.requant, launched),
+            push: ShufflePush::new(self.input, &self.requant, launched, local),
         })
     }
 }

@@ -293,7 +293,7 @@ fn run_model(
         model::shuffle_grid(c.in_shape)
     };
     let (_, launched) = model::launch(grid, local, [u32::MAX, max_groups, max_groups]);
-    let p = ShufflePush::new(c.in_shape, &c.requant, launched);
+    let p = ShufflePush::new(c.in_shape, &c.requant, launched, local);
     let a = Axes {
         in_layout: c.in_layout,
         out_layout: c.out_layout,
@@ -381,6 +381,9 @@ fn models_match_the_reference_on_every_layout_pair_and_shape() {
         Shape::new(2, 256, 3, 2),
         Shape::new(1, 256, 1, 1),
         Shape::new(2, 8, 5, 7),
+        // The tiled path (W % 4 == 0, C_out % 16 == 0).
+        Shape::new(2, 64, 3, 4),
+        Shape::new(1, 256, 2, 8),
     ];
     let requants = [
         Requant::new(qp(0.05, -7), qp(0.05, -7)).unwrap(),
@@ -508,7 +511,7 @@ fn layout_codes_and_names() {
 #[test]
 fn push_constants_layout() {
     let r = Requant::new(qp(0.02, 3), qp(0.04, -5)).unwrap();
-    let p = ShufflePush::new(Shape::new(2, 24, 3, 5), &r, [8, 16, 65535]);
+    let p = ShufflePush::new(Shape::new(2, 24, 3, 5), &r, [8, 16, 65535], [4, 16, 1]);
     let b = p.to_bytes();
     let word = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
     assert_eq!([word(0), word(1), word(2), word(3)], [2, 6, 3, 5]);
@@ -516,7 +519,7 @@ fn push_constants_layout() {
     assert_eq!(word(5) as i32, -5);
     assert_eq!(((word(6) as u64) << 24) | word(7) as u64, r.multiplier());
     assert_eq!(word(8), r.shift);
-    assert_eq!([word(9), word(10)], [16, 65535]);
+    assert_eq!([word(9), word(10), word(11)], [16, 65535, 64]);
     // Ratio 1/2 is exact: M / 2^S == 0.5.
     assert_eq!(r.multiplier() as f64 / 2f64.powi(r.shift as i32), 0.5);
 }

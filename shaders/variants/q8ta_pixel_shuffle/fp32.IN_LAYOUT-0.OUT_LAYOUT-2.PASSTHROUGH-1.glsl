@@ -1,10 +1,9 @@
 #version 450
-int ncnnext_packInt4x8(ivec4 v) { return bitfieldInsert(bitfieldInsert(bitfieldInsert(v.x, v.y, 8, 24), v.z, 16, 16), v.w, 24, 8); }
 
 layout (local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2, local_size_x = 4, local_size_y = 16, local_size_z = 1) in;
 
-layout (binding = 0) readonly buffer in_blob { int in_data[]; };
-layout (binding = 1) writeonly buffer out_blob { int out_data[]; };
+layout (binding = 0) readonly buffer in_blob { uvec4 in_data[]; };
+layout (binding = 1) writeonly buffer out_blob { uvec4 out_data[]; };
 
 layout (push_constant) uniform parameter
 {
@@ -19,68 +18,146 @@ layout (push_constant) uniform parameter
     uint shift;
     int y_stride;
     int z_stride;
+    uint local_count;
 } p;
 
-int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)
+uint word_index(int lay, uint n, uint cb, uint y, uint x, uint hh, uint ww, uint cc4)
 {
-    int row = n * hh + y;
+    uint row = n * hh + y;
     if (lay == 0)
     {
-        int ww4 = (ww + 3) / 4;
-        return ((row * ww4 + x / 4) * cc4 + cb) * 4 + x % 4;
+        uint ww4 = (ww + 3u) / 4u;
+        return ((row * ww4 + x / 4u) * cc4 + cb) * 4u + x % 4u;
     }
     if (lay == 1)
         return (row * ww + x) * cc4 + cb;
     return (row * cc4 + cb) * ww + x;
 }
 
-void shuffle_one(int k, int z, int x, int c4_out)
+uint load_word(uint i)
 {
-    int n = z / p.h;
-    int y = z % p.h;
+    return in_data[i >> 2][i & 3u];
+}
 
-    int c4_in = p.c_out;
-    int zp_word = (p.zp_in & 255) * 0x01010101;
+void store_word(uint i, uint v)
+{
+    out_data[i >> 2][i & 3u] = v;
+}
 
-    int w0 = zp_word;
-    int w1 = zp_word;
-    int w2 = zp_word;
-    int w3 = zp_word;
+uvec4 transpose_bytes(uint w0, uint w1, uint w2, uint w3)
+{
+    uint a = (w0 & 0x00ff00ffu) | ((w1 & 0x00ff00ffu) << 8);
+    uint b = ((w0 >> 8) & 0x00ff00ffu) | (w1 & 0xff00ff00u);
+    uint c = (w2 & 0x00ff00ffu) | ((w3 & 0x00ff00ffu) << 8);
+    uint d = ((w2 >> 8) & 0x00ff00ffu) | (w3 & 0xff00ff00u);
+    return uvec4((a & 0xffffu) | (c << 16), (b & 0xffffu) | (d << 16),
+                 (a >> 16) | (c & 0xffff0000u), (b >> 16) | (d & 0xffff0000u));
+}
 
-    int cb = 4 * k;
-    w0 = in_data[word_index(0, n, cb, y, x, p.h, p.w, c4_in)];
-    if (cb + 1 < c4_in)
-        w1 = in_data[word_index(0, n, cb + 1, y, x, p.h, p.w, c4_in)];
-    if (cb + 2 < c4_in)
-        w2 = in_data[word_index(0, n, cb + 2, y, x, p.h, p.w, c4_in)];
-    if (cb + 3 < c4_in)
-        w3 = in_data[word_index(0, n, cb + 3, y, x, p.h, p.w, c4_in)];
+void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
+{
+    uint h = uint(p.h);
+    uint w = uint(p.w);
 
-    int oh = 2 * p.h;
-    int ow = 2 * p.w;
-    for (int s = 0; s < 4; s++)
+    uint c4_in = uint(p.c_out);
+
+    uint zp_word = uint(p.zp_in & 255) * 0x01010101u;
+    uint cb = 4u * k;
+    uint w0 = load_word(word_index(0, n, cb, y, x, h, w, c4_in));
+    uint w1 = cb + 1u < c4_in ? load_word(word_index(0, n, cb + 1u, y, x, h, w, c4_in)) : zp_word;
+    uint w2 = cb + 2u < c4_in ? load_word(word_index(0, n, cb + 2u, y, x, h, w, c4_in)) : zp_word;
+    uint w3 = cb + 3u < c4_in ? load_word(word_index(0, n, cb + 3u, y, x, h, w, c4_in)) : zp_word;
+    uvec4 o = transpose_bytes(w0, w1, w2, w3);
+
+    uint oh = 2u * h;
+    uint ow = 2u * w;
+    store_word(word_index(2, n, k, 2u * y, 2u * x, oh, ow, c4_out), o.x);
+    store_word(word_index(2, n, k, 2u * y, 2u * x + 1u, oh, ow, c4_out), o.y);
+    store_word(word_index(2, n, k, 2u * y + 1u, 2u * x, oh, ow, c4_out), o.z);
+    store_word(word_index(2, n, k, 2u * y + 1u, 2u * x + 1u, oh, ow, c4_out), o.w);
+}
+
+uvec4 shuffle_pixel(uvec4 v)
+{
+    return transpose_bytes(v.x, v.y, v.z, v.w);
+}
+
+void tile_block(uint q, uint kq, uint row, uint xq, out uvec4 o0, out uvec4 o1, out uvec4 o2, out uvec4 o3)
+{
+    uint w = uint(p.w);
+    uint c4_in = uint(p.c_out);
+
+    uint cb = 16u * kq + 4u * q;
+    uint first = (row * (w / 4u) + xq) * c4_in + cb;
+    uint step = 1u;
+    uvec4 b0 = in_data[first];
+    uvec4 b1 = in_data[first + step];
+    uvec4 b2 = in_data[first + 2u * step];
+    uvec4 b3 = in_data[first + 3u * step];
+
+    o0 = shuffle_pixel(uvec4(b0.x, b1.x, b2.x, b3.x));
+    o1 = shuffle_pixel(uvec4(b0.y, b1.y, b2.y, b3.y));
+    o2 = shuffle_pixel(uvec4(b0.z, b1.z, b2.z, b3.z));
+    o3 = shuffle_pixel(uvec4(b0.w, b1.w, b2.w, b3.w));
+}
+
+void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
+{
+    uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    for (uint dy = 0u; dy < 2u; dy++)
     {
-
-        ivec4 v = ivec4(bitfieldExtract(w0, 8 * s, 8), bitfieldExtract(w1, 8 * s, 8),
-                        bitfieldExtract(w2, 8 * s, 8), bitfieldExtract(w3, 8 * s, 8));
-        int dy = s / 2;
-        int dx = s % 2;
-        {out_data[word_index(2, n, k, 2 * y + dy, 2 * x + dx, oh, ow, c4_out)]=ncnnext_packInt4x8(ivec4(v));};
+        uint orow = orow0 + dy;
+        uint s = 2u * dy;
+        uvec4 lo = uvec4(o0[s], o0[s + 1u], o1[s], o1[s + 1u]);
+        uvec4 hi = uvec4(o2[s], o2[s + 1u], o3[s], o3[s + 1u]);
+        uint first = ((orow * c4_out + k) * ow) / 4u + 2u * xq;
+        out_data[first] = lo;
+        out_data[first + 1u] = hi;
     }
+}
+
+void shuffle_tile(uint kq, uint n, uint y, uint xq)
+{
+    uint h = uint(p.h);
+    uint row = n * h + y;
+    uint orow0 = 2u * row;
+    uvec4 a0, a1, a2, a3;
+    uvec4 b0, b1, b2, b3;
+    uvec4 c0, c1, c2, c3;
+    uvec4 d0, d1, d2, d3;
+    tile_block(0u, kq, row, xq, a0, a1, a2, a3);
+    tile_block(1u, kq, row, xq, b0, b1, b2, b3);
+    tile_block(2u, kq, row, xq, c0, c1, c2, c3);
+    tile_block(3u, kq, row, xq, d0, d1, d2, d3);
+    store_block(orow0, xq, 4u * kq + 0u, a0, a1, a2, a3);
+    store_block(orow0, xq, 4u * kq + 1u, b0, b1, b2, b3);
+    store_block(orow0, xq, 4u * kq + 2u, c0, c1, c2, c3);
+    store_block(orow0, xq, 4u * kq + 3u, d0, d1, d2, d3);
 }
 
 void main()
 {
 
-    int k = int(gl_GlobalInvocationID.x);
-    int c4_out = (p.c_out + 3) / 4;
+    uint c4_out = (uint(p.c_out) + 3u) / 4u;
+    bool tiled = p.w % 4 == 0 && p.c_out % 16 == 0;
+    uint kx = gl_GlobalInvocationID.x;
 
-    if (k >= c4_out)
+    if (kx >= (tiled ? c4_out / 4u : c4_out))
         return;
-    int hn = p.h * p.n;
-    for (int z = int(gl_GlobalInvocationID.z); z < hn; z += p.z_stride)
+    uint h = uint(p.h);
+    uint hn = h * uint(p.n);
+    uint xs = tiled ? uint(p.w) / 4u : uint(p.w);
+    for (uint z = gl_GlobalInvocationID.z; z < hn; z += uint(p.z_stride))
     {
-        for (int x = int(gl_GlobalInvocationID.y); x < p.w; x += p.y_stride)
-            shuffle_one(k, z, x, c4_out);
+        uint n = z / h;
+        uint y = z - n * h;
+        for (uint x = gl_GlobalInvocationID.y; x < xs; x += uint(p.y_stride))
+        {
+            if (tiled)
+                shuffle_tile(kx, n, y, x);
+            else
+                shuffle_one(kx, n, y, x, c4_out);
+        }
     }
 }

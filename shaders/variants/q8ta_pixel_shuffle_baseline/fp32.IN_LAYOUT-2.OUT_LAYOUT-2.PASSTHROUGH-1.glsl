@@ -19,6 +19,7 @@ layout (push_constant) uniform parameter
     uint shift;
     int y_stride;
     int z_stride;
+    uint local_count;
 } p;
 
 int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)

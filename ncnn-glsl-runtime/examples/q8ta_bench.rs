@@ -1,0 +1,844 @@
+//! The q8ta pixel shuffle benchmark (`BENCHMARKS.md`): the seed's kernel (the
+//! "rewrite"), the baseline it replaces and `vkCmdCopyBuffer` of the same
+//! bytes (the ceiling), side by side in one run on any Vulkan device, with GPU
+//! timestamps; optionally the same finished GLSL compiled by glslangValidator.
+//!
+//! ```text
+//! cargo run --release -p ncnn-glsl-runtime --example q8ta_bench -- \
+//!     [--cases seed|large|all|N,C,H,W;...] [--quant passthrough|requant|both] \
+//!     [--reps R] [--warmup W] [--device SELECTOR] [--validation] \
+//!     [--glslang DIR] [--sweep X,Y,Z;...] [--json FILE] [--svg FILE]
+//! ```
+//!
+//! Cases: `seed` is the seed's 81 (9 layout pairs x `[1,256,H,H]`, H = 16 ..
+//! 256), `large` the tensors that exceed the GPU's cache (`[8,256,256,256]`,
+//! `[16,256,256,256]`: 128 and 256 MiB per side); `all` (the default) both.
+//! Bytes moved = input bytes + output bytes (padding included); the copy
+//! moves the same number. Each repetition runs every kernel once, in turn,
+//! so drift on a shared machine hits all of them alike; the median and the
+//! 10th/90th percentiles are over the repetitions after the warm-up. Every
+//! output is poisoned first and checked byte for byte against the CPU
+//! reference afterwards; a mismatch fails the run.
+//!
+//! `--glslang DIR` (from `cargo xtask glslang-variants --out DIR`) adds the
+//! rewrite built by `glslangValidator` from the same committed finished GLSL.
+//! `--sweep` times the rewrite at each listed workgroup shape instead of the
+//! runtime's choice, the copy beside it, and prints the best shape per pair.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use ncnn_glsl_runtime::q8ta::{
+    reference, Layout, PixelShuffle, Q8taOps, QTensor, QuantParams, Requant, Shape,
+};
+use ncnn_glsl_runtime::shipped::{Q8TA_PIXEL_SHUFFLE, Q8TA_PIXEL_SHUFFLE_BASELINE};
+use ncnn_glsl_runtime::{
+    include_ncnn_shader, Blob, Buffer, Context, ContextOptions, DeviceSelector, Dispatch, Options,
+    Pipeline, Variant, VariantSet,
+};
+use serde_json::{json, Value};
+
+type Fail = Box<dyn std::error::Error>;
+
+/// A copy in a compute shader: the ceiling a kernel can reach (see the shader).
+static BENCH_COPY: &VariantSet = include_ncnn_shader!("examples/shaders/bench_copy.comp");
+
+struct Args {
+    cases: Vec<Shape>,
+    quant: Vec<bool>,
+    reps: usize,
+    warmup: usize,
+    device: DeviceSelector,
+    validation: bool,
+    glslang: Option<PathBuf>,
+    sweep: Option<Vec<[u32; 3]>>,
+    json: Option<PathBuf>,
+    svg: Option<PathBuf>,
+    best: Option<PathBuf>,
+    locals: BTreeMap<String, [u32; 3]>,
+}
+
+fn usage() -> String {
+    "usage: q8ta_bench [--cases seed|large|all|N,C,H,W;...] [--quant passthrough|requant|both] \
+     [--reps R] [--warmup W] [--device SELECTOR] [--validation] [--glslang DIR] \
+     [--sweep X,Y,Z;...] [--best FILE] [--locals FILE] [--json FILE] [--svg FILE]"
+        .to_string()
+}
+
+const SEED_SIDES: [usize; 9] = [16, 24, 32, 48, 64, 96, 128, 192, 256];
+
+fn cases(spec: &str) -> Result<Vec<Shape>, String> {
+    let seed = || SEED_SIDES.iter().map(|&h| Shape::new(1, 256, h, h));
+    let large = || [8, 16].into_iter().map(|n| Shape::new(n, 256, 256, 256));
+    Ok(match spec {
+        "seed" => seed().collect(),
+        "large" => large().collect(),
+        "all" => seed().chain(large()).collect(),
+        list => list
+            .split(';')
+            .map(|s| {
+                let d = numbers::<usize>(s, 4)?;
+                Ok(Shape::from_dims([d[0], d[1], d[2], d[3]]))
+            })
+            .collect::<Result<_, String>>()?,
+    })
+}
+
+fn numbers<T: std::str::FromStr>(s: &str, n: usize) -> Result<Vec<T>, String> {
+    let v: Vec<T> = s
+        .split(',')
+        .map(|x| x.trim().parse::<T>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("`{s}`: expected {n} comma-separated numbers"))?;
+    if v.len() != n {
+        return Err(format!("`{s}`: expected {n} comma-separated numbers"));
+    }
+    Ok(v)
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        cases: cases("all")?,
+        quant: vec![true, false],
+        reps: 30,
+        warmup: 3,
+        device: DeviceSelector::Best,
+        validation: false,
+        glslang: None,
+        sweep: None,
+        json: None,
+        svg: None,
+        best: None,
+        locals: BTreeMap::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .ok_or_else(|| format!("{flag} needs a value\n{}", usage()))
+        };
+        match flag.as_str() {
+            "--cases" => a.cases = cases(&value()?)?,
+            "--quant" => {
+                a.quant = match value()?.as_str() {
+                    "passthrough" => vec![true],
+                    "requant" => vec![false],
+                    "both" => vec![true, false],
+                    v => return Err(format!("--quant {v}: passthrough, requant or both")),
+                }
+            }
+            "--reps" => a.reps = value()?.parse().map_err(|e| format!("--reps: {e}"))?,
+            "--warmup" => a.warmup = value()?.parse().map_err(|e| format!("--warmup: {e}"))?,
+            "--device" => {
+                let v = value()?;
+                a.device = v.parse().map_err(|e| format!("--device {v}: {e}"))?;
+            }
+            "--validation" => a.validation = true,
+            "--glslang" => a.glslang = Some(value()?.into()),
+            "--sweep" => {
+                let v = value()?;
+                let shapes = v
+                    .split(';')
+                    .map(|s| numbers::<u32>(s, 3).map(|d| [d[0], d[1], d[2]]))
+                    .collect::<Result<Vec<_>, _>>()?;
+                a.sweep = Some(shapes);
+            }
+            "--best" => a.best = Some(value()?.into()),
+            "--locals" => {
+                let v = value()?;
+                let text = std::fs::read_to_string(&v).map_err(|e| format!("--locals {v}: {e}"))?;
+                a.locals = serde_json::from_str(&text).map_err(|e| format!("--locals {v}: {e}"))?;
+            }
+            "--json" => a.json = Some(value()?.into()),
+            "--svg" => a.svg = Some(value()?.into()),
+            "-h" | "--help" => return Err(usage()),
+            other => return Err(format!("unknown argument `{other}`\n{}", usage())),
+        }
+    }
+    a.reps = a.reps.max(1);
+    Ok(a)
+}
+
+/// xorshift64*: the inputs' generator (the seed is printed and recorded).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// A kernel under test: a pipeline and whether it is the baseline (whose grid differs).
+struct Kernel {
+    name: String,
+    pipeline: Arc<Pipeline>,
+    baseline: bool,
+}
+
+/// Median and the 10th / 90th percentiles of GPU times, in microseconds.
+#[derive(Clone, Copy, Debug)]
+struct Spread {
+    median: f64,
+    p10: f64,
+    p90: f64,
+}
+
+fn spread(mut ns: Vec<f64>) -> Option<Spread> {
+    if ns.is_empty() {
+        return None;
+    }
+    ns.sort_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| ns[((ns.len() - 1) as f64 * q).round() as usize] / 1e3;
+    Some(Spread {
+        median: at(0.5),
+        p10: at(0.1),
+        p90: at(0.9),
+    })
+}
+
+/// The glslang-built blob of `variant` from `dir`: the artifact file name
+/// with `.spv`. glslang turns `local_size_*_id` into specialization constants
+/// with SpecIds 0, 1, 2 (and a WorkgroupSize composite that overrides the
+/// LocalSize mode), so the wanted local size goes into their default values:
+/// what `VkSpecializationInfo` for those ids would do.
+fn glslang_blob(dir: &std::path::Path, variant: &Variant, local: [u32; 3]) -> Result<Blob, Fail> {
+    let axes: String = Q8TA_PIXEL_SHUFFLE
+        .axes
+        .iter()
+        .zip(variant.axes)
+        .map(|(a, v)| format!(".{}-{v}", a.name))
+        .collect();
+    let path = dir
+        .join("q8ta_pixel_shuffle")
+        .join(format!("{}{axes}.spv", variant.target));
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let mut spec_ids = BTreeMap::new();
+    let mut i = 5;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        // OpDecorate %id SpecId n
+        if op == 71 && len == 4 && words[i + 2] == 1 && words[i + 3] < 3 {
+            spec_ids.insert(words[i + 1], words[i + 3] as usize);
+        }
+        i += len.max(1);
+    }
+    let mut patched = 0;
+    let mut i = 5;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        // OpSpecConstant %type %id value
+        if op == 50 && len == 4 {
+            if let Some(&axis) = spec_ids.get(&words[i + 2]) {
+                words[i + 3] = local[axis];
+                patched += 1;
+            }
+        }
+        i += len.max(1);
+    }
+    if patched != 3 {
+        return Err(format!(
+            "{}: found {patched} of the 3 local-size specialization constants",
+            path.display()
+        )
+        .into());
+    }
+    Ok(Blob {
+        spirv: Box::leak(words.into_boxed_slice()),
+        reflection: variant.blob.reflection.clone(),
+    })
+}
+
+/// One measured (case, layout pair, quantization, kernel).
+struct Record {
+    shape: Shape,
+    pair: (Layout, Layout),
+    passthrough: bool,
+    kernel: String,
+    local: [u32; 3],
+    bytes: usize,
+    time: Spread,
+}
+
+impl Record {
+    fn gbps(&self) -> f64 {
+        self.bytes as f64 / (self.time.median * 1e3)
+    }
+}
+
+/// Runs every kernel and the copy on one (shape, pair, quantization), checks
+/// every output byte, and returns one record per kernel (the copy as "copy").
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    ops: &Q8taOps,
+    a: &Args,
+    rng: &mut Rng,
+    shape: Shape,
+    il: Layout,
+    ol: Layout,
+    passthrough: bool,
+    kernels: &[Kernel],
+    copy_shader: &Pipeline,
+) -> Result<Vec<Record>, Fail> {
+    let ctx = ops.context();
+    let q_in = QuantParams::new(0.02, 3, "input")?;
+    let q_out = if passthrough {
+        q_in
+    } else {
+        QuantParams::new(0.05, -7, "output")?
+    };
+    let os = reference::shuffle_output_shape(shape)?;
+    let words: Vec<u32> = (0..il.word_count(shape))
+        .map(|_| rng.next() as u32)
+        .collect();
+    let input = ops.tensor_from_words(&words, shape, il, q_in)?;
+    let ps = PixelShuffle::new(shape, os, 2, il, ol, q_in, q_out)?;
+    let expected: Vec<u8> =
+        reference::pixel_shuffle(&words, il, shape, ol, &Requant::new(q_in, q_out)?)?
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+    let out_bytes = ol.byte_count(os);
+    let in_bytes = il.byte_count(shape);
+    let mut outs: Vec<QTensor> = Vec::new();
+    for _ in kernels {
+        let mut t = ops.tensor(os, ol, q_out)?;
+        t.buffer.write(&vec![0xa5; out_bytes])?;
+        outs.push(t);
+    }
+    // The ceilings: the same number of bytes moved (read + written) by a copy,
+    // vkCmdCopyBuffer and the copy shader (whole 16-byte quads).
+    let copy_bytes = ((in_bytes + out_bytes) / 2 / 16 * 16) as u64;
+    let copy_src = Buffer::new(ctx, copy_bytes)?;
+    let mut copy_dst = Buffer::new(ctx, copy_bytes)?;
+    let max_groups = ctx.limits().max_compute_work_group_count;
+    let quads = (copy_bytes / 16) as u32;
+    let copy_groups = quads.div_ceil(256).clamp(1, max_groups[0]);
+    let copy_push: Vec<u8> = [quads, copy_groups * 256]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); kernels.len() + 2];
+    for rep in 0..a.warmup + a.reps {
+        for (i, k) in kernels.iter().enumerate() {
+            let launch = ps.launch(k.baseline, k.pipeline.local_size(), max_groups)?;
+            let push = launch.push.to_bytes();
+            let s = k.pipeline.dispatch(&Dispatch::new(
+                &[&input.buffer, &outs[i].buffer],
+                &push,
+                launch.groups,
+            ))?;
+            if rep >= a.warmup {
+                times[i].extend(s.gpu_ns);
+            }
+        }
+        let s = copy_dst.copy_from(&copy_src, copy_bytes)?;
+        if rep >= a.warmup {
+            times[kernels.len()].extend(s.gpu_ns);
+        }
+        let s = copy_shader.dispatch(&Dispatch::new(
+            &[&copy_src, &copy_dst],
+            &copy_push,
+            [copy_groups, 1, 1],
+        ))?;
+        if rep >= a.warmup {
+            times[kernels.len() + 1].extend(s.gpu_ns);
+        }
+    }
+    for (k, out) in kernels.iter().zip(outs.iter_mut()) {
+        let got = out.read_bytes()?;
+        if got[..out_bytes] != expected[..] {
+            let bad = (0..out_bytes).filter(|&i| got[i] != expected[i]).count();
+            return Err(format!(
+                "{} on {shape:?} {il} -> {ol} ({}): {bad} of {out_bytes} bytes differ from \
+                 the CPU reference (seed {:#x})",
+                k.name,
+                if passthrough {
+                    "passthrough"
+                } else {
+                    "requant"
+                },
+                rng.0
+            )
+            .into());
+        }
+    }
+    let mut records = Vec::new();
+    for (i, t) in times.into_iter().enumerate() {
+        let Some(time) = spread(t) else {
+            return Err("this queue has no timestamps: nothing to measure".into());
+        };
+        let (kernel, local) = match kernels.get(i) {
+            Some(k) => (k.name.clone(), k.pipeline.local_size()),
+            None if i == kernels.len() => ("copy".to_string(), [0; 3]),
+            None => ("copy (shader)".to_string(), [256, 1, 1]),
+        };
+        records.push(Record {
+            shape,
+            pair: (il, ol),
+            passthrough,
+            kernel,
+            local,
+            bytes: in_bytes + out_bytes,
+            time,
+        });
+    }
+    Ok(records)
+}
+
+/// The kernels of one (pair, quantization): the rewrite at the runtime's
+/// workgroup shape (or each sweep shape), the baseline, and glslang's build.
+fn kernels(
+    ops: &Q8taOps,
+    a: &Args,
+    il: Layout,
+    ol: Layout,
+    passthrough: bool,
+) -> Result<Vec<Kernel>, Fail> {
+    let ctx = ops.context();
+    let axes = [
+        ("IN_LAYOUT", il.axis_value()),
+        ("OUT_LAYOUT", ol.axis_value()),
+        ("PASSTHROUGH", passthrough as i64),
+    ];
+    let v = ops.variant(Q8TA_PIXEL_SHUFFLE, &axes)?;
+    let mut out = Vec::new();
+    let pipe = |local| Pipeline::for_variant(ctx, Q8TA_PIXEL_SHUFFLE, v, Some(local));
+    if let Some(shapes) = &a.sweep {
+        for &s in shapes {
+            out.push(Kernel {
+                name: format!("rewrite {}x{}x{}", s[0], s[1], s[2]),
+                pipeline: Arc::new(pipe(s)?),
+                baseline: false,
+            });
+        }
+        return Ok(out);
+    }
+    let local = a
+        .locals
+        .get(&pair_key(il, ol, passthrough))
+        .copied()
+        .unwrap_or_else(|| ops.shuffle_local_size(il, ol));
+    out.push(Kernel {
+        name: "rewrite".into(),
+        pipeline: Arc::new(pipe(local)?),
+        baseline: false,
+    });
+    let vb = ops.variant(Q8TA_PIXEL_SHUFFLE_BASELINE, &axes)?;
+    out.push(Kernel {
+        name: "baseline".into(),
+        pipeline: Arc::new(Pipeline::for_variant(
+            ctx,
+            Q8TA_PIXEL_SHUFFLE_BASELINE,
+            vb,
+            None,
+        )?),
+        baseline: true,
+    });
+    if let Some(dir) = &a.glslang {
+        let blob = glslang_blob(dir, v, local)?;
+        out.push(Kernel {
+            name: "rewrite (glslang)".into(),
+            pipeline: Arc::new(Pipeline::new(ctx, "glslang build", &blob, Some(local))?),
+            baseline: false,
+        });
+    }
+    Ok(out)
+}
+
+/// Wall-clock start-up: context creation, then the first pixel shuffle's
+/// result on the host, then one more variant's pipeline made from its
+/// embedded SPIR-V (nothing is compiled from GLSL at run time).
+fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
+    let t0 = Instant::now();
+    let ctx = Context::new(ContextOptions {
+        device: a.device.clone(),
+        validation: a.validation,
+        ..Default::default()
+    })?;
+    let t_ctx = t0.elapsed();
+    let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT);
+    let q = QuantParams::new(0.02, 3, "input")?;
+    let shape = Shape::new(1, 64, 16, 16);
+    let words = vec![0x0102_0304u32; Layout::Packed4C.word_count(shape)];
+    let input = ops.tensor_from_words(&words, shape, Layout::Packed4C, q)?;
+    let os = reference::shuffle_output_shape(shape)?;
+    let mut out = ops.tensor(os, Layout::Packed4C, q)?;
+    ops.pixel_shuffle(&input, &mut out, 2)?;
+    let got = out.read_words()?;
+    let t_first = t0.elapsed();
+    let want = reference::pixel_shuffle(
+        &words,
+        Layout::Packed4C,
+        shape,
+        Layout::Packed4C,
+        &Requant::new(q, q)?,
+    )?;
+    if got != want {
+        return Err("start-up run: the first result differs from the reference".into());
+    }
+    let v = ops.variant(
+        Q8TA_PIXEL_SHUFFLE,
+        &[("IN_LAYOUT", 0), ("OUT_LAYOUT", 2), ("PASSTHROUGH", 0)],
+    )?;
+    let t1 = Instant::now();
+    let p = Pipeline::for_variant(&ctx, Q8TA_PIXEL_SHUFFLE, v, Some([8, 8, 1]))?;
+    let t_pipe = t1.elapsed();
+    drop(p);
+    // Variants share identical blobs: count each once.
+    let mut blobs: Vec<&Blob> = Q8TA_PIXEL_SHUFFLE.variants.iter().map(|v| v.blob).collect();
+    blobs.sort_by_key(|b| b.spirv.as_ptr());
+    blobs.dedup_by_key(|b| b.spirv.as_ptr());
+    let set_bytes: usize = blobs.iter().map(|b| b.spirv.len() * 4).sum();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    Ok((
+        ctx,
+        json!({
+            "context_ms": ms(t_ctx),
+            "first_result_ms": ms(t_first),
+            "pipeline_create_ms": ms(t_pipe),
+            "pixel_shuffle_variants": Q8TA_PIXEL_SHUFFLE.variants.len(),
+            "pixel_shuffle_blobs": blobs.len(),
+            "pixel_shuffle_spirv_bytes": set_bytes,
+        }),
+    ))
+}
+
+/// `4C->4C1W passthrough`: the key of `--locals` and `--best` files.
+fn pair_key(il: Layout, ol: Layout, passthrough: bool) -> String {
+    format!("{il}->{ol} {}", quant_name(passthrough))
+}
+
+fn quant_name(passthrough: bool) -> &'static str {
+    if passthrough {
+        "passthrough"
+    } else {
+        "requant"
+    }
+}
+
+fn shape_str(s: Shape) -> String {
+    format!("{},{},{},{}", s.n, s.c, s.h, s.w)
+}
+
+fn main() -> ExitCode {
+    let a = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&a) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("q8ta_bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(a: &Args) -> Result<(), Fail> {
+    let (ctx, start) = startup(a)?;
+    let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT);
+    let caps = ctx.caps();
+    let max_range = ctx.limits().max_storage_buffer_range as usize;
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_nanos() as u64
+        | 1;
+    let mut rng = Rng(seed);
+    eprintln!(
+        "device: {} (driver {:#x}), seed {seed:#x}; start-up {start}",
+        caps.name, caps.driver_version
+    );
+    let pairs: Vec<(Layout, Layout)> = Layout::ALL
+        .iter()
+        .flat_map(|&i| Layout::ALL.iter().map(move |&o| (i, o)))
+        .collect();
+    let total = (a.cases.len() * pairs.len() * a.quant.len()) as u64;
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
+            .expect("a valid template"),
+    );
+    let copy_variant = ctx.select(BENCH_COPY, Options::NCNN_DEFAULT, &[])?.variant;
+    let copy_shader = Pipeline::for_variant(&ctx, BENCH_COPY, copy_variant, None)?;
+    let mut records = Vec::new();
+    let mut skipped = Vec::new();
+    for &(il, ol) in &pairs {
+        for &pt in &a.quant {
+            let ks = kernels(&ops, a, il, ol, pt)?;
+            for &shape in &a.cases {
+                bar.set_message(format!(
+                    "{il}->{ol} {} {}",
+                    shape_str(shape),
+                    quant_name(pt)
+                ));
+                let os = reference::shuffle_output_shape(shape)?;
+                let biggest = il.byte_count(shape).max(ol.byte_count(os));
+                if biggest > max_range {
+                    skipped.push(json!({
+                        "shape": shape_str(shape), "in": il.name(), "out": ol.name(),
+                        "reason": format!("{biggest} bytes exceed maxStorageBufferRange {max_range}"),
+                    }));
+                } else {
+                    records.extend(measure(
+                        &ops,
+                        a,
+                        &mut rng,
+                        shape,
+                        il,
+                        ol,
+                        pt,
+                        &ks,
+                        &copy_shader,
+                    )?);
+                }
+                bar.inc(1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    let out = report(a, &records);
+    print!("{}", out.table);
+    if let Some(best) = &out.best {
+        println!("best workgroup shape per pair (least total median time over the cases):");
+        for (pair, (l, t)) in best {
+            println!("  {pair:<26} {}x{}x{} {t:>10.1} us", l[0], l[1], l[2]);
+        }
+        if let Some(path) = &a.best {
+            let map: BTreeMap<&String, [u32; 3]> = best.iter().map(|(k, v)| (k, v.0)).collect();
+            std::fs::write(path, serde_json::to_string_pretty(&map)? + "\n")?;
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    if let Some(path) = &a.json {
+        let doc = json!({
+            "command": std::env::args().collect::<Vec<_>>().join(" "),
+            "device": caps.name,
+            "vendor_id": caps.vendor_id,
+            "driver_version": caps.driver_version,
+            "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs(),
+            "seed": seed,
+            "reps": a.reps,
+            "warmup": a.warmup,
+            "startup": start,
+            "skipped": skipped,
+            "records": out.json,
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(path) = &a.svg {
+        std::fs::write(path, svg(&records, &caps.name))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+struct Report {
+    table: String,
+    json: Vec<Value>,
+    /// For a sweep: per pair key, the best shape and its total median time (us).
+    best: Option<BTreeMap<String, ([u32; 3], f64)>>,
+}
+
+type Key = (Shape, Layout, Layout, bool);
+
+fn key(r: &Record) -> Key {
+    (r.shape, r.pair.0, r.pair.1, r.passthrough)
+}
+
+/// The table, the JSON records (with the fraction of the copy and the
+/// speedup over the baseline) and, for a sweep, the best shape per pair.
+fn report(a: &Args, records: &[Record]) -> Report {
+    let find = |k: Key, name: &str| {
+        records
+            .iter()
+            .find(|r| key(r) == k && r.kernel == name)
+            .map(|r| r.time.median)
+    };
+    let mut table = format!(
+        "{:<13} {:<11} {:<16} {:<22} {:>10} {:>8} {:>7} {:>7} {:>7} {:>10}\n",
+        "pair",
+        "quant",
+        "shape",
+        "kernel",
+        "median us",
+        "GB/s",
+        "% copy",
+        "% shc",
+        "x base",
+        "p10-p90"
+    );
+    let mut json = Vec::new();
+    let pct = |f: Option<f64>| f.map_or("-".into(), |f| format!("{:.0}%", f * 100.0));
+    for r in records.iter().filter(|r| !r.kernel.starts_with("copy")) {
+        let k = key(r);
+        let copy = find(k, "copy");
+        let shader_copy = find(k, "copy (shader)");
+        let base = find(k, "baseline");
+        let speedup = base.map(|b| b / r.time.median);
+        table += &format!(
+            "{:<13} {:<11} {:<16} {:<22} {:>10.2} {:>8.1} {:>7} {:>7} {:>7} {:>4.1}-{:.1}\n",
+            format!("{}->{}", r.pair.0, r.pair.1),
+            quant_name(r.passthrough),
+            shape_str(r.shape),
+            r.kernel,
+            r.time.median,
+            r.gbps(),
+            pct(copy.map(|c| c / r.time.median)),
+            pct(shader_copy.map(|c| c / r.time.median)),
+            speedup.map_or("-".into(), |s| format!("{s:.2}")),
+            r.time.p10,
+            r.time.p90,
+        );
+    }
+    for r in records {
+        let k = key(r);
+        json.push(json!({
+            "in_layout": r.pair.0.name(),
+            "out_layout": r.pair.1.name(),
+            "shape": [r.shape.n, r.shape.c, r.shape.h, r.shape.w],
+            "quant": quant_name(r.passthrough),
+            "kernel": r.kernel,
+            "local_size": r.local,
+            "bytes_moved": r.bytes,
+            "median_us": r.time.median,
+            "p10_us": r.time.p10,
+            "p90_us": r.time.p90,
+            "gb_per_s": r.gbps(),
+            "fraction_of_copy": find(k, "copy").map(|c| c / r.time.median),
+            "fraction_of_shader_copy": find(k, "copy (shader)").map(|c| c / r.time.median),
+            "speedup_over_baseline": find(k, "baseline").map(|b| b / r.time.median),
+        }));
+    }
+    let best = a.sweep.as_ref().map(|_| {
+        // Per pair and quantization: the shape with the least total time over the cases.
+        let mut total: BTreeMap<(String, [u32; 3]), f64> = BTreeMap::new();
+        for r in records.iter().filter(|r| !r.kernel.starts_with("copy")) {
+            let pair = pair_key(r.pair.0, r.pair.1, r.passthrough);
+            *total.entry((pair, r.local)).or_default() += r.time.median;
+        }
+        let mut best: BTreeMap<String, ([u32; 3], f64)> = BTreeMap::new();
+        for ((pair, local), t) in total {
+            let e = best.entry(pair).or_insert((local, t));
+            if t < e.1 {
+                *e = (local, t);
+            }
+        }
+        best
+    });
+    Report { table, json, best }
+}
+
+/// GB/s against tensor size (MiB moved, log scale), one panel per layout
+/// pair: the rewrite, the baseline, glslang's build and the copy ceiling, for
+/// the passthrough variant (requantize dotted).
+fn svg(records: &[Record], device: &str) -> String {
+    let (pw, ph, m) = (300.0, 210.0, 46.0);
+    let (w, h) = (3.0 * pw + 20.0, 3.0 * ph + 70.0);
+    let ymax = records.iter().map(Record::gbps).fold(1.0, f64::max) * 1.1;
+    let xs: Vec<f64> = records
+        .iter()
+        .map(|r| (r.bytes as f64 / 1048576.0).log2())
+        .collect();
+    let (xmin, xmax) = xs
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    let xspan = (xmax - xmin).max(1.0);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
+         font-family=\"sans-serif\" font-size=\"10\">\n<rect width=\"100%\" height=\"100%\" \
+         fill=\"white\"/>\n<text x=\"10\" y=\"18\" font-size=\"13\">q8ta pixel shuffle, GB/s \
+         against MiB moved (log2), {device}</text>\n"
+    );
+    let styles = [
+        ("copy", "#888888", ""),
+        ("copy (shader)", "#000000", "2 2"),
+        ("rewrite", "#1f77b4", ""),
+        ("rewrite (glslang)", "#2ca02c", "4 3"),
+        ("baseline", "#ff7f0e", ""),
+    ];
+    for (i, (name, color, dash)) in styles.iter().enumerate() {
+        let x = 380.0 + 110.0 * i as f64;
+        s += &format!(
+            "<line x1=\"{x}\" y1=\"14\" x2=\"{}\" y2=\"14\" stroke=\"{color}\" stroke-width=\"2\" \
+             stroke-dasharray=\"{dash}\"/><text x=\"{}\" y=\"18\">{name}</text>\n",
+            x + 20.0,
+            x + 24.0
+        );
+    }
+    for (pi, &il) in Layout::ALL.iter().enumerate() {
+        for (pj, &ol) in Layout::ALL.iter().enumerate() {
+            let (ox, oy) = (10.0 + pj as f64 * pw, 30.0 + pi as f64 * ph);
+            let (x0, y0, x1, y1) = (ox + m, oy + 14.0, ox + pw - 10.0, oy + ph - 26.0);
+            let px = |mib: f64| x0 + (mib - xmin) / xspan * (x1 - x0);
+            let py = |g: f64| y1 - g / ymax * (y1 - y0);
+            s += &format!(
+                "<rect x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\" fill=\"none\" \
+                 stroke=\"#ccc\"/>\n<text x=\"{}\" y=\"{}\">{il} -&gt; {ol}</text>\n",
+                x1 - x0,
+                y1 - y0,
+                x0 + 4.0,
+                y0 + 12.0
+            );
+            for t in 0..=4 {
+                let g = ymax * t as f64 / 4.0;
+                s += &format!(
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.0}</text>\n",
+                    x0 - 3.0,
+                    py(g) + 3.0,
+                    g
+                );
+            }
+            for e in (xmin.ceil() as i32)..=(xmax.floor() as i32) {
+                if e % 2 == 0 {
+                    s += &format!(
+                        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                        px(e as f64),
+                        y1 + 12.0,
+                        2f64.powi(e)
+                    );
+                }
+            }
+            for (name, color, dash) in styles {
+                for pt in [true, false] {
+                    let mut pts: Vec<(f64, f64)> = records
+                        .iter()
+                        .filter(|r| r.pair == (il, ol) && r.kernel == name && r.passthrough == pt)
+                        .map(|r| (px((r.bytes as f64 / 1048576.0).log2()), py(r.gbps())))
+                        .collect();
+                    if pts.is_empty() || (name.starts_with("copy") && !pt) {
+                        continue;
+                    }
+                    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    let line: Vec<String> =
+                        pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+                    let dash = if pt { dash } else { "1 2" };
+                    s += &format!(
+                        "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" \
+                         stroke-dasharray=\"{dash}\" points=\"{}\"/>\n",
+                        line.join(" ")
+                    );
+                }
+            }
+        }
+    }
+    s += &format!(
+        "<text x=\"10\" y=\"{}\">solid: passthrough; dotted: requantize. y: GB/s (input + \
+         output bytes / median GPU time); x: MiB moved.</text>\n</svg>\n",
+        h - 10.0
+    );
+    s
+}
