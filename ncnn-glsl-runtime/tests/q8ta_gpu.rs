@@ -216,7 +216,7 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
         (Layout::Packed4C, Layout::Packed4C, 4, 1),
         (Layout::Packed4W4C, Layout::Packed4C1W, 64, 4),
     ] {
-        let local = ops.shuffle_local_size(il, ol);
+        let local = ops.shuffle_local_size(il, ol, w % 4 == 0 && (c / 4) % 16 == 0);
         // Batch 2, H x N just past max_z * local_z.
         let n = 2;
         let h = (max_z as usize * local[2] as usize) / n + 3;

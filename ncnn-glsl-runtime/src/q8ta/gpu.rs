@@ -289,9 +289,15 @@ impl Q8taOps {
     /// The shuffle's workgroup shape for a layout pair
     /// ([`shuffle_local_size`]), fitted to the device's
     /// `maxComputeWorkGroupSize` and `maxComputeWorkGroupInvocations`.
-    pub fn shuffle_local_size(&self, in_layout: Layout, out_layout: Layout) -> [u32; 3] {
+    /// `tiled`: the kernel's tiled path ([`model::shuffle_tiled`]).
+    pub fn shuffle_local_size(
+        &self,
+        in_layout: Layout,
+        out_layout: Layout,
+        tiled: bool,
+    ) -> [u32; 3] {
         let l = self.ctx.limits();
-        let mut s = shuffle_local_size(in_layout, out_layout);
+        let mut s = shuffle_local_size(in_layout, out_layout, tiled);
         for (i, d) in s.iter_mut().enumerate() {
             *d = (*d).min(l.max_compute_work_group_size[i]).max(1);
         }
@@ -469,7 +475,11 @@ impl Q8taOps {
         } else {
             (
                 Q8TA_PIXEL_SHUFFLE,
-                Some(self.shuffle_local_size(ps.in_layout, ps.out_layout)),
+                Some(self.shuffle_local_size(
+                    ps.in_layout,
+                    ps.out_layout,
+                    model::shuffle_tiled(ps.input),
+                )),
             )
         };
         let variant = self.variant(set, &ps.axis_values())?;

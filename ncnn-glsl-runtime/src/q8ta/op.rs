@@ -104,15 +104,34 @@ impl PixelShuffle {
     /// 4C1W on both sides goes along width (1x64x1), every other pair 4x16x1 (the
     /// literal in the shader). The shader declares `local_size_*_id`, so the runtime patches it.
     pub fn local_size(&self) -> [u32; 3] {
-        shuffle_local_size(self.in_layout, self.out_layout)
+        shuffle_local_size(
+            self.in_layout,
+            self.out_layout,
+            model::shuffle_tiled(self.input),
+        )
     }
 }
 
-/// See [`PixelShuffle::local_size`].
-pub fn shuffle_local_size(in_layout: Layout, out_layout: Layout) -> [u32; 3] {
+/// See [`PixelShuffle::local_size`]. The tiled path's shapes (grid: quads
+/// of channel blocks, quads of width, rows) were chosen on an NVIDIA H200 by
+/// `q8ta_bench --sweep` (the least total time over `[1,256,64,64]`,
+/// `[1,256,256,256]` and `[8,256,256,256]`, passthrough; the sweep and the
+/// choice are in `bench/h200-sweep.json` and `bench/h200-best-local-sizes.json`).
+/// The word-by-word path keeps the seed's Adreno 830 shapes.
+pub fn shuffle_local_size(in_layout: Layout, out_layout: Layout, tiled: bool) -> [u32; 3] {
+    use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
+    if tiled {
+        return match (in_layout, out_layout) {
+            (C, C1W) => [2, 128, 1],
+            (C1W, C1W) | (W4C, C1W) => [2, 16, 2],
+            (C1W, W4C) => [4, 16, 1],
+            (W4C, W4C) => [4, 8, 2],
+            _ => [4, 4, 4],
+        };
+    }
     match (in_layout, out_layout) {
-        (_, Layout::Packed4C) => [16, 4, 1],
-        (Layout::Packed4C1W, Layout::Packed4C1W) => [1, 64, 1],
+        (_, C) => [16, 4, 1],
+        (C1W, C1W) => [1, 64, 1],
         _ => [4, 16, 1],
     }
 }
