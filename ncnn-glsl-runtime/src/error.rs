@@ -200,5 +200,9 @@ mod tests {
             .to_string()
             .contains("install vulkan-validationlayers"));
         assert!(Error::NoDevice.to_string().contains("no Vulkan device"));
+        assert_eq!(
+            Error::Allocator("out of blocks".into()).to_string(),
+            "memory allocator: out of blocks"
+        );
     }
 }

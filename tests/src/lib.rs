@@ -76,6 +76,47 @@ pub fn spirv_val(words: &[u32]) -> Result<(), String> {
     )
 }
 
+/// The `spirv-val --target-env` a blob needs, from the SPIR-V version in its
+/// header: the oldest Vulkan environment that accepts that version (1.0 to 1.3:
+/// `vulkan1.1`, the runtime's minimum; 1.4: `vulkan1.1spv1.4`; 1.5: `vulkan1.2`;
+/// 1.6: `vulkan1.3`). Extensions and capabilities need no flag: spirv-val
+/// accepts an `OpExtension`/`OpCapability` pair that the environment allows.
+pub fn spirv_target_env(words: &[u32]) -> Result<&'static str, String> {
+    if words.len() < 5 || words[0] != 0x0723_0203 {
+        return Err(format!(
+            "not a SPIR-V module (header {:08x?})",
+            &words[..words.len().min(5)]
+        ));
+    }
+    match (words[1] >> 16) & 0xff {
+        1 => match (words[1] >> 8) & 0xff {
+            0..=3 => Ok("vulkan1.1"),
+            4 => Ok("vulkan1.1spv1.4"),
+            5 => Ok("vulkan1.2"),
+            6 => Ok("vulkan1.3"),
+            minor => Err(format!(
+                "SPIR-V 1.{minor} is newer than any Vulkan env known here"
+            )),
+        },
+        major => Err(format!("SPIR-V major version {major}")),
+    }
+}
+
+/// Runs `spirv-val` on `words` with the environment [`spirv_target_env`]
+/// picks for it; `Ok` holds the environment, `Err` the tool's output.
+pub fn spirv_val_auto(words: &[u32]) -> Result<&'static str, String> {
+    let env = spirv_target_env(words)?;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let file = scratch_file("spv", &bytes);
+    run_tool(
+        Command::new("spirv-val")
+            .args(["--target-env", env])
+            .arg(file.path()),
+    )
+    .map(|()| env)
+    .map_err(|e| format!("spirv-val --target-env {env}: {e}"))
+}
+
 /// Runs a tool; `Err` holds its output when it fails.
 fn run_tool(cmd: &mut Command) -> Result<(), String> {
     let out = cmd

@@ -190,6 +190,18 @@ fn a_downstream_crate_builds_rebuilds_and_reports_shader_errors() {
     assert_contains(&e, "fail to compile, in the mode(s): bf16s");
     assert_contains(&e, "no bfloat16 types");
 
+    // An argument that is not a string literal: the macro says so.
+    c.write(
+        "src/main.rs",
+        &MAIN_RS.replace(
+            "include_ncnn_shader!(\"shaders/scale.comp\")",
+            "include_ncnn_shader!(42)",
+        ),
+    );
+    let e = c.build_err();
+    assert_contains(&e, "expected string literal");
+    c.write("src/main.rs", MAIN_RS);
+
     // A missing file: both places looked at.
     std::fs::remove_file(c.dir.join("shaders/scale.comp")).unwrap();
     let e = c.build_err();

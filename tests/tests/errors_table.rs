@@ -1,0 +1,247 @@
+//! `docs/errors.md`, the table of every error a user can get: each test it
+//! names exists, and every variant of the public error enums has a row. Also
+//! the tests that provoke the errors no other test did (variant selection,
+//! the macro's file lookup).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use ncnn_glsl_runtime::{
+    AxisInfo, Blob, DeviceCaps, Options, SelectError, Usage, Variant, VariantSet, SHIPPED,
+};
+use ncnn_glsl_tests::workspace_root;
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if p.is_dir() {
+            if !matches!(name.as_str(), "target" | ".git" | "snapshots") {
+                rust_files(&p, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The variants of `pub enum NAME` in `file`: the lines at one indent level
+/// inside its body that start with a capital.
+fn enum_variants(file: &str, name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(workspace_root().join(file)).unwrap();
+    let start = text
+        .find(&format!("pub enum {name} {{"))
+        .unwrap_or_else(|| panic!("no `pub enum {name}` in {file}"));
+    let body = &text[start..];
+    let body = &body[..body.find("\n}").unwrap()];
+    body.lines()
+        .skip(1)
+        .filter(|l| l.starts_with("    ") && !l.starts_with("     "))
+        .map(|l| l.trim())
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map(|l| {
+            l.split(|c: char| !c.is_alphanumeric() && c != '_')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_error_table_names_only_tests_that_exist_and_every_error_variant() {
+    let table = std::fs::read_to_string(workspace_root().join("docs/errors.md")).unwrap();
+    // Every `fn NAME(` of the workspace's Rust files.
+    let mut files = Vec::new();
+    rust_files(&workspace_root(), &mut files);
+    let mut fns = BTreeSet::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for part in text.split("fn ").skip(1) {
+            let name: String = part
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            fns.insert(name);
+        }
+    }
+    let mut rows = 0;
+    let mut named = 0;
+    for line in table.lines().filter(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // | where | error | message shape | test |
+        let Some(test_cell) = cells.get(cells.len().saturating_sub(2)) else {
+            continue;
+        };
+        if test_cell.starts_with("---") || *test_cell == "test" {
+            continue;
+        }
+        rows += 1;
+        let tests: Vec<&str> = test_cell
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|t| !t.is_empty())
+            .collect();
+        assert!(
+            !tests.is_empty() || test_cell.starts_with("none:"),
+            "a row names no test and says no reason (`none: why`): {line}"
+        );
+        for t in tests {
+            named += 1;
+            let name = t.rsplit("::").next().unwrap();
+            assert!(
+                fns.contains(name),
+                "docs/errors.md names `{t}`, which is no test: {line}"
+            );
+        }
+    }
+    assert!(
+        rows > 40 && named > 40,
+        "{rows} rows, {named} tests: the table did not parse"
+    );
+    for (file, name, prefix) in [
+        ("ncnn-glsl-runtime/src/error.rs", "Error", "Error::"),
+        (
+            "ncnn-glsl-runtime/src/q8ta/error.rs",
+            "Q8taError",
+            "Q8taError::",
+        ),
+        (
+            "ncnn-glsl-core/src/variant/set.rs",
+            "SelectError",
+            "SelectError::",
+        ),
+    ] {
+        let variants = enum_variants(file, name);
+        assert!(variants.len() >= 4, "{name}: {variants:?}");
+        for v in variants {
+            assert!(
+                table.contains(&format!("`{prefix}{v}`")),
+                "docs/errors.md has no row for `{prefix}{v}` ({file})"
+            );
+        }
+    }
+}
+
+/// A set of one variant with a device axis, for selection errors.
+fn device_axis_set() -> &'static VariantSet {
+    static AXES: [AxisInfo; 1] = [AxisInfo {
+        name: "ncnn_subgroupSize",
+        values: &[32, 64],
+        device: true,
+    }];
+    let blob: &'static Blob = SHIPPED[0].variants[0].blob;
+    let variants = Box::leak(Box::new([Variant {
+        target: Default::default(),
+        axes: &[32],
+        blob,
+    }]));
+    Box::leak(Box::new(VariantSet {
+        name: "device_axis.comp",
+        usage: Usage::default(),
+        axes: &AXES,
+        variants,
+    }))
+}
+
+#[test]
+fn selection_errors_name_the_axis_the_value_and_what_was_built() {
+    let device = DeviceCaps::default();
+    let set = SHIPPED
+        .iter()
+        .find(|s| s.name.ends_with("q8ta_quantize.comp"))
+        .unwrap();
+    let e = set
+        .select(&device, Options::FP32, &[("OUT_LAYOUT", 7)])
+        .unwrap_err();
+    assert!(matches!(e, SelectError::AxisValue { .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "axis `OUT_LAYOUT` = 7 was not built (built: [0, 1, 2])"
+    );
+    let e = set.select(&device, Options::FP32, &[]).unwrap_err();
+    assert!(matches!(e, SelectError::Axes { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .contains("the shader's axes are [OUT_LAYOUT], but values were given for []"),
+        "{e}"
+    );
+
+    let set = device_axis_set();
+    let mut device = DeviceCaps::default();
+    device.properties.insert("subgroupSize".into(), 16);
+    let e = set.select(&device, Options::FP32, &[]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            SelectError::DeviceValue {
+                value: Some(16),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "the device has `ncnn_subgroupSize` = 16, for which the set holds no variant (built: [32, 64])"
+    );
+    let e = SelectError::DeviceValue {
+        axis: "ncnn_subgroupSize",
+        value: None,
+        built: &[32],
+    };
+    assert!(
+        e.to_string()
+            .contains("the device does not report `ncnn_subgroupSize`"),
+        "{e}"
+    );
+    device.properties.insert("subgroupSize".into(), 32);
+    assert!(set.select(&device, Options::FP32, &[]).is_ok());
+
+    // A set without its fp32 variant (the macro never builds one).
+    let empty: &'static VariantSet = Box::leak(Box::new(VariantSet {
+        name: "empty.comp",
+        usage: Usage::default(),
+        axes: &[],
+        variants: &[],
+    }));
+    let e = empty.select(&device, Options::FP32, &[]).unwrap_err();
+    assert!(matches!(e, SelectError::NoVariant));
+    assert_eq!(
+        e.to_string(),
+        "the set holds no variant at all for this device"
+    );
+}
+
+#[test]
+fn the_macro_names_a_missing_or_unreadable_shader() {
+    use ncnn_glsl_core::embed::include_shader;
+    let dir = std::env::temp_dir().join(format!("ncnn-glsl-embed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    let krate = proc_macro2::TokenStream::new();
+    let e = include_shader("nope.comp", &dir, &dir.join("lib"), &krate).unwrap_err();
+    assert!(
+        e.starts_with("cannot find shader `nope.comp`: looked for `"),
+        "{e}"
+    );
+    assert!(e.contains("lib/nope.comp"), "{e}");
+    // Not UTF-8: the file is named with the reason.
+    std::fs::write(dir.join("bad.comp"), [0xff, 0xfe, 0x00]).unwrap();
+    let e = include_shader("bad.comp", &dir, &dir.join("lib"), &krate).unwrap_err();
+    assert!(e.starts_with("cannot read shader `"), "{e}");
+    assert!(
+        e.contains("bad.comp`: stream did not contain valid UTF-8"),
+        "{e}"
+    );
+    // A shader error is the whole diagnostic, at the file's line.
+    std::fs::write(
+        dir.join("err.comp"),
+        "#version 450\nvoid main() { oops; }\n",
+    )
+    .unwrap();
+    let e = include_shader("err.comp", &dir, &dir.join("lib"), &krate).unwrap_err();
+    assert!(e.contains("err.comp:2:15: error:"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,257 @@
+//! `spirv-val` on every SPIR-V blob the project ships or reviews:
+//!
+//! - every variant that `include_ncnn_shader!` embeds, for every shader a
+//!   macro call in the workspace names (the shipped sets of
+//!   `ncnn_glsl_runtime::SHIPPED` and the test shaders), read back from the
+//!   embedded statics themselves;
+//! - every variant listed by the reviewed artifacts under `shaders/variants/`
+//!   (`cargo xtask regen-variants`): the set is rebuilt from its shader, its
+//!   manifest and GLSL files must be what the build gives, and each blob the
+//!   manifest describes (size and hash) is validated; the embedded blobs must
+//!   hash to what the manifest says.
+//!
+//! Each blob is checked with the Vulkan environment its SPIR-V version needs
+//! (`ncnn_glsl_tests::spirv_target_env`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use ncnn_glsl_core::variant::build::build;
+use ncnn_glsl_core::variant::manifest::{fnv1a64, Manifest};
+use ncnn_glsl_core::{CompileOptions, FsLoader, SourceFile};
+use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet, SHIPPED};
+use ncnn_glsl_tests::{spirv_val_auto, tool_available, workspace_root};
+
+static SEED: &VariantSet = include_ncnn_shader!("shaders/seed_example.comp");
+
+/// Every embedded set this test validates, with the file its macro call names,
+/// relative to the workspace root.
+fn embedded_sets() -> Vec<(&'static VariantSet, PathBuf)> {
+    let mut out: Vec<(&'static VariantSet, PathBuf)> = SHIPPED
+        .iter()
+        .map(|s| (*s, Path::new("ncnn-glsl-runtime").join(s.name)))
+        .collect();
+    out.push((SEED, Path::new("tests").join(SEED.name)));
+    out
+}
+
+/// Macro calls whose shader is not in the workspace: they are built and
+/// checked elsewhere (the reason is the value).
+const NOT_HERE: &[(&str, &str)] = &[(
+    "tests/tests/downstream.rs",
+    "a crate written at test time with its own shader, built by cargo in that test",
+)];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if p.is_dir() {
+            if !matches!(name.as_str(), "target" | "fuzz" | ".git" | "snapshots") {
+                rust_files(&p, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The crate directory of a source file: the nearest ancestor with a `Cargo.toml`.
+fn crate_dir(file: &Path) -> PathBuf {
+    let mut d = file.parent().unwrap().to_path_buf();
+    while !d.join("Cargo.toml").exists() {
+        d = d.parent().unwrap().to_path_buf();
+    }
+    d
+}
+
+#[test]
+fn every_macro_call_in_the_workspace_is_a_set_validated_here() {
+    let root = workspace_root().canonicalize().unwrap();
+    let validated: BTreeSet<PathBuf> = embedded_sets()
+        .iter()
+        .map(|(_, p)| root.join(p).canonicalize().unwrap())
+        .collect();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut calls = 0;
+    for f in files {
+        let rel = f
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(&f).unwrap();
+        for line in text.lines() {
+            let t = line.trim_start();
+            if t.starts_with("//") {
+                continue;
+            }
+            let Some(at) = t.find("include_ncnn_shader!(\"") else {
+                continue;
+            };
+            let arg = &t[at + "include_ncnn_shader!(\"".len()..];
+            let arg = &arg[..arg.find('"').unwrap()];
+            calls += 1;
+            if NOT_HERE.iter().any(|(file, _)| *file == rel) {
+                continue;
+            }
+            // The macro's lookup: the calling crate's directory, then `shaders/`.
+            let resolved = [crate_dir(&f).join(arg), root.join("shaders").join(arg)]
+                .into_iter()
+                .find(|p| p.exists())
+                .unwrap_or_else(|| panic!("{rel}: `{arg}` resolves to no file"))
+                .canonicalize()
+                .unwrap();
+            assert!(
+                validated.contains(&resolved),
+                "{rel}: include_ncnn_shader!(\"{arg}\") embeds a set this test does not \
+                 validate; add it to embedded_sets()"
+            );
+        }
+    }
+    assert!(
+        calls >= 6,
+        "found only {calls} macro calls: the scan is broken"
+    );
+}
+
+#[test]
+fn every_embedded_blob_passes_spirv_val() {
+    if !tool_available("spirv-val") {
+        return;
+    }
+    let mut seen: BTreeMap<u64, String> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut variants = 0;
+    for (set, _) in embedded_sets() {
+        for v in set.variants {
+            variants += 1;
+            let h = fnv1a64(v.blob.spirv);
+            if seen.contains_key(&h) {
+                continue;
+            }
+            let who = format!("{} ({}, axes {:?})", set.name, v.target, v.axes);
+            match spirv_val_auto(v.blob.spirv) {
+                Ok(_) => {}
+                Err(e) => failures.push(format!("{who}: {e}")),
+            }
+            seen.insert(h, who);
+        }
+    }
+    eprintln!(
+        "{variants} embedded variants, {} distinct blobs validated",
+        seen.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(!seen.is_empty());
+}
+
+#[test]
+fn every_variant_artifact_describes_a_blob_that_passes_spirv_val() {
+    let check = tool_available("spirv-val");
+    let root = workspace_root();
+    let shader_dir = root.join("shaders");
+    let variants_dir = shader_dir.join("variants");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&variants_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let shipped_sources: BTreeSet<String> = std::fs::read_dir(&shader_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "comp"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let dir_names: BTreeSet<String> = dirs
+        .iter()
+        .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        dir_names, shipped_sources,
+        "shaders/variants/ must hold one directory per shipped shader"
+    );
+    let mut failures = Vec::new();
+    let mut blobs = 0;
+    for dir in dirs {
+        let manifest: Manifest =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
+                .unwrap_or_else(|e| panic!("{}: bad manifest.json: {e}", dir.display()));
+        let path = shader_dir.join(&manifest.shader);
+        let source = SourceFile {
+            name: format!("shaders/{}", manifest.shader),
+            path: Some(path.clone()),
+            text: std::fs::read_to_string(&path).unwrap(),
+        };
+        let set = build(
+            source,
+            &FsLoader,
+            std::slice::from_ref(&shader_dir),
+            &CompileOptions::default(),
+        )
+        .unwrap_or_else(|d| panic!("{} does not build:\n{d}", manifest.shader));
+        // The artifacts are what the build gives (regen-variants --check
+        // says so too; here it ties the validated blobs to the files).
+        assert_eq!(
+            Manifest::of(&manifest.shader, &set),
+            manifest,
+            "{}: manifest.json is stale (cargo xtask regen-variants)",
+            manifest.shader
+        );
+        let mut on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        on_disk.remove("manifest.json");
+        let listed: BTreeSet<String> = manifest.variants.iter().map(|v| v.glsl.clone()).collect();
+        assert_eq!(
+            on_disk,
+            listed,
+            "{}: files not in the manifest",
+            dir.display()
+        );
+        for (entry, v) in manifest.variants.iter().zip(&set.variants) {
+            let text = std::fs::read_to_string(dir.join(&entry.glsl)).unwrap();
+            assert!(
+                text == set.texts[v.text],
+                "{}: stale text",
+                dir.join(&entry.glsl).display()
+            );
+        }
+        // Each distinct blob once, named by the manifest keys that use it.
+        for (i, blob) in set.blobs.iter().enumerate() {
+            blobs += 1;
+            let keys: Vec<&str> = manifest
+                .variants
+                .iter()
+                .filter(|e| e.blob == i)
+                .map(|e| e.key.as_str())
+                .collect();
+            assert!(!keys.is_empty(), "{}: blob {i} unused", manifest.shader);
+            if check {
+                if let Err(e) = spirv_val_auto(&blob.spirv) {
+                    failures.push(format!("{} blob {i} {keys:?}: {e}", manifest.shader));
+                }
+            }
+        }
+        // The macro's embedded blobs are the ones the manifest describes.
+        let embedded = SHIPPED
+            .iter()
+            .find(|s| Path::new(s.name).file_name().unwrap() == manifest.shader.as_str())
+            .unwrap_or_else(|| panic!("{} is not in SHIPPED", manifest.shader));
+        assert_eq!(embedded.variants.len(), manifest.variants.len());
+        for (ev, entry) in embedded.variants.iter().zip(&manifest.variants) {
+            assert_eq!(ev.target.options, entry.mode, "{}", entry.key);
+            assert_eq!(
+                format!("{:016x}", fnv1a64(ev.blob.spirv)),
+                entry.spirv_fnv1a64,
+                "{}: the embedded blob differs from the manifest",
+                entry.key
+            );
+        }
+    }
+    eprintln!("{blobs} distinct artifact blobs");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
