@@ -23,6 +23,9 @@ use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet, SHIPPED};
 use ncnn_glsl_tests::{spirv_val_auto, tool_available, workspace_root};
 
 static SEED: &VariantSet = include_ncnn_shader!("shaders/seed_example.comp");
+/// The benchmark's copy shader (`ncnn-glsl-runtime/examples/q8ta_bench.rs`).
+static BENCH_COPY: &VariantSet =
+    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/bench_copy.comp");
 
 /// Every embedded set this test validates, with the file its macro call names,
 /// relative to the workspace root.
@@ -32,6 +35,10 @@ fn embedded_sets() -> Vec<(&'static VariantSet, PathBuf)> {
         .map(|s| (*s, Path::new("ncnn-glsl-runtime").join(s.name)))
         .collect();
     out.push((SEED, Path::new("tests").join(SEED.name)));
+    out.push((
+        BENCH_COPY,
+        Path::new("ncnn-glsl-runtime/examples/shaders/bench_copy.comp").to_path_buf(),
+    ));
     out
 }
 
