@@ -16,6 +16,7 @@ mod atomics;
 mod barrier_scope;
 mod drop_writeonly;
 mod local_size_id;
+mod memory_barriers;
 mod naga_run;
 mod push_constant_layout;
 pub mod reflect;
@@ -129,21 +130,25 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
         .into());
     }
 
-    // Atomics: naga gets prototypes after `#version`; offsets after them shift back.
-    let (naga_text, origin) = if atomics::called(&text, &tokens::tokenize(&text)) {
-        let at = atomics::insert_point(&text);
-        let prototypes = atomics::prototypes();
-        let mut t = text.clone();
-        t.insert_str(at, &prototypes);
-        let origin = naga_run::Origin {
-            expanded,
-            inserted_at: at,
-            inserted_len: prototypes.len(),
-        };
-        (t, origin)
-    } else {
-        (text, naga_run::Origin::new(expanded))
-    };
+    // Naga-only prototypes (atomics, memory barriers) go after `#version`;
+    // glslang never sees them (they would clash with its built-ins).
+    let toks = tokens::tokenize(&text);
+    let mut prototypes = String::new();
+    if atomics::called(&text, &toks) {
+        prototypes += &atomics::prototypes();
+    }
+    if memory_barriers::called(&text, &toks) {
+        prototypes += &memory_barriers::prototypes();
+    }
+    let mut inserts = Vec::new();
+    if !prototypes.is_empty() {
+        inserts.push(naga_run::Insert {
+            at: atomics::insert_point(&text),
+            text: prototypes,
+            stands_for: None,
+        });
+    }
+    let (naga_text, origin) = naga_run::Origin::with_inserts(expanded, &text, inserts);
     let mut module = naga_run::parse(&origin, &naga_text).map_err(Diagnostics)?;
     if let Some(d) = push_constant_layout::check(&origin, &naga_text, &module) {
         return Err(d.into());
@@ -156,6 +161,7 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
         return Err(Diagnostics(unsupported));
     }
     barrier_scope::fix_barrier_scope(&mut module);
+    memory_barriers::lower(&mut module);
     let bad_switches = switch_fallthrough::check(&origin, &module);
     if !bad_switches.is_empty() {
         return Err(Diagnostics(bad_switches));

@@ -76,16 +76,6 @@ pub const RULES: &[Rule] = &[
         advice: "write a workgroup-wide version with `shared` memory and `barrier()`",
     },
     Rule {
-        pattern: Pattern::Call(&[
-            "memoryBarrierShared", "memoryBarrierBuffer", "memoryBarrierImage", "memoryBarrier",
-            "groupMemoryBarrier",
-        ]),
-        reason: "naga's GLSL frontend has no memory barrier functions",
-        advice: "in a compute shader `barrier()` alone already makes `shared` writes visible to the \
-                 workgroup (it is compiled to glslang's `OpControlBarrier Workgroup Workgroup \
-                 AcquireRelease|WorkgroupMemory`): remove `memoryBarrierShared()` before `barrier()`",
-    },
-    Rule {
         pattern: Pattern::Ident(&[
             "int8_t", "uint8_t", "i8vec2", "i8vec3", "i8vec4", "u8vec2", "u8vec3", "u8vec4",
             "int16_t", "uint16_t", "i16vec2", "i16vec3", "i16vec4", "u16vec2", "u16vec3",

@@ -1,0 +1,68 @@
+//! Each repair of naga's GLSL frontend (ncnn-glsl-core/src/compile/) on a
+//! shader that needs it: compiled by us and by glslang from the same finished
+//! GLSL, run on lavapipe with the same random inputs, outputs compared.
+
+mod common;
+#[path = "common/differential.rs"]
+mod differential;
+
+use differential::{run, Case, Cmp, Fill, Io};
+use ncnn_glsl_runtime::SpecValue;
+
+/// Memory barriers: a workgroup transposes through `shared` memory and
+/// writes to a buffer that a second phase reads back.
+#[test]
+fn memory_barrier_functions() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { uint a[]; };
+layout(binding = 1) buffer B { uint b[]; };
+layout(binding = 2) writeonly buffer C { uint c[]; };
+shared uint tmp[64];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint g = gl_GlobalInvocationID.x;
+    tmp[l] = a[g] * 3u + l;
+    memoryBarrierShared();
+    barrier();
+    b[g] = tmp[63u - l] ^ tmp[(l + 5u) % 64u];
+    memoryBarrierBuffer();
+    groupMemoryBarrier();
+    memoryBarrier();
+    barrier();
+    uint base = gl_WorkGroupID.x * 64u;
+    c[g] = b[base + (l + 1u) % 64u] + tmp[l];
+}
+";
+    let mut case = Case::new(
+        "memory barriers",
+        src,
+        "fp32",
+        vec![
+            Io::In(4 * 256, Fill::Words),
+            Io::Out(4 * 256, Cmp::Exact),
+            Io::Out(4 * 256, Cmp::Exact),
+        ],
+    );
+    case.groups = [4, 1, 1];
+    run(&case);
+    let _ = SpecValue::Bool(true);
+}
+
+/// The comparison itself: a difference beyond the tolerance fails.
+#[test]
+fn the_comparison_can_fail() {
+    use differential::compare;
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let one = 1.0f32;
+    let next = f32::from_bits(one.to_bits() + 1);
+    let next2 = f32::from_bits(one.to_bits() + 2);
+    assert!(compare(Cmp::F32Ulps(1), &f(&[one]), &f(&[next])).is_ok());
+    assert!(compare(Cmp::F32Ulps(1), &f(&[one]), &f(&[next2])).is_err());
+    assert!(compare(Cmp::F32Ulps(1), &f(&[0.0]), &f(&[-0.0])).is_ok());
+    assert!(compare(Cmp::F32Ulps(1), &f(&[f32::NAN]), &f(&[1.0])).is_err());
+    assert!(compare(Cmp::Exact, &[1, 2, 3, 4], &[1, 2, 3, 5]).is_err());
+    let h = |v: f32| half::f16::from_f32(v).to_le_bytes().to_vec();
+    assert!(compare(Cmp::F16Ulps(1), &h(1.0), &h(1.001)).is_ok());
+    assert!(compare(Cmp::F16Ulps(1), &h(1.0), &h(1.01)).is_err());
+}
