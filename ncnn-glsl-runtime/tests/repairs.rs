@@ -46,6 +46,39 @@ void main() {
     );
     case.groups = [4, 1, 1];
     run(&case);
+}
+
+/// 2-D arrays: `shared uvec2 tmp[4][16]` (naga alone got 2,304 of 4,096
+/// words wrong) and a local 2-D array, indexed both ways.
+#[test]
+fn two_dimensional_arrays() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { uvec2 a[]; };
+layout(binding = 1) writeonly buffer B { uvec2 b[]; };
+shared uvec2 tmp[4][16];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint g = gl_GlobalInvocationID.x;
+    tmp[l / 16u][l % 16u] = a[g];
+    uint loc[3][5];
+    for (int i = 0; i < 3; i++) for (int j = 0; j < 5; j++) loc[i][j] = uint(i * 7 + j) * a[g].y;
+    barrier();
+    uvec2 v = tmp[l % 4u][l / 4u] + tmp[3u - l / 16u][15u - l % 16u];
+    b[g] = v + uvec2(loc[l % 3u][l % 5u], loc[2][4]);
+}
+";
+    let mut case = Case::new(
+        "2-D arrays",
+        src,
+        "fp32",
+        vec![
+            Io::In(8 * 64 * 64, Fill::Words),
+            Io::Out(8 * 64 * 64, Cmp::Exact),
+        ],
+    );
+    case.groups = [64, 1, 1];
+    run(&case);
     let _ = SpecValue::Bool(true);
 }
 

@@ -12,6 +12,7 @@
 //! naga's spans index the finished text and map back to the user's file
 //! through [`Expanded::span_of`]. naga is never allowed to panic through.
 
+mod array_2d;
 mod atomics;
 mod barrier_scope;
 mod drop_writeonly;
@@ -122,6 +123,8 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     let writeonly = drop_writeonly::drop_writeonly(&mut text, &toks);
     let toks = tokens::tokenize(&text);
     let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
+    let toks = tokens::tokenize(&text);
+    array_2d::rewrite_2d_arrays(&mut text, &toks);
     if text.len() != finished.len() {
         // The passes promise in-place edits; a broken promise would point errors at wrong places.
         return Err(Diagnostic::new(

@@ -127,9 +127,11 @@ pub const RULES: &[Rule] = &[
     Rule {
         pattern: Pattern::MultiDimArray,
         reason: "naga's GLSL frontend reverses the dimensions of multi-dimensional arrays \
-                 (`T a[8][64]` becomes 64 arrays of 8), which compiles to wrong code",
-        advice: "declare a 2-D array as `T[64] a[8]` (the same type in GLSL, and naga reads it \
-                 right; indexing stays `a[i][j]`), or flatten it to `T a[8 * 64]`",
+                 (`T a[8][64]` becomes 64 arrays of 8), which compiles to wrong code; this compiler \
+                 repairs only a plain 2-D declaration `T a[8][64];` on one line",
+        advice: "declare it as `T a[8][64];` alone on its line (2-D), write the 2-D type as \
+                 `T[64] a[8]` (the same GLSL type, which naga reads right; indexing stays \
+                 `a[i][j]`), or flatten a deeper array to `T a[8 * 64 * 4]`",
     },
     Rule {
         pattern: Pattern::Call(&["bitCount"]),
@@ -290,8 +292,12 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                 }
             }
             Pattern::MultiDimArray => {
+                // `T a[N][M];` is repaired (array_2d.rs); the rest is refused.
+                let repaired = super::array_2d::rewrites(src, &toks);
                 for (start, end) in multi_dim_arrays(src, &toks) {
-                    push(r, start, end);
+                    if !repaired.iter().any(|rw| rw.range.contains(&start)) {
+                        push(r, start, end);
+                    }
                 }
             }
             Pattern::DeepNesting => {
@@ -444,8 +450,10 @@ mod tests {
 
     #[test]
     fn multi_dim_declarations_not_accesses() {
-        let src = "shared uvec2 tmp[8][64];\nvoid main() { float a[2][3]; float[2][3] b; x = tmp[1][2]; return c[1][2]; }";
+        let src = "shared uvec2 tmp[8][64][2];\nvoid main() { float a[2][3], z; float[2][3] b; x = tmp[1][2]; return c[1][2]; }";
         assert_eq!(found(src), ["tmp[8][64]", "a[2][3]", "float[2][3]"]);
+        // The plain 2-D declaration is repaired, not refused.
+        assert!(found("shared uvec2 tmp[8][64];").is_empty());
         assert!(found("shared uvec2[64] tmp[8];").is_empty());
     }
 

@@ -183,7 +183,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("    coherent float x;", "coherent"),
     ("    uint x = 1; x = \"abc\";", "\"abc\""),
     ("    uint n = gl_WorkGroupSize.x;", "gl_WorkGroupSize"),
-    ("    float m[2][3];", "m[2][3]"),
+    ("    float m[2][3][4];", "m[2][3]"),
     ("    int n = bitCount(5u);", "bitCount"),
     ("    uint c; uint s = uaddCarry(1u, 2u, c);", "uaddCarry"),
     ("    float r = round(1.5);", "round"),
@@ -859,4 +859,48 @@ void main() {
     assert_eq!(got, want, "{d}");
     // No call is left to a prototype: the one call is naga's entry wrapper calling `main`.
     assert_eq!(d.matches("OpFunctionCall").count(), 1, "{d}");
+}
+
+#[test]
+fn two_dimensional_arrays_keep_their_dimensions() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) buffer A { uint a[]; };
+shared uvec2 tmp[4][16];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    float f[2][3];
+    f[1][2] = 1.0;
+    tmp[i / 16u][i % 16u] = uvec2(i, uint(f[1][2]));
+    barrier();
+    a[i] = tmp[3u - i / 16u][i % 16u].x;
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    if let Some(d) = disassemble(&c.spirv) {
+        // uvec2[16][4]: the array of 4 has the array of 16 as element.
+        let consts: std::collections::HashMap<&str, &str> = d
+            .lines()
+            .filter_map(|l| {
+                let (id, rest) = l.trim().split_once(" = OpConstant %")?;
+                Some((id, rest.split_whitespace().nth(1)?))
+            })
+            .collect();
+        let arrays: Vec<(&str, &str, &str)> = d
+            .lines()
+            .filter_map(|l| {
+                let (id, rest) = l.trim().split_once(" = OpTypeArray ")?;
+                let mut it = rest.split_whitespace();
+                Some((id, it.next()?, consts[it.next()?]))
+            })
+            .collect();
+        let inner = arrays.iter().find(|a| a.2 == "16").expect("an array of 16");
+        assert!(
+            arrays.iter().any(|a| a.1 == inner.0 && a.2 == "4"),
+            "{arrays:?}\n{d}"
+        );
+    }
+    let d = errs(&src.replace("tmp[4][16]", "tmp[4][16][2]"), "fp32");
+    assert_eq!(span(&d.0[0]), (4, 14), "{d}");
 }
