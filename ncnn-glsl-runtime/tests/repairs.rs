@@ -79,6 +79,40 @@ void main() {
     );
     case.groups = [64, 1, 1];
     run(&case);
+}
+
+/// `gl_WorkGroupSize`, literal and with `local_size_*_id` under several
+/// local sizes (the runtime specializes the ids and patches `LocalSize`).
+#[test]
+fn gl_workgroupsize() {
+    let literal = "#version 450
+layout(local_size_x = 16, local_size_y = 2) in;
+layout(binding = 0) readonly buffer A { uint a[]; };
+layout(binding = 1) writeonly buffer B { uint b[]; };
+void main() {
+    uvec3 s = gl_WorkGroupSize;
+    uint i = gl_GlobalInvocationID.y * (s.x * gl_NumWorkGroups.x) + gl_GlobalInvocationID.x;
+    b[i] = a[i] * s.x + s.y * 1000u + gl_WorkGroupSize.z * 7u;
+}
+";
+    let io = || vec![Io::In(4 * 1024, Fill::Words), Io::Out(4 * 1024, Cmp::Exact)];
+    let mut case = Case::new("gl_WorkGroupSize", literal, "fp32", io());
+    case.groups = [4, 8, 1];
+    run(&case);
+    let ids = literal.replace(
+        "layout(local_size_x = 16, local_size_y = 2) in;",
+        "layout(local_size_x_id = 3, local_size_y_id = 4) in;",
+    );
+    for (size, groups) in [
+        ([16, 2, 1], [4, 8, 1]),
+        ([8, 4, 1], [8, 4, 1]),
+        ([32, 1, 1], [2, 16, 1]),
+    ] {
+        let mut case = Case::new("gl_WorkGroupSize with local_size_*_id", &ids, "fp32", io());
+        case.local_size = Some(size);
+        case.groups = groups;
+        run(&case);
+    }
     let _ = SpecValue::Bool(true);
 }
 

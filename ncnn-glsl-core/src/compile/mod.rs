@@ -27,6 +27,7 @@ mod spirv;
 mod switch_fallthrough;
 mod tokens;
 mod trim_capabilities;
+mod workgroup_size;
 mod writeonly_decoration;
 
 #[cfg(test)]
@@ -180,15 +181,17 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
         &baked_info,
         &naga_run::writer_options(options.debug_names),
     )?;
-    trim_capabilities::trim_capabilities(&mut spirv);
-    writeonly_decoration::decorate_writeonly(&mut spirv, &writeonly);
-
-    let (bindings, push_constant_size) = reflect::resources(&declared, &writeonly);
     let local_size = module
         .entry_points
         .iter()
         .find(|e| e.name == "main")
         .map_or([1, 1, 1], |e| e.workgroup_size);
+    workgroup_size::fix_workgroup_size(&mut spirv, local_size, local_size_spec_ids)
+        .map_err(|e| Diagnostic::new(format!("internal error: {e}; please report the shader")))?;
+    trim_capabilities::trim_capabilities(&mut spirv);
+    writeonly_decoration::decorate_writeonly(&mut spirv, &writeonly);
+
+    let (bindings, push_constant_size) = reflect::resources(&declared, &writeonly);
     let reflection = Reflection {
         bindings: bindings.into(),
         push_constant_size,

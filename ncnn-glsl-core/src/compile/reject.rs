@@ -120,11 +120,6 @@ pub const RULES: &[Rule] = &[
         advice: "remove it (GLSL code has no strings; `#include` is resolved before naga)",
     },
     Rule {
-        pattern: Pattern::Ident(&["gl_WorkGroupSize"]),
-        reason: "naga declares `gl_WorkGroupSize` as an input variable, and that SPIR-V is invalid",
-        advice: "use the literal sizes of `layout(local_size_x = ...)`, or a `const uvec3` of them",
-    },
-    Rule {
         pattern: Pattern::MultiDimArray,
         reason: "naga's GLSL frontend reverses the dimensions of multi-dimensional arrays \
                  (`T a[8][64]` becomes 64 arrays of 8), which compiles to wrong code; this compiler \

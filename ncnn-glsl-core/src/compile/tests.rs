@@ -182,7 +182,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("    vec2 h = unpackFloat2x16(1u);", "unpackFloat2x16"),
     ("    coherent float x;", "coherent"),
     ("    uint x = 1; x = \"abc\";", "\"abc\""),
-    ("    uint n = gl_WorkGroupSize.x;", "gl_WorkGroupSize"),
     ("    float m[2][3][4];", "m[2][3]"),
     ("    int n = bitCount(5u);", "bitCount"),
     ("    uint c; uint s = uaddCarry(1u, 2u, c);", "uaddCarry"),
@@ -903,4 +902,34 @@ void main() {
     }
     let d = errs(&src.replace("tmp[4][16]", "tmp[4][16][2]"), "fp32");
     assert_eq!(span(&d.0[0]), (4, 14), "{d}");
+}
+
+#[test]
+fn gl_workgroupsize_is_a_constant_of_the_local_size() {
+    let src = "#version 450
+layout(local_size_x = 8, local_size_y = 4) in;
+layout(binding = 0) buffer A { uint a[]; };
+void main() {
+    uvec3 s = gl_WorkGroupSize;
+    a[gl_LocalInvocationIndex] = s.x * 100u + s.y * 10u + gl_WorkGroupSize.z;
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    if let Some(d) = disassemble(&c.spirv) {
+        assert!(!d.contains("WorkgroupSize"), "{d}");
+        assert!(d.contains("OpConstantComposite"), "{d}");
+    }
+    // With local_size_*_id, the parts of those dimensions are specializable.
+    let with_ids = src.replace(
+        "layout(local_size_x = 8, local_size_y = 4) in;",
+        "layout(local_size_x_id = 7, local_size_y = 4, local_size_z_id = 9) in;",
+    );
+    let c = ok(&with_ids);
+    assert_valid(&c.spirv);
+    if let Some(d) = disassemble(&c.spirv) {
+        assert!(d.contains("OpSpecConstantComposite"), "{d}");
+        assert_eq!(d.matches("OpSpecConstant %").count(), 2, "{d}");
+        assert!(d.contains("SpecId 7") && d.contains("SpecId 9"), "{d}");
+    }
 }
