@@ -116,6 +116,56 @@ void main() {
     let _ = SpecValue::Bool(true);
 }
 
+/// float16 builtins in fp16 arithmetic (afp = float16_t): every vector size
+/// and the scalar-argument forms, against glslang within one f16 ulp; the
+/// float builtins next to them must stay float.
+#[test]
+fn fp16_builtins() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { sfpvec4 a[]; };
+layout(binding = 1) readonly buffer B { sfpvec4 b[]; };
+layout(binding = 2) writeonly buffer C { sfpvec4 c[]; };
+layout(binding = 3) writeonly buffer D { float d[]; };
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    afpvec4 x = buffer_ld4(a, i);
+    afpvec4 y = buffer_ld4(a, i + 64);
+    afpvec4 u = buffer_ld4(b, i);
+    afp s = x.w;
+    int o = i * 8;
+    buffer_st4(c, o + 0, max(x, y) + min(x, s) + clamp(u, afp(-0.5), s) + clamp(x, y, y + afpvec4(1)));
+    buffer_st4(c, o + 1, mix(x, y, u) + mix(x, y, s) + fma(x, y, u) + abs(u) + sign(u));
+    buffer_st4(c, o + 2, exp(u) + log(x) + sqrt(x) + inversesqrt(x) + pow(x, y) + exp2(u) + log2(x));
+    buffer_st4(c, o + 3, tanh(u) + sin(u) + cos(u) + tan(u) + asin(u) + acos(u) + atan(u) + atan(u, x));
+    buffer_st4(c, o + 4, floor(y * afp(3)) + ceil(u * afp(3)) + fract(y * afp(3)) + trunc(u * afp(3)) + roundEven(y * afp(3)));
+    buffer_st4(c, o + 5, step(u, x - afpvec4(1)) + step(afp(0), u) + smoothstep(afp(0.5), afp(1.5), x) + smoothstep(x, x + y, y + afpvec4(0.5)));
+    f16vec3 v3 = normalize(x.xyz) + cross(x.xyz, y.xyz) + reflect(u.xyz, normalize(y.xyz));
+    f16vec2 v2 = max(x.xy, y.zw) + clamp(u.xy, afp(0), afp(1));
+    afp sc = dot(x, y) + length(u.xyz) + distance(x.xy, y.xy) + max(s, u.x) + clamp(u.y, afp(0), s) + exp(u.z) + tanh(u.w);
+    buffer_st4(c, o + 6, afpvec4(v3, sc));
+    buffer_st4(c, o + 7, afpvec4(v2, sinh(u.x) + cosh(u.y) + radians(u.z), degrees(u.w)));
+    vec4 f = vec4(x);
+    d[i] = max(f.x, f.y) + clamp(f.z, 0.25, 0.75) + exp(f.w) + dot(f, vec4(y));
+}
+";
+    for mode in ["fp16s+fp16a", "fp16p+fp16a"] {
+        let mut case = Case::new(
+            "fp16 builtins",
+            src,
+            mode,
+            vec![
+                Io::In(8 * 128, Fill::F16(0.125, 2.0)),
+                Io::In(8 * 64, Fill::F16(-0.9, 0.9)),
+                Io::Out(8 * 64 * 8, Cmp::F16Ulps(1)),
+                Io::Out(4 * 64, Cmp::F32Ulps(1)),
+            ],
+        );
+        case.groups = [1, 1, 1];
+        run(&case);
+    }
+}
+
 /// The comparison itself: a difference beyond the tolerance fails.
 #[test]
 fn the_comparison_can_fail() {

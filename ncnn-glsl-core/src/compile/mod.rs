@@ -16,6 +16,7 @@ mod array_2d;
 mod atomics;
 mod barrier_scope;
 mod drop_writeonly;
+mod fp16_builtins;
 mod local_size_id;
 mod memory_barriers;
 mod naga_run;
@@ -144,6 +145,9 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     if memory_barriers::called(&text, &toks) {
         prototypes += &memory_barriers::prototypes();
     }
+    if fp16_builtins::wanted(&text, &toks) {
+        prototypes += &fp16_builtins::prototypes();
+    }
     let mut inserts = Vec::new();
     if !prototypes.is_empty() {
         inserts.push(naga_run::Insert {
@@ -166,6 +170,7 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     }
     barrier_scope::fix_barrier_scope(&mut module);
     memory_barriers::lower(&mut module);
+    fp16_builtins::lower(&mut module);
     let bad_switches = switch_fallthrough::check(&origin, &module);
     if !bad_switches.is_empty() {
         return Err(Diagnostics(bad_switches));

@@ -297,12 +297,12 @@ layout(local_size_x = 1) in;
 layout(binding = 0) buffer A { float16_t a[]; };
 void main() {
     float16_t x = a[0];
-    a[1] = max(x, a[2]);
+    a[1] = mod(x, a[2]);
 }
 ";
     let d = errs(src, "fp16s+fp16a");
     assert_eq!(
-        d.0[0].message, "naga's GLSL frontend has no float16 overload of `max`",
+        d.0[0].message, "naga's GLSL frontend has no float16 overload of `mod`",
         "{d}"
     );
     assert_eq!(span(&d.0[0]).0, 7, "{d}");
@@ -672,17 +672,17 @@ layout(local_size_x = 1) in;
 layout(binding = 0) buffer A { uint a[]; };
 layout(binding = 1) buffer H { float16_t h[]; };
 uint used(uint x) { return x * 2u; }
-float16_t hmax(float16_t x, float16_t y) { return max(x, y); }
+float16_t hmod(float16_t x, float16_t y) { return mod(x, y); }
 void main() { a[0] = used(a[1]); h[0] = h[1]; }
 ";
     let d = errs(src, "fp16s+fp16a");
     assert_eq!(
-        d.0[0].message, "naga's GLSL frontend has no float16 overload of `max`",
+        d.0[0].message, "naga's GLSL frontend has no float16 overload of `mod`",
         "{d}"
     );
     assert_eq!(span(&d.0[0]).0, 8, "{d}");
     let without = src.replace(
-        "float16_t hmax(float16_t x, float16_t y) { return max(x, y); }\n",
+        "float16_t hmod(float16_t x, float16_t y) { return mod(x, y); }\n",
         "",
     );
     assert_valid(&ok_mode(&without, "fp16s+fp16a").spirv);
@@ -931,5 +931,32 @@ void main() {
         assert!(d.contains("OpSpecConstantComposite"), "{d}");
         assert_eq!(d.matches("OpSpecConstant %").count(), 2, "{d}");
         assert!(d.contains("SpecId 7") && d.contains("SpecId 9"), "{d}");
+    }
+}
+
+#[test]
+fn fp16_builtins_become_math() {
+    let src = "#version 450
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { float16_t a[]; };
+layout(binding = 1) buffer B { f16vec4 b[]; };
+layout(binding = 2) buffer C { float c[]; };
+void main() {
+    float16_t x = a[0];
+    a[1] = max(x, a[2]) + clamp(x, a[3], a[4]) + exp(x) + dot(b[0], b[1]) + length(b[2].xyz);
+    b[3] = clamp(b[4], x, a[5]) + mix(b[5], b[6], x) + fma(b[0], b[1], b[2]) + tanh(b[7]) + max(b[0], x);
+    c[0] = max(c[1], c[2]) + clamp(c[3], 0.0, 1.0);
+}
+";
+    let c = ok_mode(src, "fp16s+fp16a");
+    assert_valid(&c.spirv);
+    if let Some(d) = disassemble(&c.spirv) {
+        // Builtins as GLSL.std.450 instructions; the float ones stay float.
+        for ext in ["FMax", "FClamp", "Exp", "FMix", "Fma", "Tanh", "Length"] {
+            assert!(d.contains(&format!(" {ext} ")), "{ext}\n{d}");
+        }
+        assert!(d.contains("OpDot"), "{d}");
     }
 }
