@@ -671,6 +671,38 @@ mod tests {
     }
 
     #[test]
+    fn specialization_values_are_checked_against_the_reflection() {
+        use ncnn_glsl_core::reflection::{Reflection, SpecConstant};
+        let r = Reflection {
+            local_size_spec_ids: [Some(233), None, None],
+            spec_constants: vec![SpecConstant {
+                id: 0,
+                name: "w".into(),
+                ty: "int".into(),
+                default: None,
+            }]
+            .into(),
+            ..Default::default()
+        };
+        let ok = specialization("s", &r, &[(0, SpecValue::Int(3))], [8, 1, 1]).unwrap();
+        assert_eq!(ok, [(0, SpecValue::Int(3)), (233, SpecValue::Uint(8))]);
+        let e = specialization("s", &r, &[(5, SpecValue::Int(3))], [8, 1, 1]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("no constant_id 5 (it declares: 0 `w` int)"),
+            "{e}"
+        );
+        let e = specialization("s", &r, &[(0, SpecValue::Float(1.5))], [8, 1, 1]).unwrap_err();
+        assert!(e.to_string().contains("constant 0 `w`"), "{e}");
+        assert!(e.to_string().contains("1.5 (float)"), "{e}");
+        assert!(e.to_string().contains("declared `int`"), "{e}");
+        let e = specialization("s", &r, &[(233, SpecValue::Uint(4))], [8, 1, 1]).unwrap_err();
+        assert!(e.to_string().contains("local_size_*_id"), "{e}");
+        let twice = [(0, SpecValue::Int(1)), (0, SpecValue::Int(2))];
+        assert!(specialization("s", &r, &twice, [8, 1, 1]).is_err());
+    }
+
+    #[test]
     fn spirv_framing_is_checked() {
         assert!(patch_local_size(&mut [1, 2, 3], [1, 1, 1])
             .unwrap_err()

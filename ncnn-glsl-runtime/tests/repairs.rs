@@ -183,3 +183,57 @@ fn the_comparison_can_fail() {
     assert!(compare(Cmp::F16Ulps(1), &h(1.0), &h(1.001)).is_ok());
     assert!(compare(Cmp::F16Ulps(1), &h(1.0), &h(1.01)).is_err());
 }
+
+/// Specialization constants kept as `OpSpecConstant`: ncnn's `psc` (the
+/// constant declared before a push-constant block with a member of the same
+/// name), an id from a macro expression, int/float/bool, under several
+/// specializations (0 selects the push constant).
+#[test]
+fn specialization_constants() {
+    let src = "#version 450
+#define ID_BASE 10
+layout(local_size_x = 64) in;
+layout(constant_id = ID_BASE + 0) const int w = 0;
+layout(constant_id = ID_BASE * 2) const float scale = 1.5;
+layout(constant_id = 3) const bool bias_term = false;
+layout(constant_id = 4) const uint shift = 3u;
+layout(binding = 0) readonly buffer A { float a[]; };
+layout(binding = 1) writeonly buffer B { float b[]; };
+layout(binding = 2) writeonly buffer C { int c[]; };
+layout(push_constant) uniform parameter { int w; } p;
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    int n = psc(w);
+    float v = a[i] * scale * float(n);
+    if (bias_term) v += 0.25;
+    b[i] = v;
+    c[i] = (i * n) >> int(shift % 8u);
+}
+";
+    let specs: Vec<Vec<(u32, SpecValue)>> = vec![
+        vec![],
+        vec![(10, SpecValue::Int(7))],
+        vec![(10, SpecValue::Int(0)), (20, SpecValue::Float(-0.75))],
+        vec![
+            (10, SpecValue::Int(-3)),
+            (3, SpecValue::Bool(true)),
+            (4, SpecValue::Uint(1)),
+        ],
+    ];
+    for spec in specs {
+        let mut case = Case::new(
+            "specialization constants",
+            src,
+            "fp32",
+            vec![
+                Io::In(4 * 256, Fill::F32(-4.0, 4.0)),
+                Io::Out(4 * 256, Cmp::F32Ulps(1)),
+                Io::Out(4 * 256, Cmp::Exact),
+            ],
+        );
+        case.groups = [4, 1, 1];
+        case.push_constants = 5i32.to_le_bytes().to_vec();
+        case.specialization = spec;
+        run(&case);
+    }
+}

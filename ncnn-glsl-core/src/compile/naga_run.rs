@@ -19,7 +19,6 @@ pub(crate) enum Step {
     Parse,
     Validate,
     Compact,
-    BakeSpecConstants,
     Write,
 }
 
@@ -29,7 +28,6 @@ impl Step {
             Step::Parse => "parsing the shader",
             Step::Validate => "validating the module",
             Step::Compact => "removing unused types",
-            Step::BakeSpecConstants => "baking specialization constants",
             Step::Write => "writing SPIR-V",
         }
     }
@@ -338,32 +336,6 @@ pub(crate) fn compact(origin: &Origin, module: &mut Module) -> Result<ModuleInfo
         naga::compact::compact(module, naga::compact::KeepUnused::No)
     })?;
     validate(origin, module)
-}
-
-/// Bakes specialization constants at their defaults: naga's SPIR-V writer
-/// refuses overrides, and cannot write `OpSpecConstant`.
-pub(crate) fn bake_overrides(
-    module: &Module,
-    info: &ModuleInfo,
-) -> Result<(Module, ModuleInfo), Diagnostic> {
-    if module.overrides.is_empty() {
-        return Ok((module.clone(), info.clone()));
-    }
-    let result = guarded(Step::BakeSpecConstants, || {
-        naga::back::pipeline_constants::process_overrides(
-            module,
-            info,
-            Some((ShaderStage::Compute, "main")),
-            &Default::default(),
-        )
-        .map(|(m, i)| (m.into_owned(), i.into_owned()))
-        .map_err(|e| chain(&e))
-    })?;
-    result.map_err(|e| {
-        Diagnostic::new(format!(
-            "naga cannot bake the specialization constants: {e}"
-        ))
-    })
 }
 
 /// The SPIR-V writer's options, each chosen on purpose.

@@ -28,6 +28,9 @@ pub enum Pattern {
     DeepNesting,
     /// A statement of more than [`MAX_STATEMENT_TOKENS`] tokens.
     LongStatement,
+    /// A specialization constant where naga needs a constant (a `const`
+    /// initializer, an array size).
+    SpecConstantInConstExpr,
     /// A member of a block with an instance name that has the name of a
     /// constant declared before the block and is used bare after it.
     ShadowedBlockMember,
@@ -168,6 +171,14 @@ pub const RULES: &[Rule] = &[
                  declared before it (glslang reads the constant): wrong code",
         advice: "declare the constant or specialization constant after the block, or rename one of them",
     },
+    Rule {
+        pattern: Pattern::SpecConstantInConstExpr,
+        reason: "a specialization constant in a `const` initializer or an array size: this compiler \
+                 keeps specialization constants as variables until the SPIR-V is written, and naga \
+                 needs a constant there",
+        advice: "drop `const` from the local (a plain local is as fast), use a `#define` or a \
+                 build-time axis (`#pragma ncnn_glsl axis NAME v1 v2`) for an array size",
+    },
 ];
 
 /// Deepest nesting of `(`, `[` and `{` accepted.
@@ -229,6 +240,11 @@ const TYPE_NAMES: &[&str] = &[
     "mat4x3",
     "mat4x4",
 ];
+
+/// Whether `s` is a GLSL type name.
+pub(crate) fn is_type_name(s: &str) -> bool {
+    TYPE_NAMES.contains(&s)
+}
 
 const NOT_TYPES: &[&str] = &[
     "return", "else", "case", "do", "if", "while", "for", "switch", "default", "break", "continue",
@@ -326,6 +342,11 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                     }
                 }
             }
+            Pattern::SpecConstantInConstExpr => {
+                for (start, end) in super::spec_constants::const_uses(src, &toks) {
+                    push(r, start, end);
+                }
+            }
             Pattern::ShadowedBlockMember => {
                 for t in shadowed_block_members(src, &toks) {
                     push(r, t.start, t.end);
@@ -384,6 +405,8 @@ fn multi_dim_arrays(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
 /// constant declared earlier and are then used bare.
 fn shadowed_block_members(src: &str, toks: &[Token]) -> Vec<Token> {
     let depth = brace_depths(src, toks);
+    // Specialization constants that can move past the block are repaired.
+    let movable = super::spec_constants::movable(src, toks);
     let mut consts: Vec<(&str, usize)> = Vec::new();
     let mut out = Vec::new();
     let mut i = 0;
@@ -415,6 +438,7 @@ fn shadowed_block_members(src: &str, toks: &[Token]) -> Vec<Token> {
                     if toks[k].kind != Kind::Ident
                         || !ends
                         || !consts.iter().any(|(c, _)| *c == name)
+                        || movable.iter().any(|m| m == name)
                     {
                         continue;
                     }
@@ -454,10 +478,16 @@ mod tests {
 
     #[test]
     fn shadowed_member_only_when_declared_before_and_used_bare() {
-        let before = "layout(constant_id = 0) const int w = 0;\n\
+        let before = "const int w = 0;\n\
                       layout(push_constant) uniform parameter { int w; int h; } p;\n\
                       void main() { int x = w == 0 ? p.w : w; }";
         assert_eq!(found(before), ["w"]);
+        // A specialization constant moves past the block instead (spec_constants.rs),
+        // unless it is used before the block ends.
+        let spec = before.replace("const int w", "layout(constant_id = 0) const int w");
+        assert!(found(&spec).is_empty());
+        let used = spec.replace("layout(push_constant)", "int q = w;\nlayout(push_constant)");
+        assert_eq!(found(&used), ["w"]);
         let after = "layout(push_constant) uniform parameter { int w; } p;\n\
                      layout(constant_id = 0) const int w = 0;\nvoid main() { int x = w; }";
         assert!(found(after).is_empty());

@@ -236,7 +236,7 @@ fn each_refused_construct_is_reported_at_its_place() {
         .unwrap()] = true;
     let shadow = "#version 450
 layout(local_size_x = 1) in;
-layout(constant_id = 0) const int w = 0;
+const int w = 0;
 layout(binding = 0) buffer A { int a[]; };
 layout(push_constant) uniform parameter { int w; } p;
 void main() { a[0] = w == 0 ? p.w : w; }
@@ -247,18 +247,31 @@ void main() { a[0] = w == 0 ? p.w : w; }
         .iter()
         .position(|r| matches!(r.pattern, reject::Pattern::ShadowedBlockMember))
         .unwrap()] = true;
+    let in_const = "#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const int n = 4;
+layout(binding = 0) buffer A { int a[]; };
+shared int t[n];
+void main() { a[0] = t[0]; }
+";
+    let d = errs(in_const, "fp32");
+    assert_eq!(span(&d.0[0]), (5, 14), "{d}");
+    covered[reject::RULES
+        .iter()
+        .position(|r| matches!(r.pattern, reject::Pattern::SpecConstantInConstExpr))
+        .unwrap()] = true;
     assert!(
         covered.iter().all(|c| *c),
         "a rule has no test: {covered:?}"
     );
-    // Declared after the block, the same shader is fine.
+    // Declared after the block, the same shader is fine; as a specialization
+    // constant before it too (moved past the block).
     let fixed = shadow
-        .replace("layout(constant_id = 0) const int w = 0;\n", "")
-        .replace(
-            "void main()",
-            "layout(constant_id = 0) const int w = 0;\nvoid main()",
-        );
+        .replace("const int w = 0;\n", "")
+        .replace("void main()", "const int w = 0;\nvoid main()");
     assert_valid(&ok(&fixed).spirv);
+    let spec = shadow.replace("const int w", "layout(constant_id = 0) const int w");
+    assert_valid(&ok(&spec).spirv);
 }
 
 #[test]
@@ -320,10 +333,6 @@ fn naga_panics_become_errors() {
         (naga_run::Step::Parse, "parsing the shader"),
         (naga_run::Step::Validate, "validating the module"),
         (naga_run::Step::Compact, "removing unused types"),
-        (
-            naga_run::Step::BakeSpecConstants,
-            "baking specialization constants",
-        ),
         (naga_run::Step::Write, "writing SPIR-V"),
     ] {
         naga_run::PANIC_AT.with(|p| p.set(Some(step)));
@@ -486,11 +495,13 @@ fn fp16_arithmetic_needs_float16_but_not_uniform_16bit_access() {
     let e = expanded(&src, "fp16s+fp16a");
     let module = naga_run::parse(
         &naga_run::Origin::new(&e),
-        &e.text().replace("writeonly", "         "),
+        &e.text()
+            .replace("writeonly", "         ")
+            .replace("layout(constant_id = 0) ", "")
+            .replace("layout(constant_id = 3) ", ""),
     )
     .unwrap();
     let info = naga_run::validate(&naga_run::Origin::new(&e), &module).unwrap();
-    let (module, info) = naga_run::bake_overrides(&module, &info).unwrap();
     let mut o = naga_run::writer_options(false);
     o.use_storage_input_output_16 = true;
     let mut words = naga_run::write(&module, &info, &o).unwrap();
@@ -959,4 +970,73 @@ void main() {
         }
         assert!(d.contains("OpDot"), "{d}");
     }
+}
+
+#[test]
+fn spec_constants_stay_specializable() {
+    let src = "#version 450
+#define BASE 3
+layout(local_size_x = 1) in;
+layout(constant_id = BASE * 2 + 1) const int w = 5;
+layout(constant_id = 1) const float scale = 0.5;
+layout(constant_id = 2) const bool flip = true;
+layout(constant_id = 3) const uint unused = 9u;
+layout(binding = 0) buffer A { float a[]; };
+layout(push_constant) uniform parameter { int w; } p;
+void main() { int n = w == 0 ? p.w : w; a[0] = float(n * 2) * scale; if (flip) a[1] = 1.0; }
+";
+    let e = crate::expand(
+        SourceFile {
+            name: "t.comp".into(),
+            path: None,
+            text: src.into(),
+        },
+        &Target::for_mode("fp32".parse().unwrap()),
+        None,
+        &crate::MemoryLoader::default(),
+        &[],
+    )
+    .unwrap();
+    let c = compile(&e, &CompileOptions::default()).unwrap();
+    assert_valid(&c.spirv);
+    let got: Vec<(u32, &str, &str, Option<ScalarValue>)> = c
+        .reflection
+        .spec_constants
+        .iter()
+        .map(|s| (s.id, s.name.as_ref(), s.ty.as_ref(), s.default))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (7, "w", "int", Some(ScalarValue::Int(5))),
+            (1, "scale", "float", Some(ScalarValue::Float(0.5))),
+            (2, "flip", "bool", Some(ScalarValue::Bool(true))),
+            (3, "unused", "uint", Some(ScalarValue::Uint(9))),
+        ]
+    );
+    if let Some(d) = disassemble(&c.spirv) {
+        for want in [
+            "SpecId 7",
+            "SpecId 1",
+            "SpecId 2",
+            "OpSpecConstantTrue",
+            "OpSpecConstant %",
+        ] {
+            assert!(d.contains(want), "{want}\n{d}");
+        }
+        // Nothing baked: the multiplication by 2 and by the scale stay in the code.
+        assert!(d.contains("OpIMul") && d.contains("OpFMul"), "{d}");
+    }
+    // Assigning to one is refused at the assignment.
+    let assigned = src
+        .replace("int n = w", "w = 1; int n = w")
+        .replace("BASE * 2 + 1", "7");
+    let d = errs(&assigned, "fp32");
+    assert!(
+        d.0[0]
+            .message
+            .contains("assignment to specialization constant `w`"),
+        "{d}"
+    );
+    assert_eq!(span(&d.0[0]).0, 10, "{d}");
 }
