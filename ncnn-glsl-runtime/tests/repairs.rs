@@ -203,7 +203,7 @@ layout(binding = 2) writeonly buffer C { int c[]; };
 layout(push_constant) uniform parameter { int w; } p;
 void main() {
     int i = int(gl_GlobalInvocationID.x);
-    int n = psc(w);
+    const int n = psc(w);
     float v = a[i] * scale * float(n);
     if (bias_term) v += 0.25;
     b[i] = v;

@@ -131,6 +131,8 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     let toks = tokens::tokenize(&text);
     array_2d::rewrite_2d_arrays(&mut text, &toks);
     let toks = tokens::tokenize(&text);
+    spec_constants::drop_local_consts(&mut text, &toks);
+    let toks = tokens::tokenize(&text);
     let (spec_decls, moved) = spec_constants::rewrite(&mut text, &toks).map_err(|r| {
         naga_run::at(
             &naga_run::Origin::new(expanded),

@@ -173,10 +173,10 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         pattern: Pattern::SpecConstantInConstExpr,
-        reason: "a specialization constant in a `const` initializer or an array size: this compiler \
-                 keeps specialization constants as variables until the SPIR-V is written, and naga \
-                 needs a constant there",
-        advice: "drop `const` from the local (a plain local is as fast), use a `#define` or a \
+        reason: "a specialization constant in a global `const` initializer or an array size: this \
+                 compiler keeps specialization constants as variables until the SPIR-V is written, \
+                 and naga needs a constant there",
+        advice: "compute it in `main` (a plain or `const` local is fine), or use a `#define` or a \
                  build-time axis (`#pragma ncnn_glsl axis NAME v1 v2`) for an array size",
     },
 ];

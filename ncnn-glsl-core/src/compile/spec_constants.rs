@@ -239,13 +239,15 @@ pub(crate) fn movable(src: &str, toks: &[Token]) -> Vec<String> {
 }
 
 /// Uses of a specialization constant where naga needs a constant: inside
-/// a `const` declaration's initializer or an array size (`[...]` after a
-/// declared name or a type). Byte ranges of the uses.
+/// a global `const` declaration's initializer or an array size (`[...]`
+/// after a declared name or a type). Byte ranges of the uses. (A local
+/// `const` is made a plain local instead: [`drop_local_consts`].)
 pub(crate) fn const_uses(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
     let names = names(src, toks);
     if names.is_empty() {
         return Vec::new();
     }
+    let depth = brace_depths(src, toks);
     let mut out = Vec::new();
     let mut in_const = false;
     let mut bracket_decl: Vec<bool> = Vec::new();
@@ -253,7 +255,7 @@ pub(crate) fn const_uses(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
         let s = t.text(src);
         if s == "const" {
             // A specialization constant's own `layout(...) const` is not a use.
-            in_const = !(k > 0 && toks[k - 1].is_punct(src, ')'));
+            in_const = depth[k] == 0 && !(k > 0 && toks[k - 1].is_punct(src, ')'));
         } else if t.is_punct(src, ';') || t.is_punct(src, '{') || t.is_punct(src, '}') {
             in_const = false;
         }
@@ -275,6 +277,33 @@ pub(crate) fn const_uses(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// A local `const` whose initializer reads a specialization constant
+/// (`const int n = psc(w);`) loses its `const`: the value is only known at
+/// pipeline creation, and naga wants a constant initializer for a `const`.
+/// The same local without `const` computes the same value.
+pub(crate) fn drop_local_consts(text: &mut String, toks: &[Token]) {
+    let src = text.clone();
+    let names = names(&src, toks);
+    if names.is_empty() {
+        return;
+    }
+    let depth = brace_depths(&src, toks);
+    for (k, t) in toks.iter().enumerate() {
+        if t.text(&src) != "const" || depth[k] == 0 {
+            continue;
+        }
+        let end = (k..toks.len())
+            .find(|&j| toks[j].is_punct(&src, ';'))
+            .unwrap_or(toks.len());
+        if toks[k..end]
+            .iter()
+            .any(|u| u.kind == Kind::Ident && names.iter().any(|n| n == u.text(&src)))
+        {
+            overwrite(text, t.start..t.end, "");
+        }
+    }
 }
 
 /// The text pass: blanks `layout(constant_id = E) const` (or moves the
@@ -527,7 +556,7 @@ mod tests {
 
     #[test]
     fn const_expression_uses_are_found() {
-        let src = "layout(constant_id = 0) const int n = 4;\nconst int m = n * 2;\nshared float t[n];\nvoid main() { float l[n + 1]; int k = n; }";
+        let src = "layout(constant_id = 0) const int n = 4;\nconst int m = n * 2;\nshared float t[n];\nvoid main() { float l[n + 1]; int k = n; const int j = n; }";
         let uses: Vec<&str> = const_uses(src, &tokenize(src))
             .into_iter()
             .map(|(a, b)| &src[a..b])
