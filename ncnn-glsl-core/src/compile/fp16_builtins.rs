@@ -10,6 +10,9 @@
 //! small helper functions with bodies that splat the scalars and call the
 //! same-type form, as `Math` needs equal argument types.
 //!
+//! The prototypes are given only when naga fails without them, so shaders
+//! that compiled before keep their exact SPIR-V.
+//!
 //! Not provided (naga's error names the function): `mod`, `modf`, `frexp`,
 //! `ldexp`, `isnan`, `isinf`, matrix functions.
 

@@ -160,19 +160,27 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     if memory_barriers::called(&text, &toks) {
         prototypes += &memory_barriers::prototypes();
     }
-    if fp16_builtins::wanted(&text, &toks) {
-        prototypes += &fp16_builtins::prototypes();
+    let build = |prototypes: String| {
+        let mut inserts = moved.clone();
+        if !prototypes.is_empty() {
+            inserts.push(naga_run::Insert {
+                at: atomics::insert_point(&text),
+                text: prototypes,
+                stands_for: None,
+            });
+        }
+        naga_run::Origin::with_inserts(expanded, &text, inserts)
+    };
+    let (mut naga_text, mut origin) = build(prototypes.clone());
+    let mut parsed = naga_run::parse(&origin, &naga_text);
+    // float16 builtins: only when naga misses them, so that a shader that
+    // compiled without the prototypes gets the very same SPIR-V (their
+    // types would otherwise renumber the module's ids).
+    if parsed.is_err() && fp16_builtins::wanted(&text, &toks) {
+        (naga_text, origin) = build(prototypes + &fp16_builtins::prototypes());
+        parsed = naga_run::parse(&origin, &naga_text);
     }
-    let mut inserts = moved;
-    if !prototypes.is_empty() {
-        inserts.push(naga_run::Insert {
-            at: atomics::insert_point(&text),
-            text: prototypes,
-            stands_for: None,
-        });
-    }
-    let (naga_text, origin) = naga_run::Origin::with_inserts(expanded, &text, inserts);
-    let mut module = naga_run::parse(&origin, &naga_text).map_err(Diagnostics)?;
+    let mut module = parsed.map_err(Diagnostics)?;
     if let Some(d) = push_constant_layout::check(&origin, &naga_text, &module) {
         return Err(d.into());
     }
