@@ -27,10 +27,9 @@ pub struct Reflection {
     /// one, it must patch the matching literal of `OpExecutionMode LocalSize`,
     /// since naga writes no WorkgroupSize specialization constant.
     pub local_size_spec_ids: [Option<u32>; 3],
-    /// `layout(constant_id = N) const` declarations. They are BAKED at their
-    /// default values (naga's SPIR-V writer cannot emit `OpSpecConstant`), so
-    /// specializing them at pipeline creation changes nothing: pass values
-    /// at build time instead.
+    /// `layout(constant_id = N) const` declarations, kept in the blob as
+    /// `OpSpecConstant` with their SpecId: a pipeline can specialize them
+    /// (the runtime's `PipelineOptions::specialization`).
     pub spec_constants: Cow<'static, [SpecConstant]>,
     /// Device features, capabilities and extensions the blob needs.
     pub requirements: Requirements,
@@ -90,7 +89,7 @@ pub struct SpecConstant {
     pub name: Str,
     /// GLSL scalar type: `bool`, `int`, `uint`, `float`, `float16_t`, `double`.
     pub ty: Str,
-    /// The declared default, which is the value baked into the blob.
+    /// The declared default.
     pub default: Option<ScalarValue>,
 }
 

@@ -39,7 +39,7 @@ pub use context::{
 };
 pub use dispatch::{Dispatch, DispatchStats};
 pub use error::{Error, Result};
-pub use pipeline::{Pipeline, Slot};
+pub use pipeline::{Pipeline, PipelineOptions, Slot, SpecValue};
 pub use shipped::SHIPPED;
 
 pub use ncnn_glsl_core::reflection;

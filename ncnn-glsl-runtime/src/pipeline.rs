@@ -18,6 +18,65 @@ const OP_EXECUTION_MODE: u32 = 16;
 const EXECUTION_MODE_LOCAL_SIZE: u32 = 17;
 const EXECUTION_MODEL_GLCOMPUTE: u32 = 5;
 
+/// A value for one specialization constant (`layout(constant_id = N) const`).
+/// Its type must be the constant's declared type: `bool`, `int`, `uint`, `float`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpecValue {
+    /// For a `bool`.
+    Bool(bool),
+    /// For an `int`.
+    Int(i32),
+    /// For a `uint`.
+    Uint(u32),
+    /// For a `float`.
+    Float(f32),
+}
+
+impl SpecValue {
+    /// The GLSL type it is for.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            SpecValue::Bool(_) => "bool",
+            SpecValue::Int(_) => "int",
+            SpecValue::Uint(_) => "uint",
+            SpecValue::Float(_) => "float",
+        }
+    }
+
+    /// The 4 bytes Vulkan reads (`VkBool32` for a bool).
+    fn bytes(self) -> [u8; 4] {
+        match self {
+            SpecValue::Bool(b) => u32::from(b).to_ne_bytes(),
+            SpecValue::Int(v) => v.to_ne_bytes(),
+            SpecValue::Uint(v) => v.to_ne_bytes(),
+            SpecValue::Float(v) => v.to_ne_bytes(),
+        }
+    }
+}
+
+impl std::fmt::Display for SpecValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpecValue::Bool(v) => write!(f, "{v} (bool)"),
+            SpecValue::Int(v) => write!(f, "{v} (int)"),
+            SpecValue::Uint(v) => write!(f, "{v}u (uint)"),
+            SpecValue::Float(v) => write!(f, "{v:?} (float)"),
+        }
+    }
+}
+
+/// What a pipeline is built with besides its blob.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PipelineOptions<'a> {
+    /// The dimensions the shader declares with `local_size_*_id`; `None`
+    /// keeps the compiled ones. Other dimensions must equal the compiled size.
+    pub local_size: Option<[u32; 3]>,
+    /// Values for specialization constants, by `constant_id`: each id must be
+    /// one the blob's reflection lists, with a value of its type. Constants
+    /// not given keep their defaults.
+    pub specialization: &'a [(u32, SpecValue)],
+}
+
 /// One descriptor of a pipeline, in the order buffers are passed to a dispatch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Slot {
@@ -65,8 +124,22 @@ impl Pipeline {
         variant: &Variant,
         local_size: Option<[u32; 3]>,
     ) -> Result<Pipeline> {
+        let options = PipelineOptions {
+            local_size,
+            ..Default::default()
+        };
+        Pipeline::for_variant_with(ctx, set, variant, &options)
+    }
+
+    /// [`Pipeline::for_variant`] with specialization constants.
+    pub fn for_variant_with(
+        ctx: &Arc<Context>,
+        set: &VariantSet,
+        variant: &Variant,
+        options: &PipelineOptions,
+    ) -> Result<Pipeline> {
         let name = format!("`{}` ({})", set.name, variant.target);
-        Pipeline::new(ctx, &name, variant.blob, local_size)
+        Pipeline::with_options(ctx, &name, variant.blob, options)
     }
 
     /// The pipeline of one blob; `name` appears in error messages.
@@ -76,6 +149,21 @@ impl Pipeline {
         blob: &Blob,
         local_size: Option<[u32; 3]>,
     ) -> Result<Pipeline> {
+        let options = PipelineOptions {
+            local_size,
+            ..Default::default()
+        };
+        Pipeline::with_options(ctx, name, blob, &options)
+    }
+
+    /// [`Pipeline::new`] with specialization constants.
+    pub fn with_options(
+        ctx: &Arc<Context>,
+        name: &str,
+        blob: &Blob,
+        options: &PipelineOptions,
+    ) -> Result<Pipeline> {
+        let local_size = options.local_size;
         let r = &blob.reflection;
         // Features first: creating a module for a device that cannot run it
         // is invalid usage, which a driver may answer with anything.
@@ -89,6 +177,8 @@ impl Pipeline {
             }
         }
         let size = resolve_local_size(r.local_size, r.local_size_spec_ids, local_size)?;
+        let spec = specialization(name, r, options.specialization, size)?;
+        let (spec_entries, spec_data) = spec_map(&spec);
         let mut spirv = blob.spirv.to_vec();
         patch_local_size(&mut spirv, size).map_err(|reason| Error::BlobRejected {
             shader: name.to_string(),
@@ -184,10 +274,16 @@ impl Pipeline {
         let (cache, loaded) = load_cache(ctx, cache_file.as_ref());
         p.cache_loaded = loaded;
 
-        let stage = vk::PipelineShaderStageCreateInfo::default()
+        let spec_info = vk::SpecializationInfo::default()
+            .map_entries(&spec_entries)
+            .data(&spec_data);
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module)
             .name(c"main");
+        if !spec_entries.is_empty() {
+            stage = stage.specialization_info(&spec_info);
+        }
         // DISPATCH_BASE: `vkCmdDispatchBase` needs it, to run a grid as
         // several pieces (`Dispatch::max_piece`).
         let info = [vk::ComputePipelineCreateInfo::default()
@@ -285,6 +381,82 @@ pub(crate) fn resolve_local_size(
         }
     }
     Ok(wanted)
+}
+
+/// The specialization of a pipeline: the values given, each checked against
+/// the reflection (known id, declared type, given once, not a local-size id),
+/// then the local size of each `local_size_*_id` dimension (a blob can hold a
+/// WorkgroupSize specialization composite built from those ids, which must
+/// agree with the patched `LocalSize`).
+pub(crate) fn specialization(
+    name: &str,
+    r: &ncnn_glsl_core::reflection::Reflection,
+    given: &[(u32, SpecValue)],
+    size: [u32; 3],
+) -> Result<Vec<(u32, SpecValue)>> {
+    let mut out: Vec<(u32, SpecValue)> = Vec::new();
+    for &(id, value) in given {
+        let what = format!("specialization constant {id} of {name}");
+        if r.local_size_spec_ids.contains(&Some(id)) {
+            return Err(Error::bad(
+                what,
+                value,
+                "it is a local_size_*_id: set it with the local size",
+            ));
+        }
+        let Some(decl) = r.spec_constants.iter().find(|s| s.id == id) else {
+            let known: Vec<String> = r
+                .spec_constants
+                .iter()
+                .map(|s| format!("{} `{}` {}", s.id, s.name, s.ty))
+                .collect();
+            return Err(Error::bad(
+                what,
+                value,
+                format!(
+                    "the shader declares no constant_id {id} (it declares: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            ));
+        };
+        if decl.ty != value.type_name() {
+            return Err(Error::bad(
+                format!("specialization constant {id} `{}` of {name}", decl.name),
+                value,
+                format!("it is declared `{}`", decl.ty),
+            ));
+        }
+        if out.iter().any(|(i, _)| *i == id) {
+            return Err(Error::bad(what, value, "it is given twice"));
+        }
+        out.push((id, value));
+    }
+    for (dim, id) in r.local_size_spec_ids.iter().enumerate() {
+        if let Some(id) = id {
+            out.push((*id, SpecValue::Uint(size[dim])));
+        }
+    }
+    Ok(out)
+}
+
+/// Vulkan's map entries and data for `spec`.
+fn spec_map(spec: &[(u32, SpecValue)]) -> (Vec<vk::SpecializationMapEntry>, Vec<u8>) {
+    let mut entries = Vec::new();
+    let mut data = Vec::new();
+    for (id, v) in spec {
+        entries.push(
+            vk::SpecializationMapEntry::default()
+                .constant_id(*id)
+                .offset(data.len() as u32)
+                .size(4),
+        );
+        data.extend_from_slice(&v.bytes());
+    }
+    (entries, data)
 }
 
 /// Checks a local size against `maxComputeWorkGroupSize` and `...Invocations`.
@@ -496,6 +668,38 @@ mod tests {
                 .contains("maxComputeWorkGroupInvocations is 1024"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn specialization_values_are_checked_against_the_reflection() {
+        use ncnn_glsl_core::reflection::{Reflection, SpecConstant};
+        let r = Reflection {
+            local_size_spec_ids: [Some(233), None, None],
+            spec_constants: vec![SpecConstant {
+                id: 0,
+                name: "w".into(),
+                ty: "int".into(),
+                default: None,
+            }]
+            .into(),
+            ..Default::default()
+        };
+        let ok = specialization("s", &r, &[(0, SpecValue::Int(3))], [8, 1, 1]).unwrap();
+        assert_eq!(ok, [(0, SpecValue::Int(3)), (233, SpecValue::Uint(8))]);
+        let e = specialization("s", &r, &[(5, SpecValue::Int(3))], [8, 1, 1]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("no constant_id 5 (it declares: 0 `w` int)"),
+            "{e}"
+        );
+        let e = specialization("s", &r, &[(0, SpecValue::Float(1.5))], [8, 1, 1]).unwrap_err();
+        assert!(e.to_string().contains("constant 0 `w`"), "{e}");
+        assert!(e.to_string().contains("1.5 (float)"), "{e}");
+        assert!(e.to_string().contains("declared `int`"), "{e}");
+        let e = specialization("s", &r, &[(233, SpecValue::Uint(4))], [8, 1, 1]).unwrap_err();
+        assert!(e.to_string().contains("local_size_*_id"), "{e}");
+        let twice = [(0, SpecValue::Int(1)), (0, SpecValue::Int(2))];
+        assert!(specialization("s", &r, &twice, [8, 1, 1]).is_err());
     }
 
     #[test]

@@ -2,29 +2,36 @@
 //!
 //! ```text
 //! finished GLSL -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
-//! local_size_id.rs) -> atomics prototypes -> naga parse -> push-constant layout check
-//! (push_constant_layout.rs) -> IR passes (atomics.rs, barrier_scope.rs, switch_fallthrough.rs) -> validation
-//! -> compaction -> baked specialization constants -> SPIR-V (writer options in naga_run.rs)
-//! -> word passes (trim_capabilities.rs, writeonly_decoration.rs) -> reflection (reflect.rs)
+//! local_size_id.rs, array_2d.rs, spec_constants.rs) -> naga-only prototypes
+//! (atomics, memory barriers, fp16 builtins) -> naga parse -> push-constant layout check
+//! (push_constant_layout.rs) -> IR passes (spec_constants.rs checks, atomics.rs,
+//! barrier_scope.rs, memory_barriers.rs, fp16_builtins.rs, switch_fallthrough.rs) -> validation
+//! -> compaction -> SPIR-V (writer options in naga_run.rs) -> word passes (spec_constants.rs,
+//! workgroup_size.rs, trim_capabilities.rs, writeonly_decoration.rs) -> reflection (reflect.rs)
 //! ```
 //!
 //! Text passes keep every byte offset (they blank or overwrite in place), so
 //! naga's spans index the finished text and map back to the user's file
 //! through [`Expanded::span_of`]. naga is never allowed to panic through.
 
+mod array_2d;
 mod atomics;
 mod barrier_scope;
 mod drop_writeonly;
+mod fp16_builtins;
 mod local_size_id;
+mod memory_barriers;
 mod naga_run;
 mod push_constant_layout;
 pub mod reflect;
 pub mod reject;
 mod source_text;
+mod spec_constants;
 mod spirv;
 mod switch_fallthrough;
 mod tokens;
 mod trim_capabilities;
+mod workgroup_size;
 mod writeonly_decoration;
 
 #[cfg(test)]
@@ -58,7 +65,7 @@ pub struct Compiled {
 /// Every error points at the user's file, line and column where the finished
 /// text maps back; a use of a construct naga lacks or miscompiles is refused
 /// ([`reject::RULES`]) with the reason and a way out, all uses at once.
-/// Specialization constants are baked at their defaults (see
+/// Specialization constants stay `OpSpecConstant`s (see
 /// [`Reflection::spec_constants`]). `atomicAdd`/`And`/`Or`/`Xor`/`Min`/
 /// `Max`/`Exchange`/`CompSwap` on `int`/`uint` buffer and `shared` elements
 /// are supported (naga's frontend lacks them; see `atomics.rs`).
@@ -121,6 +128,20 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     let writeonly = drop_writeonly::drop_writeonly(&mut text, &toks);
     let toks = tokens::tokenize(&text);
     let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
+    let toks = tokens::tokenize(&text);
+    array_2d::rewrite_2d_arrays(&mut text, &toks);
+    let toks = tokens::tokenize(&text);
+    spec_constants::drop_local_consts(&mut text, &toks);
+    let toks = tokens::tokenize(&text);
+    let (spec_decls, moved) = spec_constants::rewrite(&mut text, &toks).map_err(|r| {
+        naga_run::at(
+            &naga_run::Origin::new(expanded),
+            Some(r),
+            "this compiler reads a specialization constant only as \
+             `layout(constant_id = N) const T name = D;` at global scope (N an integer expression)"
+                .into(),
+        )
+    })?;
     if text.len() != finished.len() {
         // The passes promise in-place edits; a broken promise would point errors at wrong places.
         return Err(Diagnostic::new(
@@ -129,22 +150,37 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
         .into());
     }
 
-    // Atomics: naga gets prototypes after `#version`; offsets after them shift back.
-    let (naga_text, origin) = if atomics::called(&text, &tokens::tokenize(&text)) {
-        let at = atomics::insert_point(&text);
-        let prototypes = atomics::prototypes();
-        let mut t = text.clone();
-        t.insert_str(at, &prototypes);
-        let origin = naga_run::Origin {
-            expanded,
-            inserted_at: at,
-            inserted_len: prototypes.len(),
-        };
-        (t, origin)
-    } else {
-        (text, naga_run::Origin::new(expanded))
+    // Naga-only prototypes (atomics, memory barriers) go after `#version`;
+    // glslang never sees them (they would clash with its built-ins).
+    let toks = tokens::tokenize(&text);
+    let mut prototypes = String::new();
+    if atomics::called(&text, &toks) {
+        prototypes += &atomics::prototypes();
+    }
+    if memory_barriers::called(&text, &toks) {
+        prototypes += &memory_barriers::prototypes();
+    }
+    let build = |prototypes: String| {
+        let mut inserts = moved.clone();
+        if !prototypes.is_empty() {
+            inserts.push(naga_run::Insert {
+                at: atomics::insert_point(&text),
+                text: prototypes,
+                stands_for: None,
+            });
+        }
+        naga_run::Origin::with_inserts(expanded, &text, inserts)
     };
-    let mut module = naga_run::parse(&origin, &naga_text).map_err(Diagnostics)?;
+    let (mut naga_text, mut origin) = build(prototypes.clone());
+    let mut parsed = naga_run::parse(&origin, &naga_text);
+    // float16 builtins: only when naga misses them, so that a shader that
+    // compiled without the prototypes gets the very same SPIR-V (their
+    // types would otherwise renumber the module's ids).
+    if parsed.is_err() && fp16_builtins::wanted(&text, &toks) {
+        (naga_text, origin) = build(prototypes + &fp16_builtins::prototypes());
+        parsed = naga_run::parse(&origin, &naga_text);
+    }
+    let mut module = parsed.map_err(Diagnostics)?;
     if let Some(d) = push_constant_layout::check(&origin, &naga_text, &module) {
         return Err(d.into());
     }
@@ -155,7 +191,26 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     if !unsupported.is_empty() {
         return Err(Diagnostics(unsupported));
     }
+    if let Some((h, o)) = module.overrides.iter().next() {
+        let name = o.name.clone().unwrap_or_default();
+        return Err(naga_run::at(
+            &origin,
+            module.overrides.get_span(h).to_range(),
+            format!("internal error: specialization constant `{name}` was not rewritten; please report the shader"),
+        )
+        .into());
+    }
+    let spec_values = spec_constants::check_ir(&module, &spec_decls).map_err(|problems| {
+        Diagnostics(
+            problems
+                .into_iter()
+                .map(|p| naga_run::at(&origin, p.span.to_range(), p.what))
+                .collect(),
+        )
+    })?;
     barrier_scope::fix_barrier_scope(&mut module);
+    memory_barriers::lower(&mut module);
+    fp16_builtins::lower(&mut module);
     let bad_switches = switch_fallthrough::check(&origin, &module);
     if !bad_switches.is_empty() {
         return Err(Diagnostics(bad_switches));
@@ -164,22 +219,47 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     // Reflection describes what the user declared, before compaction drops the unused.
     let declared = module.clone();
     let info = naga_run::compact(&origin, &mut module)?;
-    let (baked, baked_info) = naga_run::bake_overrides(&module, &info)?;
-    let spec_constants = reflect::spec_constants(&declared, &baked);
+    let spec_constants: Vec<SpecConstant> = spec_decls
+        .iter()
+        .zip(&spec_values)
+        .map(|(d, (_, v))| SpecConstant {
+            id: d.id,
+            name: d.name.clone().into(),
+            ty: d.ty.clone().into(),
+            default: Some(*v),
+        })
+        .collect();
     let mut spirv = naga_run::write(
-        &baked,
-        &baked_info,
+        &module,
+        &info,
         &naga_run::writer_options(options.debug_names),
     )?;
-    trim_capabilities::trim_capabilities(&mut spirv);
-    writeonly_decoration::decorate_writeonly(&mut spirv, &writeonly);
-
-    let (bindings, push_constant_size) = reflect::resources(&declared, &writeonly);
+    // The Private globals the writer wrote, in order, and which are specialization constants.
+    let ep = info.get_entry_point(0);
+    let private: Vec<Option<(u32, ScalarValue)>> = module
+        .global_variables
+        .iter()
+        .filter(|(h, g)| g.space == naga::AddressSpace::Private && !ep[*h].is_empty())
+        .map(|(_, g)| {
+            let k = spec_decls
+                .iter()
+                .position(|d| g.name.as_deref() == Some(d.name.as_str()))?;
+            Some((spec_decls[k].id, spec_values[k].1))
+        })
+        .collect();
+    spec_constants::to_spec_constants(&mut spirv, &private)
+        .map_err(|e| Diagnostic::new(format!("internal error: {e}; please report the shader")))?;
     let local_size = module
         .entry_points
         .iter()
         .find(|e| e.name == "main")
         .map_or([1, 1, 1], |e| e.workgroup_size);
+    workgroup_size::fix_workgroup_size(&mut spirv, local_size, local_size_spec_ids)
+        .map_err(|e| Diagnostic::new(format!("internal error: {e}; please report the shader")))?;
+    trim_capabilities::trim_capabilities(&mut spirv);
+    writeonly_decoration::decorate_writeonly(&mut spirv, &writeonly);
+
+    let (bindings, push_constant_size) = reflect::resources(&declared, &writeonly);
     let reflection = Reflection {
         bindings: bindings.into(),
         push_constant_size,

@@ -19,7 +19,6 @@ pub(crate) enum Step {
     Parse,
     Validate,
     Compact,
-    BakeSpecConstants,
     Write,
 }
 
@@ -29,7 +28,6 @@ impl Step {
             Step::Parse => "parsing the shader",
             Step::Validate => "validating the module",
             Step::Compact => "removing unused types",
-            Step::BakeSpecConstants => "baking specialization constants",
             Step::Write => "writing SPIR-V",
         }
     }
@@ -65,13 +63,26 @@ pub(crate) fn guarded<T>(step: Step, f: impl FnOnce() -> T) -> Result<T, Diagnos
 }
 
 /// Where the byte offsets of the text naga is given come from: the finished
-/// text of `expanded`, with possibly one block of our own (the atomics
-/// prototypes) inserted at `inserted_at`.
-#[derive(Clone, Copy, Debug)]
+/// text of `expanded` (after the in-place text passes), with blocks of our
+/// own inserted ([`Insert`]: the naga-only prototypes after `#version`,
+/// declarations moved past a block).
+#[derive(Clone, Debug)]
 pub(crate) struct Origin<'a> {
     pub expanded: &'a Expanded,
-    pub inserted_at: usize,
-    pub inserted_len: usize,
+    /// Sorted by `at`.
+    inserts: Vec<(usize, usize, Option<std::ops::Range<usize>>)>,
+}
+
+/// A block of text inserted before naga sees the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Insert {
+    /// Byte offset in the finished text where it goes.
+    pub at: usize,
+    /// The text.
+    pub text: String,
+    /// The bytes of the finished text an error inside it is reported at
+    /// (a moved declaration's original place); `None` for our own code.
+    pub stands_for: Option<std::ops::Range<usize>>,
 }
 
 impl<'a> Origin<'a> {
@@ -79,23 +90,53 @@ impl<'a> Origin<'a> {
     pub fn new(expanded: &'a Expanded) -> Origin<'a> {
         Origin {
             expanded,
-            inserted_at: 0,
-            inserted_len: 0,
+            inserts: Vec::new(),
         }
     }
 
-    /// `range` in the finished text; `None` inside our inserted block.
-    pub fn finished_range(&self, r: std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
-        let end_of_insert = self.inserted_at + self.inserted_len;
-        if self.inserted_len == 0 || r.end <= self.inserted_at {
-            Some(r)
-        } else if r.start < self.inserted_at {
-            Some(r.start..self.inserted_at)
-        } else if r.start >= end_of_insert {
-            Some(r.start - self.inserted_len..r.end - self.inserted_len)
-        } else {
-            None
+    /// The text naga is given, `text` with `inserts`, and its origin.
+    pub fn with_inserts(
+        expanded: &'a Expanded,
+        text: &str,
+        mut inserts: Vec<Insert>,
+    ) -> (String, Origin<'a>) {
+        inserts.sort_by_key(|i| i.at);
+        let mut out =
+            String::with_capacity(text.len() + inserts.iter().map(|i| i.text.len()).sum::<usize>());
+        let mut from = 0;
+        for i in &inserts {
+            out.push_str(&text[from..i.at]);
+            out.push_str(&i.text);
+            from = i.at;
         }
+        out.push_str(&text[from..]);
+        let inserts = inserts
+            .into_iter()
+            .map(|i| (i.at, i.text.len(), i.stands_for))
+            .collect();
+        (out, Origin { expanded, inserts })
+    }
+
+    /// `range` in the finished text; inside an insert, what it stands for.
+    pub fn finished_range(&self, r: std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
+        let mut shift = 0;
+        for (at, len, stands_for) in &self.inserts {
+            let start = at + shift;
+            if *len == 0 || r.end <= start {
+                if *len == 0 {
+                    continue;
+                }
+                break;
+            }
+            if r.start < start {
+                return Some(r.start - shift..*at);
+            }
+            if r.start < start + len {
+                return stands_for.clone();
+            }
+            shift += len;
+        }
+        Some(r.start - shift..r.end - shift)
     }
 
     /// The user's span of naga's byte `range`.
@@ -295,32 +336,6 @@ pub(crate) fn compact(origin: &Origin, module: &mut Module) -> Result<ModuleInfo
         naga::compact::compact(module, naga::compact::KeepUnused::No)
     })?;
     validate(origin, module)
-}
-
-/// Bakes specialization constants at their defaults: naga's SPIR-V writer
-/// refuses overrides, and cannot write `OpSpecConstant`.
-pub(crate) fn bake_overrides(
-    module: &Module,
-    info: &ModuleInfo,
-) -> Result<(Module, ModuleInfo), Diagnostic> {
-    if module.overrides.is_empty() {
-        return Ok((module.clone(), info.clone()));
-    }
-    let result = guarded(Step::BakeSpecConstants, || {
-        naga::back::pipeline_constants::process_overrides(
-            module,
-            info,
-            Some((ShaderStage::Compute, "main")),
-            &Default::default(),
-        )
-        .map(|(m, i)| (m.into_owned(), i.into_owned()))
-        .map_err(|e| chain(&e))
-    })?;
-    result.map_err(|e| {
-        Diagnostic::new(format!(
-            "naga cannot bake the specialization constants: {e}"
-        ))
-    })
 }
 
 /// The SPIR-V writer's options, each chosen on purpose.

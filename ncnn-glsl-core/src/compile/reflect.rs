@@ -2,9 +2,7 @@
 //! naga module (resources, sizes) and from the final SPIR-V words
 //! (capabilities, extensions), so it is true of the blob that ships.
 
-use naga::{
-    AddressSpace, ImageClass, Literal, Module, Scalar, ScalarKind, StorageAccess, TypeInner,
-};
+use naga::{AddressSpace, ImageClass, Module, StorageAccess, TypeInner};
 
 use super::spirv;
 pub use crate::reflection::{
@@ -187,71 +185,6 @@ pub fn requirements(words: &[u32]) -> Requirements {
             .collect::<Vec<_>>()
             .into(),
     }
-}
-
-/// The GLSL name of a scalar type.
-fn scalar_name(s: Scalar) -> String {
-    match (s.kind, s.width) {
-        (ScalarKind::Bool, _) => "bool".into(),
-        (ScalarKind::Sint, 4) => "int".into(),
-        (ScalarKind::Uint, 4) => "uint".into(),
-        (ScalarKind::Float, 2) => "float16_t".into(),
-        (ScalarKind::Float, 4) => "float".into(),
-        (ScalarKind::Float, 8) => "double".into(),
-        (k, w) => format!("{k:?}{}", w * 8).to_lowercase(),
-    }
-}
-
-fn scalar_value(l: Literal) -> Option<ScalarValue> {
-    Some(match l {
-        Literal::Bool(b) => ScalarValue::Bool(b),
-        Literal::I32(v) => ScalarValue::Int(v.into()),
-        Literal::I16(v) => ScalarValue::Int(v.into()),
-        Literal::I64(v) | Literal::AbstractInt(v) => ScalarValue::Int(v),
-        Literal::U32(v) => ScalarValue::Uint(v.into()),
-        Literal::U16(v) => ScalarValue::Uint(v.into()),
-        Literal::U64(v) => ScalarValue::Uint(v),
-        Literal::F32(v) => ScalarValue::Float(v.into()),
-        Literal::F16(v) => ScalarValue::Float(f64::from(f32::from(v))),
-        Literal::F64(v) | Literal::AbstractFloat(v) => ScalarValue::Float(v),
-    })
-}
-
-/// The overrides of `parsed` (before compaction), with the values `baked`
-/// (the module after `process_overrides`) gave them.
-pub(crate) fn spec_constants(parsed: &Module, baked: &Module) -> Vec<SpecConstant> {
-    let mut out: Vec<SpecConstant> = parsed
-        .overrides
-        .iter()
-        .filter_map(|(_, o)| {
-            let name = o.name.clone().unwrap_or_default();
-            let ty = match parsed.types[o.ty].inner {
-                TypeInner::Scalar(s) => scalar_name(s),
-                ref other => format!("{other:?}"),
-            };
-            // The baked value; an override compaction dropped (unused) keeps its literal default.
-            let default = baked
-                .constants
-                .iter()
-                .find(|(_, c)| c.name.as_deref() == Some(name.as_str()))
-                .and_then(|(_, c)| match baked.global_expressions[c.init] {
-                    naga::Expression::Literal(l) => scalar_value(l),
-                    _ => None,
-                })
-                .or_else(|| match parsed.global_expressions[o.init?] {
-                    naga::Expression::Literal(l) => scalar_value(l),
-                    _ => None,
-                });
-            Some(SpecConstant {
-                id: o.id?.into(),
-                name: name.into(),
-                ty: ty.into(),
-                default,
-            })
-        })
-        .collect();
-    out.sort_by_key(|s| s.id);
-    out
 }
 
 /// Bindings and the push-constant size of `module`; `writeonly` holds the

@@ -28,6 +28,9 @@ pub enum Pattern {
     DeepNesting,
     /// A statement of more than [`MAX_STATEMENT_TOKENS`] tokens.
     LongStatement,
+    /// A specialization constant where naga needs a constant (a `const`
+    /// initializer, an array size).
+    SpecConstantInConstExpr,
     /// A member of a block with an instance name that has the name of a
     /// constant declared before the block and is used bare after it.
     ShadowedBlockMember,
@@ -76,16 +79,6 @@ pub const RULES: &[Rule] = &[
         advice: "write a workgroup-wide version with `shared` memory and `barrier()`",
     },
     Rule {
-        pattern: Pattern::Call(&[
-            "memoryBarrierShared", "memoryBarrierBuffer", "memoryBarrierImage", "memoryBarrier",
-            "groupMemoryBarrier",
-        ]),
-        reason: "naga's GLSL frontend has no memory barrier functions",
-        advice: "in a compute shader `barrier()` alone already makes `shared` writes visible to the \
-                 workgroup (it is compiled to glslang's `OpControlBarrier Workgroup Workgroup \
-                 AcquireRelease|WorkgroupMemory`): remove `memoryBarrierShared()` before `barrier()`",
-    },
-    Rule {
         pattern: Pattern::Ident(&[
             "int8_t", "uint8_t", "i8vec2", "i8vec3", "i8vec4", "u8vec2", "u8vec3", "u8vec4",
             "int16_t", "uint16_t", "i16vec2", "i16vec3", "i16vec4", "u16vec2", "u16vec3",
@@ -130,16 +123,13 @@ pub const RULES: &[Rule] = &[
         advice: "remove it (GLSL code has no strings; `#include` is resolved before naga)",
     },
     Rule {
-        pattern: Pattern::Ident(&["gl_WorkGroupSize"]),
-        reason: "naga declares `gl_WorkGroupSize` as an input variable, and that SPIR-V is invalid",
-        advice: "use the literal sizes of `layout(local_size_x = ...)`, or a `const uvec3` of them",
-    },
-    Rule {
         pattern: Pattern::MultiDimArray,
         reason: "naga's GLSL frontend reverses the dimensions of multi-dimensional arrays \
-                 (`T a[8][64]` becomes 64 arrays of 8), which compiles to wrong code",
-        advice: "declare a 2-D array as `T[64] a[8]` (the same type in GLSL, and naga reads it \
-                 right; indexing stays `a[i][j]`), or flatten it to `T a[8 * 64]`",
+                 (`T a[8][64]` becomes 64 arrays of 8), which compiles to wrong code; this compiler \
+                 repairs only a plain 2-D declaration `T a[8][64];` on one line",
+        advice: "declare it as `T a[8][64];` alone on its line (2-D), write the 2-D type as \
+                 `T[64] a[8]` (the same GLSL type, which naga reads right; indexing stays \
+                 `a[i][j]`), or flatten a deeper array to `T a[8 * 64 * 4]`",
     },
     Rule {
         pattern: Pattern::Call(&["bitCount"]),
@@ -180,6 +170,14 @@ pub const RULES: &[Rule] = &[
                  after this block a bare use of the name reads the member, not the constant \
                  declared before it (glslang reads the constant): wrong code",
         advice: "declare the constant or specialization constant after the block, or rename one of them",
+    },
+    Rule {
+        pattern: Pattern::SpecConstantInConstExpr,
+        reason: "a specialization constant in a global `const` initializer or an array size: this \
+                 compiler keeps specialization constants as variables until the SPIR-V is written, \
+                 and naga needs a constant there",
+        advice: "compute it in `main` (a plain or `const` local is fine), or use a `#define` or a \
+                 build-time axis (`#pragma ncnn_glsl axis NAME v1 v2`) for an array size",
     },
 ];
 
@@ -243,6 +241,11 @@ const TYPE_NAMES: &[&str] = &[
     "mat4x4",
 ];
 
+/// Whether `s` is a GLSL type name.
+pub(crate) fn is_type_name(s: &str) -> bool {
+    TYPE_NAMES.contains(&s)
+}
+
 const NOT_TYPES: &[&str] = &[
     "return", "else", "case", "do", "if", "while", "for", "switch", "default", "break", "continue",
     "discard",
@@ -300,8 +303,12 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                 }
             }
             Pattern::MultiDimArray => {
+                // `T a[N][M];` is repaired (array_2d.rs); the rest is refused.
+                let repaired = super::array_2d::rewrites(src, &toks);
                 for (start, end) in multi_dim_arrays(src, &toks) {
-                    push(r, start, end);
+                    if !repaired.iter().any(|rw| rw.range.contains(&start)) {
+                        push(r, start, end);
+                    }
                 }
             }
             Pattern::DeepNesting => {
@@ -333,6 +340,11 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                     if count == MAX_STATEMENT_TOKENS + 1 {
                         push(r, t.start, t.end);
                     }
+                }
+            }
+            Pattern::SpecConstantInConstExpr => {
+                for (start, end) in super::spec_constants::const_uses(src, &toks) {
+                    push(r, start, end);
                 }
             }
             Pattern::ShadowedBlockMember => {
@@ -393,6 +405,8 @@ fn multi_dim_arrays(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
 /// constant declared earlier and are then used bare.
 fn shadowed_block_members(src: &str, toks: &[Token]) -> Vec<Token> {
     let depth = brace_depths(src, toks);
+    // Specialization constants that can move past the block are repaired.
+    let movable = super::spec_constants::movable(src, toks);
     let mut consts: Vec<(&str, usize)> = Vec::new();
     let mut out = Vec::new();
     let mut i = 0;
@@ -424,6 +438,7 @@ fn shadowed_block_members(src: &str, toks: &[Token]) -> Vec<Token> {
                     if toks[k].kind != Kind::Ident
                         || !ends
                         || !consts.iter().any(|(c, _)| *c == name)
+                        || movable.iter().any(|m| m == name)
                     {
                         continue;
                     }
@@ -454,17 +469,25 @@ mod tests {
 
     #[test]
     fn multi_dim_declarations_not_accesses() {
-        let src = "shared uvec2 tmp[8][64];\nvoid main() { float a[2][3]; float[2][3] b; x = tmp[1][2]; return c[1][2]; }";
+        let src = "shared uvec2 tmp[8][64][2];\nvoid main() { float a[2][3], z; float[2][3] b; x = tmp[1][2]; return c[1][2]; }";
         assert_eq!(found(src), ["tmp[8][64]", "a[2][3]", "float[2][3]"]);
+        // The plain 2-D declaration is repaired, not refused.
+        assert!(found("shared uvec2 tmp[8][64];").is_empty());
         assert!(found("shared uvec2[64] tmp[8];").is_empty());
     }
 
     #[test]
     fn shadowed_member_only_when_declared_before_and_used_bare() {
-        let before = "layout(constant_id = 0) const int w = 0;\n\
+        let before = "const int w = 0;\n\
                       layout(push_constant) uniform parameter { int w; int h; } p;\n\
                       void main() { int x = w == 0 ? p.w : w; }";
         assert_eq!(found(before), ["w"]);
+        // A specialization constant moves past the block instead (spec_constants.rs),
+        // unless it is used before the block ends.
+        let spec = before.replace("const int w", "layout(constant_id = 0) const int w");
+        assert!(found(&spec).is_empty());
+        let used = spec.replace("layout(push_constant)", "int q = w;\nlayout(push_constant)");
+        assert_eq!(found(&used), ["w"]);
         let after = "layout(push_constant) uniform parameter { int w; } p;\n\
                      layout(constant_id = 0) const int w = 0;\nvoid main() { int x = w; }";
         assert!(found(after).is_empty());

@@ -173,10 +173,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("    uint x = atomicLoad(a[0]);", "atomicLoad"),
     ("    uint s = gl_SubgroupSize;", "gl_SubgroupSize"),
     ("    float s = subgroupAdd(1.0);", "subgroupAdd"),
-    (
-        "    memoryBarrierShared(); barrier();",
-        "memoryBarrierShared",
-    ),
     ("    uint8_t x = uint8_t(1);", "uint8_t"),
     ("    i16vec4 v;", "i16vec4"),
     ("    uint64_t big;", "uint64_t"),
@@ -186,8 +182,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("    vec2 h = unpackFloat2x16(1u);", "unpackFloat2x16"),
     ("    coherent float x;", "coherent"),
     ("    uint x = 1; x = \"abc\";", "\"abc\""),
-    ("    uint n = gl_WorkGroupSize.x;", "gl_WorkGroupSize"),
-    ("    float m[2][3];", "m[2][3]"),
+    ("    float m[2][3][4];", "m[2][3]"),
     ("    int n = bitCount(5u);", "bitCount"),
     ("    uint c; uint s = uaddCarry(1u, 2u, c);", "uaddCarry"),
     ("    float r = round(1.5);", "round"),
@@ -241,7 +236,7 @@ fn each_refused_construct_is_reported_at_its_place() {
         .unwrap()] = true;
     let shadow = "#version 450
 layout(local_size_x = 1) in;
-layout(constant_id = 0) const int w = 0;
+const int w = 0;
 layout(binding = 0) buffer A { int a[]; };
 layout(push_constant) uniform parameter { int w; } p;
 void main() { a[0] = w == 0 ? p.w : w; }
@@ -252,18 +247,31 @@ void main() { a[0] = w == 0 ? p.w : w; }
         .iter()
         .position(|r| matches!(r.pattern, reject::Pattern::ShadowedBlockMember))
         .unwrap()] = true;
+    let in_const = "#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const int n = 4;
+layout(binding = 0) buffer A { int a[]; };
+shared int t[n];
+void main() { a[0] = t[0]; }
+";
+    let d = errs(in_const, "fp32");
+    assert_eq!(span(&d.0[0]), (5, 14), "{d}");
+    covered[reject::RULES
+        .iter()
+        .position(|r| matches!(r.pattern, reject::Pattern::SpecConstantInConstExpr))
+        .unwrap()] = true;
     assert!(
         covered.iter().all(|c| *c),
         "a rule has no test: {covered:?}"
     );
-    // Declared after the block, the same shader is fine.
+    // Declared after the block, the same shader is fine; as a specialization
+    // constant before it too (moved past the block).
     let fixed = shadow
-        .replace("layout(constant_id = 0) const int w = 0;\n", "")
-        .replace(
-            "void main()",
-            "layout(constant_id = 0) const int w = 0;\nvoid main()",
-        );
+        .replace("const int w = 0;\n", "")
+        .replace("void main()", "const int w = 0;\nvoid main()");
     assert_valid(&ok(&fixed).spirv);
+    let spec = shadow.replace("const int w", "layout(constant_id = 0) const int w");
+    assert_valid(&ok(&spec).spirv);
 }
 
 #[test]
@@ -302,12 +310,12 @@ layout(local_size_x = 1) in;
 layout(binding = 0) buffer A { float16_t a[]; };
 void main() {
     float16_t x = a[0];
-    a[1] = max(x, a[2]);
+    a[1] = mod(x, a[2]);
 }
 ";
     let d = errs(src, "fp16s+fp16a");
     assert_eq!(
-        d.0[0].message, "naga's GLSL frontend has no float16 overload of `max`",
+        d.0[0].message, "naga's GLSL frontend has no float16 overload of `mod`",
         "{d}"
     );
     assert_eq!(span(&d.0[0]).0, 7, "{d}");
@@ -325,10 +333,6 @@ fn naga_panics_become_errors() {
         (naga_run::Step::Parse, "parsing the shader"),
         (naga_run::Step::Validate, "validating the module"),
         (naga_run::Step::Compact, "removing unused types"),
-        (
-            naga_run::Step::BakeSpecConstants,
-            "baking specialization constants",
-        ),
         (naga_run::Step::Write, "writing SPIR-V"),
     ] {
         naga_run::PANIC_AT.with(|p| p.set(Some(step)));
@@ -491,11 +495,13 @@ fn fp16_arithmetic_needs_float16_but_not_uniform_16bit_access() {
     let e = expanded(&src, "fp16s+fp16a");
     let module = naga_run::parse(
         &naga_run::Origin::new(&e),
-        &e.text().replace("writeonly", "         "),
+        &e.text()
+            .replace("writeonly", "         ")
+            .replace("layout(constant_id = 0) ", "")
+            .replace("layout(constant_id = 3) ", ""),
     )
     .unwrap();
     let info = naga_run::validate(&naga_run::Origin::new(&e), &module).unwrap();
-    let (module, info) = naga_run::bake_overrides(&module, &info).unwrap();
     let mut o = naga_run::writer_options(false);
     o.use_storage_input_output_16 = true;
     let mut words = naga_run::write(&module, &info, &o).unwrap();
@@ -677,17 +683,17 @@ layout(local_size_x = 1) in;
 layout(binding = 0) buffer A { uint a[]; };
 layout(binding = 1) buffer H { float16_t h[]; };
 uint used(uint x) { return x * 2u; }
-float16_t hmax(float16_t x, float16_t y) { return max(x, y); }
+float16_t hmod(float16_t x, float16_t y) { return mod(x, y); }
 void main() { a[0] = used(a[1]); h[0] = h[1]; }
 ";
     let d = errs(src, "fp16s+fp16a");
     assert_eq!(
-        d.0[0].message, "naga's GLSL frontend has no float16 overload of `max`",
+        d.0[0].message, "naga's GLSL frontend has no float16 overload of `mod`",
         "{d}"
     );
     assert_eq!(span(&d.0[0]).0, 8, "{d}");
     let without = src.replace(
-        "float16_t hmax(float16_t x, float16_t y) { return max(x, y); }\n",
+        "float16_t hmod(float16_t x, float16_t y) { return mod(x, y); }\n",
         "",
     );
     assert_valid(&ok_mode(&without, "fp16s+fp16a").spirv);
@@ -804,4 +810,233 @@ fn readme_lists_every_refusal() {
         let line = format!("| {} |", rule.reason.replace('|', "\\|"));
         assert!(readme.contains(&line), "README.md lacks the row:\n{line}");
     }
+}
+
+/// `(scope, semantics)` of every `OpMemoryBarrier`, in order, from a disassembly.
+fn memory_barriers(d: &str) -> Vec<(String, String)> {
+    let consts: std::collections::HashMap<&str, &str> = d
+        .lines()
+        .filter_map(|l| {
+            let (id, rest) = l.trim().split_once(" = OpConstant %")?;
+            Some((id, rest.split_whitespace().nth(1)?))
+        })
+        .collect();
+    d.lines()
+        .filter_map(|l| l.trim().strip_prefix("OpMemoryBarrier "))
+        .map(|ops| {
+            let v: Vec<&str> = ops.split_whitespace().map(|id| consts[id]).collect();
+            (v[0].to_string(), v[1].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn memory_barrier_functions_become_memory_barriers() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) buffer A { uint a[]; };
+shared uint tmp[64];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    tmp[i] = a[i];
+    memoryBarrierShared();
+    barrier();
+    a[i] = tmp[63u - i];
+    memoryBarrierBuffer();
+    if (i == 0u) { memoryBarrier(); }
+    groupMemoryBarrier();
+    memoryBarrierImage();
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    let Some(d) = disassemble(&c.spirv) else {
+        return;
+    };
+    // Device = 1, Workgroup = 2; AcquireRelease 0x8, Uniform 0x40, Workgroup 0x100, Image 0x800.
+    let want = [
+        ("2", "264"),
+        ("1", "72"),
+        ("1", "2376"),
+        ("1", "2376"),
+        ("1", "2120"),
+    ];
+    let got = memory_barriers(&d);
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(got, want, "{d}");
+    // No call is left to a prototype: the one call is naga's entry wrapper calling `main`.
+    assert_eq!(d.matches("OpFunctionCall").count(), 1, "{d}");
+}
+
+#[test]
+fn two_dimensional_arrays_keep_their_dimensions() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) buffer A { uint a[]; };
+shared uvec2 tmp[4][16];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    float f[2][3];
+    f[1][2] = 1.0;
+    tmp[i / 16u][i % 16u] = uvec2(i, uint(f[1][2]));
+    barrier();
+    a[i] = tmp[3u - i / 16u][i % 16u].x;
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    if let Some(d) = disassemble(&c.spirv) {
+        // uvec2[16][4]: the array of 4 has the array of 16 as element.
+        let consts: std::collections::HashMap<&str, &str> = d
+            .lines()
+            .filter_map(|l| {
+                let (id, rest) = l.trim().split_once(" = OpConstant %")?;
+                Some((id, rest.split_whitespace().nth(1)?))
+            })
+            .collect();
+        let arrays: Vec<(&str, &str, &str)> = d
+            .lines()
+            .filter_map(|l| {
+                let (id, rest) = l.trim().split_once(" = OpTypeArray ")?;
+                let mut it = rest.split_whitespace();
+                Some((id, it.next()?, consts[it.next()?]))
+            })
+            .collect();
+        let inner = arrays.iter().find(|a| a.2 == "16").expect("an array of 16");
+        assert!(
+            arrays.iter().any(|a| a.1 == inner.0 && a.2 == "4"),
+            "{arrays:?}\n{d}"
+        );
+    }
+    let d = errs(&src.replace("tmp[4][16]", "tmp[4][16][2]"), "fp32");
+    assert_eq!(span(&d.0[0]), (4, 14), "{d}");
+}
+
+#[test]
+fn gl_workgroupsize_is_a_constant_of_the_local_size() {
+    let src = "#version 450
+layout(local_size_x = 8, local_size_y = 4) in;
+layout(binding = 0) buffer A { uint a[]; };
+void main() {
+    uvec3 s = gl_WorkGroupSize;
+    a[gl_LocalInvocationIndex] = s.x * 100u + s.y * 10u + gl_WorkGroupSize.z;
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    if let Some(d) = disassemble(&c.spirv) {
+        assert!(!d.contains("WorkgroupSize"), "{d}");
+        assert!(d.contains("OpConstantComposite"), "{d}");
+    }
+    // With local_size_*_id, the parts of those dimensions are specializable.
+    let with_ids = src.replace(
+        "layout(local_size_x = 8, local_size_y = 4) in;",
+        "layout(local_size_x_id = 7, local_size_y = 4, local_size_z_id = 9) in;",
+    );
+    let c = ok(&with_ids);
+    assert_valid(&c.spirv);
+    if let Some(d) = disassemble(&c.spirv) {
+        assert!(d.contains("OpSpecConstantComposite"), "{d}");
+        assert_eq!(d.matches("OpSpecConstant %").count(), 2, "{d}");
+        assert!(d.contains("SpecId 7") && d.contains("SpecId 9"), "{d}");
+    }
+}
+
+#[test]
+fn fp16_builtins_become_math() {
+    let src = "#version 450
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer A { float16_t a[]; };
+layout(binding = 1) buffer B { f16vec4 b[]; };
+layout(binding = 2) buffer C { float c[]; };
+void main() {
+    float16_t x = a[0];
+    a[1] = max(x, a[2]) + clamp(x, a[3], a[4]) + exp(x) + dot(b[0], b[1]) + length(b[2].xyz);
+    b[3] = clamp(b[4], x, a[5]) + mix(b[5], b[6], x) + fma(b[0], b[1], b[2]) + tanh(b[7]) + max(b[0], x);
+    c[0] = max(c[1], c[2]) + clamp(c[3], 0.0, 1.0);
+}
+";
+    let c = ok_mode(src, "fp16s+fp16a");
+    assert_valid(&c.spirv);
+    if let Some(d) = disassemble(&c.spirv) {
+        // Builtins as GLSL.std.450 instructions; the float ones stay float.
+        for ext in ["FMax", "FClamp", "Exp", "FMix", "Fma", "Tanh", "Length"] {
+            assert!(d.contains(&format!(" {ext} ")), "{ext}\n{d}");
+        }
+        assert!(d.contains("OpDot"), "{d}");
+    }
+}
+
+#[test]
+fn spec_constants_stay_specializable() {
+    let src = "#version 450
+#define BASE 3
+layout(local_size_x = 1) in;
+layout(constant_id = BASE * 2 + 1) const int w = 5;
+layout(constant_id = 1) const float scale = 0.5;
+layout(constant_id = 2) const bool flip = true;
+layout(constant_id = 3) const uint unused = 9u;
+layout(binding = 0) buffer A { float a[]; };
+layout(push_constant) uniform parameter { int w; } p;
+void main() { int n = w == 0 ? p.w : w; a[0] = float(n * 2) * scale; if (flip) a[1] = 1.0; }
+";
+    let e = crate::expand(
+        SourceFile {
+            name: "t.comp".into(),
+            path: None,
+            text: src.into(),
+        },
+        &Target::for_mode("fp32".parse().unwrap()),
+        None,
+        &crate::MemoryLoader::default(),
+        &[],
+    )
+    .unwrap();
+    let c = compile(&e, &CompileOptions::default()).unwrap();
+    assert_valid(&c.spirv);
+    let got: Vec<(u32, &str, &str, Option<ScalarValue>)> = c
+        .reflection
+        .spec_constants
+        .iter()
+        .map(|s| (s.id, s.name.as_ref(), s.ty.as_ref(), s.default))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (7, "w", "int", Some(ScalarValue::Int(5))),
+            (1, "scale", "float", Some(ScalarValue::Float(0.5))),
+            (2, "flip", "bool", Some(ScalarValue::Bool(true))),
+            (3, "unused", "uint", Some(ScalarValue::Uint(9))),
+        ]
+    );
+    if let Some(d) = disassemble(&c.spirv) {
+        for want in [
+            "SpecId 7",
+            "SpecId 1",
+            "SpecId 2",
+            "OpSpecConstantTrue",
+            "OpSpecConstant %",
+        ] {
+            assert!(d.contains(want), "{want}\n{d}");
+        }
+        // Nothing baked: the multiplication by 2 and by the scale stay in the code.
+        assert!(d.contains("OpIMul") && d.contains("OpFMul"), "{d}");
+    }
+    // Assigning to one is refused at the assignment.
+    let assigned = src
+        .replace("int n = w", "w = 1; int n = w")
+        .replace("BASE * 2 + 1", "7");
+    let d = errs(&assigned, "fp32");
+    assert!(
+        d.0[0]
+            .message
+            .contains("assignment to specialization constant `w`"),
+        "{d}"
+    );
+    assert_eq!(span(&d.0[0]).0, 10, "{d}");
 }

@@ -1,0 +1,222 @@
+//! float16 forms of GLSL's float builtins (`max`, `exp`, `clamp`, `dot` on
+//! `float16_t`/`f16vecN`): naga's GLSL frontend declares its builtins for 32-
+//! and 64-bit floats only ("Unknown function"), so fp16-arithmetic code (afp =
+//! float16_t) stops at the first one. naga treats user functions named like
+//! builtins as extra overloads (float calls still reach the real builtins),
+//! so naga is given body-less float16 prototypes (naga-only text) for every
+//! vector size, and this pass turns each call into `Expression::Math`, the
+//! same IR naga builds for float. Forms with scalar arguments (`max(v, s)`,
+//! `clamp(v, lo, hi)`, `mix(x, y, a)`, `step(edge, v)`, `smoothstep`) are
+//! small helper functions with bodies that splat the scalars and call the
+//! same-type form, as `Math` needs equal argument types.
+//!
+//! The prototypes are given only when naga fails without them, so shaders
+//! that compiled before keep their exact SPIR-V.
+//!
+//! Not provided (naga's error names the function): `mod`, `modf`, `frexp`,
+//! `ldexp`, `isnan`, `isinf`, matrix functions.
+
+use std::collections::HashMap;
+
+use naga::{Block, Expression, Function, Handle, MathFunction, Module, Statement};
+
+use super::tokens::{Kind, Token};
+
+const SCALAR: &str = "float16_t";
+const VECTORS: &[&str] = &["f16vec2", "f16vec3", "f16vec4"];
+
+/// Same-type functions of one argument, as `G f(G)`.
+const UNARY: &[(&str, MathFunction)] = &[
+    ("abs", MathFunction::Abs),
+    ("sign", MathFunction::Sign),
+    ("floor", MathFunction::Floor),
+    ("ceil", MathFunction::Ceil),
+    ("trunc", MathFunction::Trunc),
+    ("fract", MathFunction::Fract),
+    // naga's `Round` is GLSL's roundEven (GLSL.std.450 RoundEven).
+    ("roundEven", MathFunction::Round),
+    ("sqrt", MathFunction::Sqrt),
+    ("inversesqrt", MathFunction::InverseSqrt),
+    ("exp", MathFunction::Exp),
+    ("exp2", MathFunction::Exp2),
+    ("log", MathFunction::Log),
+    ("log2", MathFunction::Log2),
+    ("sin", MathFunction::Sin),
+    ("cos", MathFunction::Cos),
+    ("tan", MathFunction::Tan),
+    ("asin", MathFunction::Asin),
+    ("acos", MathFunction::Acos),
+    ("atan", MathFunction::Atan),
+    ("sinh", MathFunction::Sinh),
+    ("cosh", MathFunction::Cosh),
+    ("tanh", MathFunction::Tanh),
+    ("asinh", MathFunction::Asinh),
+    ("acosh", MathFunction::Acosh),
+    ("atanh", MathFunction::Atanh),
+    ("radians", MathFunction::Radians),
+    ("degrees", MathFunction::Degrees),
+];
+
+/// Same-type functions of two arguments, as `G f(G, G)`.
+const BINARY: &[(&str, MathFunction)] = &[
+    ("min", MathFunction::Min),
+    ("max", MathFunction::Max),
+    ("pow", MathFunction::Pow),
+    ("step", MathFunction::Step),
+    ("atan", MathFunction::Atan2),
+];
+
+/// Same-type functions of three arguments, as `G f(G, G, G)`.
+const TERNARY: &[(&str, MathFunction)] = &[
+    ("clamp", MathFunction::Clamp),
+    ("mix", MathFunction::Mix),
+    ("smoothstep", MathFunction::SmoothStep),
+    ("fma", MathFunction::Fma),
+];
+
+/// Geometric functions: vectors only (naga's `Dot` and friends want vectors).
+const GEOMETRIC: &[(&str, MathFunction)] = &[
+    ("normalize", MathFunction::Normalize),
+    ("reflect", MathFunction::Reflect),
+    ("faceforward", MathFunction::FaceForward),
+    ("dot", MathFunction::Dot),
+    ("length", MathFunction::Length),
+    ("distance", MathFunction::Distance),
+    ("refract", MathFunction::Refract),
+    ("cross", MathFunction::Cross),
+];
+
+/// Whether the text uses float16 types (then the prototypes are needed when
+/// it calls a builtin on them; unused ones are compacted away).
+pub(crate) fn wanted(src: &str, toks: &[Token]) -> bool {
+    toks.iter()
+        .any(|t| t.kind == Kind::Ident && (t.text(src) == SCALAR || VECTORS.contains(&t.text(src))))
+}
+
+/// The prototypes and helpers naga is given (on one line each kind, to keep
+/// the inserted block short in lines).
+pub(crate) fn prototypes() -> String {
+    let mut s = String::new();
+    let all: Vec<&str> = std::iter::once(SCALAR)
+        .chain(VECTORS.iter().copied())
+        .collect();
+    for g in &all {
+        for (f, _) in UNARY {
+            s += &format!("{g} {f}({g} x); ");
+        }
+        for (f, _) in BINARY {
+            s += &format!("{g} {f}({g} x, {g} y); ");
+        }
+        for (f, _) in TERNARY {
+            s += &format!("{g} {f}({g} x, {g} y, {g} z); ");
+        }
+    }
+    for g in VECTORS {
+        s += &format!("{g} normalize({g} x); {g} reflect({g} i, {g} n); ");
+        s += &format!("{g} faceforward({g} n, {g} i, {g} r); ");
+        s += &format!("{SCALAR} dot({g} x, {g} y); {SCALAR} length({g} x); ");
+        s += &format!("{SCALAR} distance({g} x, {g} y); ");
+        s += &format!("{g} refract({g} i, {g} n, {SCALAR} eta); ");
+    }
+    s += "f16vec3 cross(f16vec3 x, f16vec3 y); ";
+    s.push('\n');
+    // Scalar-argument forms of vectors: splat, then the same-type form.
+    for g in VECTORS {
+        let t = SCALAR;
+        s += &format!("{g} min({g} x, {t} y) {{ return min(x, {g}(y)); }} ");
+        s += &format!("{g} max({g} x, {t} y) {{ return max(x, {g}(y)); }} ");
+        s += &format!("{g} clamp({g} x, {t} a, {t} b) {{ return clamp(x, {g}(a), {g}(b)); }} ");
+        s += &format!("{g} mix({g} x, {g} y, {t} a) {{ return mix(x, y, {g}(a)); }} ");
+        s += &format!("{g} step({t} e, {g} x) {{ return step({g}(e), x); }} ");
+        s += &format!(
+            "{g} smoothstep({t} a, {t} b, {g} x) {{ return smoothstep({g}(a), {g}(b), x); }} "
+        );
+    }
+    s.push('\n');
+    s
+}
+
+/// Replaces every call of a prototype by its `Math` expression; returns how many.
+pub(crate) fn lower(module: &mut Module) -> usize {
+    let protos: HashMap<Handle<Function>, MathFunction> = module
+        .functions
+        .iter()
+        .filter(|(_, f)| f.body.is_empty() && f.result.is_some())
+        .filter_map(|(h, f)| {
+            let name = f.name.as_deref()?;
+            // Only float16 forms: the first argument's scalar is 16-bit.
+            let first = f.arguments.first()?;
+            let scalar = module.types[first.ty].inner.scalar()?;
+            if scalar != naga::Scalar::F16 {
+                return None;
+            }
+            let table = match f.arguments.len() {
+                1 => UNARY,
+                2 => BINARY,
+                _ => TERNARY,
+            };
+            let found = GEOMETRIC
+                .iter()
+                .chain(table)
+                .find(|(n, _)| *n == name)
+                .map(|(_, m)| *m);
+            found.map(|m| (h, m))
+        })
+        .collect();
+    if protos.is_empty() {
+        return 0;
+    }
+    let mut n = 0;
+    for (h, f) in module.functions.iter_mut() {
+        if !protos.contains_key(&h) {
+            n += lower_block(&mut f.body, &mut f.expressions, &protos);
+        }
+    }
+    for ep in module.entry_points.iter_mut() {
+        let f = &mut ep.function;
+        n += lower_block(&mut f.body, &mut f.expressions, &protos);
+    }
+    n
+}
+
+fn lower_block(
+    block: &mut Block,
+    exprs: &mut naga::Arena<Expression>,
+    protos: &HashMap<Handle<Function>, MathFunction>,
+) -> usize {
+    let mut n = 0;
+    for (s, _) in block.span_iter_mut() {
+        match s {
+            Statement::Call {
+                function,
+                arguments,
+                result: Some(r),
+            } if protos.contains_key(function) => {
+                let a = |i: usize| arguments.get(i).copied();
+                exprs[*r] = Expression::Math {
+                    fun: protos[function],
+                    arg: arguments[0],
+                    arg1: a(1),
+                    arg2: a(2),
+                    arg3: None,
+                };
+                *s = Statement::Emit(naga::Range::new_from_bounds(*r, *r));
+                n += 1;
+            }
+            Statement::Block(b) => n += lower_block(b, exprs, protos),
+            Statement::If { accept, reject, .. } => {
+                n += lower_block(accept, exprs, protos) + lower_block(reject, exprs, protos)
+            }
+            Statement::Switch { cases, .. } => {
+                for c in cases.iter_mut() {
+                    n += lower_block(&mut c.body, exprs, protos);
+                }
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => n += lower_block(body, exprs, protos) + lower_block(continuing, exprs, protos),
+            _ => {}
+        }
+    }
+    n
+}

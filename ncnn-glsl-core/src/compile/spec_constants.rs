@@ -1,0 +1,576 @@
+//! Specialization constants kept as real `OpSpecConstant`s. naga turns
+//! `layout(constant_id = N) const T x = D;` into an override its SPIR-V
+//! writer cannot write; baking it (`process_overrides`) folds every
+//! expression that depends on it, so a pipeline could no longer specialize.
+//! The recipe of ../shared/notes/naga.md, measured against glslang:
+//!
+//! 1. text (this file): `layout(constant_id = E) const` is blanked, leaving a
+//!    private global `T x = D;` (E may be any integer expression a macro
+//!    left). A constant that an instance-named block declared after it
+//!    shadows (naga puts block members in the global scope: ncnn's `psc(w)`)
+//!    is moved after that block instead, when nothing uses it in between.
+//! 2. IR ([`check_ir`]): the global's initializer is the default; a store to
+//!    it is refused (GLSL forbids it; glslang would refuse too).
+//! 3. SPIR-V ([`to_spec_constants`]): the `OpVariable` becomes `OpSpecConstant`
+//!    with `OpDecorate SpecId`, its `OpLoad`s `OpCopyObject`s, and it leaves
+//!    the entry point's interface. naga cannot fold loads, so every use stays
+//!    specializable.
+//!
+//! A specialization constant in a `const` initializer or an array size
+//! cannot be a variable; those uses are refused (`reject.rs`).
+
+use naga::{Expression, Handle, Literal, Module, Statement};
+
+use super::naga_run::Insert;
+use super::source_text::{brace_depths, overwrite};
+use super::spirv::{inst, more, op, Rewrite};
+use super::tokens::{Kind, Token};
+use crate::reflection::ScalarValue;
+
+/// One declaration found in the text.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SpecDecl {
+    pub id: u32,
+    pub ty: String,
+    pub name: String,
+    /// The whole declaration in the finished text (`layout` to `;`).
+    pub range: std::ops::Range<usize>,
+}
+
+/// A declaration found, with where its `T x = D;` starts and whether it
+/// must move past a block (the byte offset in the finished text to insert at).
+struct Found {
+    decl: SpecDecl,
+    body_start: usize,
+    move_to: Option<usize>,
+}
+
+/// Evaluates an integer constant expression of tokens (`+ - * / % << >> ( )`).
+fn eval(src: &str, toks: &[Token]) -> Option<i64> {
+    fn expr(src: &str, t: &[Token], i: &mut usize, prec: u8) -> Option<i64> {
+        let mut lhs = unary(src, t, i)?;
+        while let Some(tok) = t.get(*i) {
+            let s = tok.text(src);
+            let two = t.get(*i + 1).map(|n| n.text(src)).unwrap_or("");
+            let (op, p, len) = match (s, two) {
+                ("<", "<") => ("<<", 1, 2),
+                (">", ">") => (">>", 1, 2),
+                ("+", _) => ("+", 2, 1),
+                ("-", _) => ("-", 2, 1),
+                ("*", _) => ("*", 3, 1),
+                ("/", _) => ("/", 3, 1),
+                ("%", _) => ("%", 3, 1),
+                _ => break,
+            };
+            if p < prec {
+                break;
+            }
+            *i += len;
+            let rhs = expr(src, t, i, p + 1)?;
+            lhs = match op {
+                "<<" => lhs.checked_shl(u32::try_from(rhs).ok()?)?,
+                ">>" => lhs.checked_shr(u32::try_from(rhs).ok()?)?,
+                "+" => lhs.checked_add(rhs)?,
+                "-" => lhs.checked_sub(rhs)?,
+                "*" => lhs.checked_mul(rhs)?,
+                "/" => lhs.checked_div(rhs)?,
+                _ => lhs.checked_rem(rhs)?,
+            };
+        }
+        Some(lhs)
+    }
+    fn unary(src: &str, t: &[Token], i: &mut usize) -> Option<i64> {
+        let tok = t.get(*i)?;
+        *i += 1;
+        match tok.text(src) {
+            "-" => unary(src, t, i)?.checked_neg(),
+            "+" => unary(src, t, i),
+            "(" => {
+                let v = expr(src, t, i, 0)?;
+                t.get(*i).filter(|c| c.is_punct(src, ')'))?;
+                *i += 1;
+                Some(v)
+            }
+            _ => super::source_text::int_literal(src, tok).map(i64::from),
+        }
+    }
+    let mut i = 0;
+    let v = expr(src, toks, &mut i, 0)?;
+    (i == toks.len()).then_some(v)
+}
+
+/// The `)` closing the `(` at `open`.
+fn close_paren(src: &str, toks: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        if t.is_punct(src, '(') {
+            depth += 1;
+        } else if t.is_punct(src, ')') {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
+/// Every `layout(constant_id = E) const T x = D;` at global scope. `Err`:
+/// the byte range of a `constant_id` declaration this pass cannot read.
+fn find(src: &str, toks: &[Token]) -> Result<Vec<Found>, std::ops::Range<usize>> {
+    let depth = brace_depths(src, toks);
+    let mut out = Vec::new();
+    for i in 0..toks.len() {
+        if toks[i].text(src) != "constant_id" || depth[i] != 0 {
+            continue;
+        }
+        let bad = toks[i].start..toks[i].end;
+        // layout ( constant_id = E ) const T x = D ;
+        let open = (0..i)
+            .rev()
+            .find(|&k| toks[k].is_punct(src, '('))
+            .ok_or(bad.clone())?;
+        if open == 0 || toks[open - 1].text(src) != "layout" || open + 1 != i {
+            return Err(bad);
+        }
+        let close = close_paren(src, toks, open).ok_or(bad.clone())?;
+        if !toks.get(i + 1).is_some_and(|t| t.is_punct(src, '=')) {
+            return Err(bad);
+        }
+        let id = eval(src, &toks[i + 2..close])
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or(bad.clone())?;
+        let k = close + 1;
+        let ok_shape = toks.get(k).is_some_and(|t| t.text(src) == "const")
+            && toks.get(k + 1).is_some_and(|t| t.kind == Kind::Ident)
+            && toks.get(k + 2).is_some_and(|t| t.kind == Kind::Ident)
+            && toks.get(k + 3).is_some_and(|t| t.is_punct(src, '='));
+        if !ok_shape {
+            return Err(bad);
+        }
+        let semi = (k + 4..toks.len())
+            .find(|&j| toks[j].is_punct(src, ';'))
+            .ok_or(bad.clone())?;
+        let name = toks[k + 2].text(src).to_string();
+        out.push(Found {
+            decl: SpecDecl {
+                id,
+                ty: toks[k + 1].text(src).to_string(),
+                name: name.clone(),
+                range: toks[open - 1].start..toks[semi].end,
+            },
+            body_start: toks[k + 1].start,
+            move_to: shadowing_block_end(src, toks, &depth, semi, &name),
+        });
+    }
+    Ok(out)
+}
+
+/// The end (after `;`) of the last instance-named `uniform` block after
+/// token `from` with a member named `name`, when `name` is not used between
+/// `from` and that block's end; `None` when no block shadows it.
+/// `Some(usize::MAX)`: shadowed, but used in between (cannot move).
+fn shadowing_block_end(
+    src: &str,
+    toks: &[Token],
+    depth: &[u32],
+    from: usize,
+    name: &str,
+) -> Option<usize> {
+    let mut end = None;
+    let mut i = from + 1;
+    while i < toks.len() {
+        let block = depth[i] == 0
+            && toks[i].text(src) == "uniform"
+            && toks.get(i + 1).is_some_and(|n| n.kind == Kind::Ident)
+            && toks.get(i + 2).is_some_and(|n| n.is_punct(src, '{'));
+        if block {
+            let close = (i + 2..toks.len()).find(|&k| toks[k].is_punct(src, '}'))?;
+            let instance = toks.get(close + 1).is_some_and(|n| n.kind == Kind::Ident);
+            let member = toks[i + 3..close].iter().enumerate().any(|(j, t)| {
+                t.text(src) == name
+                    && toks
+                        .get(i + 3 + j + 1)
+                        .is_some_and(|n| n.is_punct(src, ';') || n.is_punct(src, '['))
+            });
+            if instance && member {
+                let semi = (close + 1..toks.len()).find(|&k| toks[k].is_punct(src, ';'))?;
+                end = Some(semi);
+            }
+            i = close + 1;
+            continue;
+        }
+        i += 1;
+    }
+    let semi = end?;
+    // Used bare (not `.name`) between the declaration and the block's end?
+    let used = (from + 1..semi).any(|k| {
+        toks[k].text(src) == name
+            && !toks[k - 1].is_punct(src, '.')
+            && !(depth[k] == 1 && in_uniform_block(src, toks, k))
+    });
+    Some(if used { usize::MAX } else { toks[semi].end })
+}
+
+/// Whether token `k` (at brace depth 1) is inside a `uniform` block's braces.
+fn in_uniform_block(src: &str, toks: &[Token], k: usize) -> bool {
+    let open = (0..k).rev().find(|&j| toks[j].is_punct(src, '{'));
+    open.is_some_and(|o| o >= 2 && toks[o - 2].text(src) == "uniform")
+}
+
+/// Names of the specialization constants of `src` (for the refusal table).
+pub(crate) fn names(src: &str, toks: &[Token]) -> Vec<String> {
+    find(src, toks)
+        .map(|v| v.into_iter().map(|f| f.decl.name).collect())
+        .unwrap_or_default()
+}
+
+/// Specialization constants shadowed by a later block that can be moved
+/// past it (so the refusal of shadowed members does not apply to them).
+pub(crate) fn movable(src: &str, toks: &[Token]) -> Vec<String> {
+    find(src, toks)
+        .map(|v| {
+            v.into_iter()
+                .filter(|f| f.move_to.is_some_and(|m| m != usize::MAX))
+                .map(|f| f.decl.name)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Uses of a specialization constant where naga needs a constant: inside
+/// a global `const` declaration's initializer or an array size (`[...]`
+/// after a declared name or a type). Byte ranges of the uses. (A local
+/// `const` is made a plain local instead: [`drop_local_consts`].)
+pub(crate) fn const_uses(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
+    let names = names(src, toks);
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let depth = brace_depths(src, toks);
+    let mut out = Vec::new();
+    let mut in_const = false;
+    let mut bracket_decl: Vec<bool> = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        let s = t.text(src);
+        if s == "const" {
+            // A specialization constant's own `layout(...) const` is not a use.
+            in_const = depth[k] == 0 && !(k > 0 && toks[k - 1].is_punct(src, ')'));
+        } else if t.is_punct(src, ';') || t.is_punct(src, '{') || t.is_punct(src, '}') {
+            in_const = false;
+        }
+        if t.is_punct(src, '[') {
+            let decl = k >= 2
+                && toks[k - 1].kind == Kind::Ident
+                && toks[k - 2].kind == Kind::Ident
+                && !["return", "else", "case"].contains(&toks[k - 2].text(src));
+            let type_array = k >= 1
+                && toks[k - 1].kind == Kind::Ident
+                && crate::compile::reject::is_type_name(toks[k - 1].text(src));
+            bracket_decl.push(decl || type_array);
+        } else if t.is_punct(src, ']') {
+            bracket_decl.pop();
+        }
+        let in_size = bracket_decl.iter().any(|b| *b);
+        if t.kind == Kind::Ident && (in_const || in_size) && names.iter().any(|n| n == s) {
+            out.push((t.start, t.end));
+        }
+    }
+    out
+}
+
+/// A local `const` whose initializer reads a specialization constant
+/// (`const int n = psc(w);`) loses its `const`: the value is only known at
+/// pipeline creation, and naga wants a constant initializer for a `const`.
+/// The same local without `const` computes the same value.
+pub(crate) fn drop_local_consts(text: &mut String, toks: &[Token]) {
+    let src = text.clone();
+    let names = names(&src, toks);
+    if names.is_empty() {
+        return;
+    }
+    let depth = brace_depths(&src, toks);
+    for (k, t) in toks.iter().enumerate() {
+        if t.text(&src) != "const" || depth[k] == 0 {
+            continue;
+        }
+        let end = (k..toks.len())
+            .find(|&j| toks[j].is_punct(&src, ';'))
+            .unwrap_or(toks.len());
+        if toks[k..end]
+            .iter()
+            .any(|u| u.kind == Kind::Ident && names.iter().any(|n| n == u.text(&src)))
+        {
+            overwrite(text, t.start..t.end, "");
+        }
+    }
+}
+
+/// The text pass: blanks `layout(constant_id = E) const` (or moves the
+/// declaration past the block that shadows it). Returns the declarations
+/// and the inserts of moved ones; `Err` with the byte range of a
+/// declaration it cannot read.
+pub(crate) fn rewrite(
+    text: &mut String,
+    toks: &[Token],
+) -> Result<(Vec<SpecDecl>, Vec<Insert>), std::ops::Range<usize>> {
+    let src = text.clone();
+    let found = find(&src, toks)?;
+    let mut decls = Vec::new();
+    let mut inserts = Vec::new();
+    for f in found {
+        match f.move_to {
+            Some(at) if at != usize::MAX => {
+                let body = &src[f.body_start..f.decl.range.end];
+                inserts.push(Insert {
+                    at,
+                    text: format!(" {body}"),
+                    stands_for: Some(f.decl.range.clone()),
+                });
+                overwrite(text, f.decl.range.clone(), "");
+            }
+            _ => overwrite(text, f.decl.range.start..f.body_start, ""),
+        }
+        decls.push(f.decl);
+    }
+    Ok((decls, inserts))
+}
+
+/// A problem found in the IR, at a span of the text naga was given.
+pub(crate) struct Problem {
+    pub span: naga::Span,
+    pub what: String,
+}
+
+/// The global of each declaration with its default; stores to them are problems.
+pub(crate) fn check_ir(
+    module: &Module,
+    decls: &[SpecDecl],
+) -> Result<Vec<(Handle<naga::GlobalVariable>, ScalarValue)>, Vec<Problem>> {
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    for d in decls {
+        let Some((h, g)) = module.global_variables.iter().find(|(_, g)| {
+            g.name.as_deref() == Some(&d.name) && g.space == naga::AddressSpace::Private
+        }) else {
+            problems.push(Problem {
+                span: naga::Span::UNDEFINED,
+                what: format!(
+                    "internal error: specialization constant `{}` not found after parsing",
+                    d.name
+                ),
+            });
+            continue;
+        };
+        let value = g.init.and_then(|e| match module.global_expressions[e] {
+            Expression::Literal(l) => literal(l, &d.ty),
+            _ => None,
+        });
+        match value {
+            Some(v) => out.push((h, v)),
+            None => problems.push(Problem {
+                span: module.global_variables.get_span(h),
+                what: format!(
+                    "the default of specialization constant `{}` must be a `bool`, `int`, `uint` or `float` literal of its type",
+                    d.name
+                ),
+            }),
+        }
+    }
+    let globals: Vec<_> = out.iter().map(|(h, _)| *h).collect();
+    let mut check = |f: &naga::Function| {
+        stores(&f.body, &f.expressions, &globals, module, &mut problems);
+    };
+    for (_, f) in module.functions.iter() {
+        check(f);
+    }
+    for ep in &module.entry_points {
+        check(&ep.function);
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems)
+    }
+}
+
+fn literal(l: Literal, ty: &str) -> Option<ScalarValue> {
+    Some(match (l, ty) {
+        (Literal::Bool(b), "bool") => ScalarValue::Bool(b),
+        (Literal::I32(v), "int") => ScalarValue::Int(v.into()),
+        (Literal::U32(v), "uint") => ScalarValue::Uint(v.into()),
+        (Literal::F32(v), "float") => ScalarValue::Float(v.into()),
+        _ => return None,
+    })
+}
+
+fn stores(
+    block: &naga::Block,
+    exprs: &naga::Arena<Expression>,
+    globals: &[Handle<naga::GlobalVariable>],
+    module: &Module,
+    problems: &mut Vec<Problem>,
+) {
+    for (s, span) in block.span_iter() {
+        match s {
+            Statement::Store { pointer, .. } => {
+                if let Expression::GlobalVariable(g) = exprs[*pointer] {
+                    if globals.contains(&g) {
+                        let name = module.global_variables[g].name.clone().unwrap_or_default();
+                        problems.push(Problem {
+                            span: *span,
+                            what: format!("assignment to specialization constant `{name}`"),
+                        });
+                    }
+                }
+            }
+            Statement::Block(b) => stores(b, exprs, globals, module, problems),
+            Statement::If { accept, reject, .. } => {
+                stores(accept, exprs, globals, module, problems);
+                stores(reject, exprs, globals, module, problems);
+            }
+            Statement::Switch { cases, .. } => {
+                for c in cases {
+                    stores(&c.body, exprs, globals, module, problems);
+                }
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                stores(body, exprs, globals, module, problems);
+                stores(continuing, exprs, globals, module, problems);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The word pass. `private` lists, in module order, whether each `Private`
+/// global the writer wrote is a specialization constant (its id and default).
+pub(crate) fn to_spec_constants(
+    words: &mut Vec<u32>,
+    private: &[Option<(u32, ScalarValue)>],
+) -> Result<(), String> {
+    if private.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let mut m = Rewrite::new(words);
+    let vars: Vec<usize> = m
+        .insts
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| Rewrite::op(w) == op::VARIABLE && w.get(3) == Some(&PRIVATE))
+        .map(|(i, _)| i)
+        .collect();
+    if vars.len() != private.len() {
+        return Err(format!(
+            "{} private variables written, {} expected",
+            vars.len(),
+            private.len()
+        ));
+    }
+    let mut decorations = Vec::new();
+    let mut ids = Vec::new();
+    for (at, spec) in vars.into_iter().zip(private) {
+        let Some((spec_id, value)) = spec else {
+            continue;
+        };
+        let (ptr, var) = (m.insts[at][1], m.insts[at][2]);
+        let ty = m
+            .def(ptr)
+            .filter(|w| Rewrite::op(w) == op::TYPE_POINTER)
+            .map(|w| w[3])
+            .ok_or("a specialization constant's type is not a pointer")?;
+        m.insts[at] = match *value {
+            ScalarValue::Bool(true) => inst(SPEC_CONSTANT_TRUE, &[ty, var]),
+            ScalarValue::Bool(false) => inst(SPEC_CONSTANT_FALSE, &[ty, var]),
+            ScalarValue::Int(v) => inst(more::SPEC_CONSTANT, &[ty, var, v as i32 as u32]),
+            ScalarValue::Uint(v) => inst(more::SPEC_CONSTANT, &[ty, var, v as u32]),
+            ScalarValue::Float(v) => inst(more::SPEC_CONSTANT, &[ty, var, (v as f32).to_bits()]),
+        };
+        decorations.push(inst(
+            op::DECORATE,
+            &[var, more::DECORATION_SPEC_ID, *spec_id],
+        ));
+        ids.push(var);
+    }
+    m.decorate(decorations);
+    for var in ids {
+        m.drop_from_interface(var);
+        m.loads_to_copies(var);
+        let other_use = m.insts.iter().any(|w| match Rewrite::op(w) {
+            op::STORE => w.get(1) == Some(&var),
+            op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN => w.get(3) == Some(&var),
+            _ => false,
+        });
+        if other_use {
+            return Err("a specialization constant is used other than by loads".into());
+        }
+    }
+    *words = m.words();
+    Ok(())
+}
+
+const PRIVATE: u32 = 6;
+const SPEC_CONSTANT_TRUE: u16 = 48;
+const SPEC_CONSTANT_FALSE: u16 = 49;
+
+#[cfg(test)]
+mod tests {
+    use super::super::tokens::tokenize;
+    use super::*;
+
+    #[test]
+    fn ids_from_macro_expressions() {
+        let src = "layout (constant_id = (3 + 1) * 2) const int w = 0;\nlayout(constant_id = 1 << 4) const float a = 0.5;";
+        let mut t = src.to_string();
+        let (decls, inserts) = rewrite(&mut t, &tokenize(src)).unwrap();
+        assert_eq!(
+            decls
+                .iter()
+                .map(|d| (d.id, d.ty.as_str(), d.name.as_str()))
+                .collect::<Vec<_>>(),
+            [(8, "int", "w"), (16, "float", "a")]
+        );
+        assert!(inserts.is_empty());
+        assert_eq!(t.len(), src.len());
+        assert_eq!(
+            t.split_whitespace().collect::<Vec<_>>().join(" "),
+            "int w = 0; float a = 0.5;"
+        );
+    }
+
+    #[test]
+    fn shadowed_ones_move_past_the_block() {
+        let src = "layout(constant_id = 0) const int w = 0;\nlayout(push_constant) uniform parameter { int w; } p;\nvoid main() { int x = w == 0 ? p.w : w; }";
+        let mut t = src.to_string();
+        let (_, inserts) = rewrite(&mut t, &tokenize(src)).unwrap();
+        assert_eq!(inserts.len(), 1);
+        assert_eq!(inserts[0].text, " int w = 0;");
+        assert_eq!(
+            &src[inserts[0].at - 3..inserts[0].at],
+            "} p;".get(1..).unwrap()
+        );
+        assert!(t.starts_with("   "));
+    }
+
+    #[test]
+    fn const_expression_uses_are_found() {
+        let src = "layout(constant_id = 0) const int n = 4;\nconst int m = n * 2;\nshared float t[n];\nvoid main() { float l[n + 1]; int k = n; const int j = n; }";
+        let uses: Vec<&str> = const_uses(src, &tokenize(src))
+            .into_iter()
+            .map(|(a, b)| &src[a..b])
+            .collect();
+        assert_eq!(uses, ["n", "n", "n"]);
+    }
+
+    #[test]
+    fn evaluator() {
+        let v = |s: &str| eval(s, &tokenize(s));
+        assert_eq!(v("1 + 2 * 3"), Some(7));
+        assert_eq!(v("(1 + 2) * 3 - -1"), Some(10));
+        assert_eq!(v("1 << 3 + 1"), Some(16));
+        assert_eq!(v("x"), None);
+        assert_eq!(v("1 / 0"), None);
+    }
+}

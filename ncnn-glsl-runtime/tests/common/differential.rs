@@ -1,0 +1,402 @@
+//! Differential runs: one shader, compiled by this project (naga and its
+//! repairs) and by `glslangValidator -V` from the same finished GLSL, run on
+//! the same random inputs, outputs compared (integers identical, floats
+//! within a given number of ulps).
+//!
+//! Use from a test file with `mod common;` and
+//! `#[path = "common/differential.rs"] mod differential;`. For a corpus, build a [`Case`] per shader (source with the
+//! extension, a mode, one [`Io`] per binding in binding order, push
+//! constants, grid, specializations) and call [`run`]. The seed is fresh per
+//! run and printed on failure; `NCNN_DIFF_SEED=N` replays one.
+//!
+//! glslang gets the finished text of `ncnn_glsl_core::expand` only: none of
+//! the naga-only prototypes the compiler adds ever reach it.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use half::f16;
+use ncnn_glsl_core::{CompileOptions, MemoryLoader, SourceFile};
+use ncnn_glsl_runtime::reflection::Reflection;
+use ncnn_glsl_runtime::{
+    Blob, Buffer, ContextOptions, Dispatch, Pipeline, PipelineOptions, SpecValue, Target, Usage,
+    Variant, VariantSet,
+};
+
+use crate::common::{assert_clean, context, Rng};
+
+/// How an input buffer is filled.
+#[derive(Clone, Copy, Debug)]
+pub enum Fill {
+    /// Random 32-bit words.
+    Words,
+    /// Random `f32` in `[lo, hi)`.
+    F32(f32, f32),
+    /// Random `f16` in `[lo, hi)`, two per word.
+    F16(f32, f32),
+    /// Random `u32` in `[0, n)`.
+    Below(u32),
+}
+
+/// How an output buffer is compared.
+#[derive(Clone, Copy, Debug)]
+pub enum Cmp {
+    /// Every byte identical.
+    Exact,
+    /// `f32` elements within `n` ulps (NaN only equals NaN).
+    F32Ulps(u32),
+    /// `f16` elements within `n` ulps.
+    F16Ulps(u32),
+}
+
+/// What one binding is, in the order of the reflection's bindings.
+#[derive(Clone, Copy, Debug)]
+pub enum Io {
+    /// Read by the shader: `bytes` filled with `Fill`.
+    In(u64, Fill),
+    /// Written by the shader: `bytes` poisoned beforehand, then compared.
+    Out(u64, Cmp),
+    /// Both: filled, then compared.
+    InOut(u64, Fill, Cmp),
+}
+
+impl Io {
+    fn bytes(self) -> u64 {
+        match self {
+            Io::In(b, _) | Io::Out(b, _) | Io::InOut(b, _, _) => b,
+        }
+    }
+}
+
+/// One differential run.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// For messages.
+    pub name: String,
+    /// The shader, with the extension (expanded for `mode`).
+    pub source: String,
+    /// The mode (`fp32`, `fp16s+fp16a`, ...).
+    pub mode: String,
+    /// One per binding.
+    pub io: Vec<Io>,
+    /// The push-constant bytes.
+    pub push_constants: Vec<u8>,
+    /// Workgroups.
+    pub groups: [u32; 3],
+    /// Dimensions of `local_size_*_id`.
+    pub local_size: Option<[u32; 3]>,
+    /// Specialization constants.
+    pub specialization: Vec<(u32, SpecValue)>,
+}
+
+impl Case {
+    /// A case with no push constants, no specialization, one workgroup.
+    pub fn new(name: &str, source: &str, mode: &str, io: Vec<Io>) -> Case {
+        Case {
+            name: name.into(),
+            source: source.into(),
+            mode: mode.into(),
+            io,
+            push_constants: Vec::new(),
+            groups: [1, 1, 1],
+            local_size: None,
+            specialization: Vec::new(),
+        }
+    }
+}
+
+/// The finished text of `source` in `mode`, as glslang and naga get it.
+pub fn finished(source: &str, mode: &str) -> ncnn_glsl_core::Expanded {
+    let target = Target::for_mode(mode.parse().expect("a mode"));
+    let file = SourceFile {
+        name: "case.comp".into(),
+        path: None,
+        text: source.into(),
+    };
+    ncnn_glsl_core::expand(file, &target, None, &MemoryLoader::default(), &[])
+        .unwrap_or_else(|e| panic!("expand failed:\n{e}"))
+}
+
+/// Runs a program on a temporary file; `None` when it is not installed
+/// (a failure under `CI`).
+fn tool(name: &str, args: &[&str], file: &PathBuf) -> Option<std::process::Output> {
+    match Command::new(name).args(args).arg(file).output() {
+        Ok(o) => Some(o),
+        Err(_) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "`{name}` is not installed but CI is set"
+            );
+            eprintln!("note: `{name}` is not installed; skipped");
+            None
+        }
+    }
+}
+
+fn temp(ext: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    std::env::temp_dir().join(format!(
+        "ncnn-diff-{}-{}.{ext}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// `glslangValidator -V` of finished GLSL, or `None` without glslang.
+pub fn glslang(text: &str) -> Option<Vec<u32>> {
+    let src = temp("comp");
+    let out = temp("spv");
+    std::fs::write(&src, text).unwrap();
+    let o = tool(
+        "glslangValidator",
+        &[
+            "-V",
+            "--target-env",
+            "vulkan1.1",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &src,
+    );
+    let _ = std::fs::remove_file(&src);
+    let o = o?;
+    assert!(
+        o.status.success(),
+        "glslang rejects the finished text:\n{}\n{text}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    Some(
+        bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+    )
+}
+
+/// spirv-val must accept `words` (skipped without the tool, except under `CI`).
+pub fn assert_valid(words: &[u32]) {
+    let f = temp("spv");
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&f, bytes).unwrap();
+    let o = tool("spirv-val", &["--target-env", "vulkan1.1"], &f);
+    let _ = std::fs::remove_file(&f);
+    if let Some(o) = o {
+        assert!(
+            o.status.success(),
+            "spirv-val rejects our SPIR-V:\n{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// Our SPIR-V and reflection, and glslang's SPIR-V, for `case` (`None`
+/// without glslang).
+pub fn compile_both(case: &Case) -> Option<(Vec<u32>, Reflection, Vec<u32>)> {
+    let e = finished(&case.source, &case.mode);
+    let ours = ncnn_glsl_core::compile(&e, &CompileOptions::default())
+        .unwrap_or_else(|d| panic!("{}: our compile failed:\n{d}", case.name));
+    assert_valid(&ours.spirv);
+    let theirs = glslang(e.text())?;
+    Some((ours.spirv, ours.reflection, theirs))
+}
+
+fn leak_blob(spirv: Vec<u32>, reflection: Reflection) -> &'static Blob {
+    Box::leak(Box::new(Blob {
+        spirv: Box::leak(spirv.into_boxed_slice()),
+        reflection,
+    }))
+}
+
+/// Fills, runs both blobs on the same inputs and compares; panics with the
+/// seed on the first difference.
+pub fn run(case: &Case) {
+    let Some((ours, reflection, theirs)) = compile_both(case) else {
+        return;
+    };
+    let target = Target::for_mode(case.mode.parse().unwrap());
+    // glslang's blob: our reflection (same GLSL, same bindings), its own requirements.
+    let mut theirs_reflection = reflection.clone();
+    theirs_reflection.requirements = ncnn_glsl_core::compile::reflect::requirements(&theirs);
+    let ours_blob = leak_blob(ours, reflection.clone());
+    let theirs_blob = leak_blob(theirs, theirs_reflection);
+    let variants: &'static [Variant] = Box::leak(Box::new([
+        Variant {
+            target,
+            axes: &[],
+            blob: ours_blob,
+        },
+        Variant {
+            target,
+            axes: &[],
+            blob: theirs_blob,
+        },
+    ]));
+    let set: &'static VariantSet = Box::leak(Box::new(VariantSet {
+        name: "differential",
+        usage: Usage::default(),
+        axes: &[],
+        variants,
+    }));
+    let Some((ctx, log)) = context(ContextOptions {
+        variant_sets: vec![set],
+        ..ContextOptions::default()
+    }) else {
+        return;
+    };
+    assert_eq!(
+        reflection.bindings.len(),
+        case.io.len(),
+        "{}: one Io per binding",
+        case.name
+    );
+    let seed = std::env::var("NCNN_DIFF_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| Rng::fresh().0);
+    let mut rng = Rng(seed);
+    let inputs: Vec<Vec<u8>> = case.io.iter().map(|io| fill(&mut rng, *io)).collect();
+    let options = PipelineOptions {
+        local_size: case.local_size,
+        specialization: &case.specialization,
+    };
+    let mut outputs = Vec::new();
+    for (who, blob) in [("ours", ours_blob), ("glslang", theirs_blob)] {
+        let p = Pipeline::with_options(&ctx, who, blob, &options)
+            .unwrap_or_else(|e| panic!("{}: {who} pipeline: {e}", case.name));
+        let mut bufs: Vec<Buffer> = inputs
+            .iter()
+            .map(|bytes| {
+                let mut b = Buffer::new(&ctx, bytes.len() as u64).unwrap();
+                b.write(bytes).unwrap();
+                b
+            })
+            .collect();
+        {
+            let refs: Vec<&Buffer> = bufs.iter().collect();
+            p.dispatch(&Dispatch::new(&refs, &case.push_constants, case.groups))
+                .unwrap_or_else(|e| panic!("{}: {who} dispatch: {e}", case.name));
+        }
+        let got: Vec<Vec<u8>> = bufs
+            .iter_mut()
+            .map(|b| {
+                let mut out = vec![0u8; b.size() as usize];
+                b.read(&mut out).unwrap();
+                out
+            })
+            .collect();
+        outputs.push(got);
+    }
+    assert_clean(&log);
+    for (k, io) in case.io.iter().enumerate() {
+        let cmp = match io {
+            Io::In(..) => continue,
+            Io::Out(_, c) | Io::InOut(_, _, c) => *c,
+        };
+        let poison = fill(&mut Rng(1), Io::Out(io.bytes(), cmp));
+        assert!(
+            outputs[0][k] != poison,
+            "{}: binding {k} was not written at all: a comparison of poison with poison proves nothing",
+            case.name
+        );
+        if let Err(at) = compare(cmp, &outputs[0][k], &outputs[1][k]) {
+            panic!(
+                "{} (mode {}, specialization {:?}, local size {:?}): binding {k} differs from \
+                 glslang's at {at}; replay with NCNN_DIFF_SEED={seed}",
+                case.name, case.mode, case.specialization, case.local_size
+            );
+        }
+    }
+}
+
+/// The bytes of one binding before the dispatch (outputs: poison, NaN-ish
+/// and odd, so an unwritten or half-written element shows).
+fn fill(rng: &mut Rng, io: Io) -> Vec<u8> {
+    let n = io.bytes() as usize;
+    let fill = match io {
+        Io::In(_, f) | Io::InOut(_, f, _) => f,
+        Io::Out(..) => {
+            return (0..n).map(|i| [0xde, 0xad, 0xbe, 0xef][i % 4]).collect();
+        }
+    };
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        match fill {
+            Fill::Words => out.extend_from_slice(&(rng.next() as u32).to_le_bytes()),
+            Fill::F32(lo, hi) => out.extend_from_slice(&rng.f32(lo, hi).to_le_bytes()),
+            Fill::F16(lo, hi) => {
+                out.extend_from_slice(&f16::from_f32(rng.f32(lo, hi)).to_le_bytes())
+            }
+            Fill::Below(m) => {
+                out.extend_from_slice(&((rng.next() % u64::from(m.max(1))) as u32).to_le_bytes())
+            }
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+/// `Ok` when equal under `cmp`; else where and what.
+pub fn compare(cmp: Cmp, ours: &[u8], theirs: &[u8]) -> Result<(), String> {
+    let ulps = |a: i64, b: i64, nan_a: bool, nan_b: bool, n: u32| {
+        if nan_a || nan_b {
+            nan_a && nan_b
+        } else {
+            (a - b).unsigned_abs() <= u64::from(n)
+        }
+    };
+    match cmp {
+        Cmp::Exact => match ours.iter().zip(theirs).position(|(a, b)| a != b) {
+            None => Ok(()),
+            Some(i) => {
+                let w = i / 4 * 4;
+                Err(format!(
+                    "byte {i} (word {}: ours {:02x?}, glslang {:02x?})",
+                    i / 4,
+                    &ours[w..(w + 4).min(ours.len())],
+                    &theirs[w..(w + 4).min(theirs.len())]
+                ))
+            }
+        },
+        Cmp::F32Ulps(n) => {
+            for (i, (a, b)) in ours.chunks(4).zip(theirs.chunks(4)).enumerate() {
+                let (a, b) = (
+                    f32::from_le_bytes(a.try_into().unwrap()),
+                    f32::from_le_bytes(b.try_into().unwrap()),
+                );
+                if !ulps(ordered32(a), ordered32(b), a.is_nan(), b.is_nan(), n) {
+                    return Err(format!("f32 element {i}: ours {a:e}, glslang {b:e}"));
+                }
+            }
+            Ok(())
+        }
+        Cmp::F16Ulps(n) => {
+            for (i, (a, b)) in ours.chunks(2).zip(theirs.chunks(2)).enumerate() {
+                let (a, b) = (
+                    f16::from_le_bytes(a.try_into().unwrap()),
+                    f16::from_le_bytes(b.try_into().unwrap()),
+                );
+                if !ulps(ordered16(a), ordered16(b), a.is_nan(), b.is_nan(), n) {
+                    return Err(format!("f16 element {i}: ours {a}, glslang {b}"));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The bits of `v` as an integer that counts ulps across zero.
+fn ordered32(v: f32) -> i64 {
+    let b = v.to_bits() as i32;
+    i64::from(if b < 0 { i32::MIN - b } else { b })
+}
+
+fn ordered16(v: f16) -> i64 {
+    let b = v.to_bits() as i16;
+    i64::from(if b < 0 { i16::MIN - b } else { b })
+}

@@ -1,0 +1,239 @@
+//! Each repair of naga's GLSL frontend (ncnn-glsl-core/src/compile/) on a
+//! shader that needs it: compiled by us and by glslang from the same finished
+//! GLSL, run on lavapipe with the same random inputs, outputs compared.
+
+mod common;
+#[path = "common/differential.rs"]
+mod differential;
+
+use differential::{run, Case, Cmp, Fill, Io};
+use ncnn_glsl_runtime::SpecValue;
+
+/// Memory barriers: a workgroup transposes through `shared` memory and
+/// writes to a buffer that a second phase reads back.
+#[test]
+fn memory_barrier_functions() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { uint a[]; };
+layout(binding = 1) buffer B { uint b[]; };
+layout(binding = 2) writeonly buffer C { uint c[]; };
+shared uint tmp[64];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint g = gl_GlobalInvocationID.x;
+    tmp[l] = a[g] * 3u + l;
+    memoryBarrierShared();
+    barrier();
+    b[g] = tmp[63u - l] ^ tmp[(l + 5u) % 64u];
+    memoryBarrierBuffer();
+    groupMemoryBarrier();
+    memoryBarrier();
+    barrier();
+    uint base = gl_WorkGroupID.x * 64u;
+    c[g] = b[base + (l + 1u) % 64u] + tmp[l];
+}
+";
+    let mut case = Case::new(
+        "memory barriers",
+        src,
+        "fp32",
+        vec![
+            Io::In(4 * 256, Fill::Words),
+            Io::Out(4 * 256, Cmp::Exact),
+            Io::Out(4 * 256, Cmp::Exact),
+        ],
+    );
+    case.groups = [4, 1, 1];
+    run(&case);
+}
+
+/// 2-D arrays: `shared uvec2 tmp[4][16]` (naga alone got 2,304 of 4,096
+/// words wrong) and a local 2-D array, indexed both ways.
+#[test]
+fn two_dimensional_arrays() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { uvec2 a[]; };
+layout(binding = 1) writeonly buffer B { uvec2 b[]; };
+shared uvec2 tmp[4][16];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint g = gl_GlobalInvocationID.x;
+    tmp[l / 16u][l % 16u] = a[g];
+    uint loc[3][5];
+    for (int i = 0; i < 3; i++) for (int j = 0; j < 5; j++) loc[i][j] = uint(i * 7 + j) * a[g].y;
+    barrier();
+    uvec2 v = tmp[l % 4u][l / 4u] + tmp[3u - l / 16u][15u - l % 16u];
+    b[g] = v + uvec2(loc[l % 3u][l % 5u], loc[2][4]);
+}
+";
+    let mut case = Case::new(
+        "2-D arrays",
+        src,
+        "fp32",
+        vec![
+            Io::In(8 * 64 * 64, Fill::Words),
+            Io::Out(8 * 64 * 64, Cmp::Exact),
+        ],
+    );
+    case.groups = [64, 1, 1];
+    run(&case);
+}
+
+/// `gl_WorkGroupSize`, literal and with `local_size_*_id` under several
+/// local sizes (the runtime specializes the ids and patches `LocalSize`).
+#[test]
+fn gl_workgroupsize() {
+    let literal = "#version 450
+layout(local_size_x = 16, local_size_y = 2) in;
+layout(binding = 0) readonly buffer A { uint a[]; };
+layout(binding = 1) writeonly buffer B { uint b[]; };
+void main() {
+    uvec3 s = gl_WorkGroupSize;
+    uint i = gl_GlobalInvocationID.y * (s.x * gl_NumWorkGroups.x) + gl_GlobalInvocationID.x;
+    b[i] = a[i] * s.x + s.y * 1000u + gl_WorkGroupSize.z * 7u;
+}
+";
+    let io = || vec![Io::In(4 * 1024, Fill::Words), Io::Out(4 * 1024, Cmp::Exact)];
+    let mut case = Case::new("gl_WorkGroupSize", literal, "fp32", io());
+    case.groups = [4, 8, 1];
+    run(&case);
+    let ids = literal.replace(
+        "layout(local_size_x = 16, local_size_y = 2) in;",
+        "layout(local_size_x_id = 3, local_size_y_id = 4) in;",
+    );
+    for (size, groups) in [
+        ([16, 2, 1], [4, 8, 1]),
+        ([8, 4, 1], [8, 4, 1]),
+        ([32, 1, 1], [2, 16, 1]),
+    ] {
+        let mut case = Case::new("gl_WorkGroupSize with local_size_*_id", &ids, "fp32", io());
+        case.local_size = Some(size);
+        case.groups = groups;
+        run(&case);
+    }
+    let _ = SpecValue::Bool(true);
+}
+
+/// float16 builtins in fp16 arithmetic (afp = float16_t): every vector size
+/// and the scalar-argument forms, against glslang within one f16 ulp; the
+/// float builtins next to them must stay float.
+#[test]
+fn fp16_builtins() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { sfpvec4 a[]; };
+layout(binding = 1) readonly buffer B { sfpvec4 b[]; };
+layout(binding = 2) writeonly buffer C { sfpvec4 c[]; };
+layout(binding = 3) writeonly buffer D { float d[]; };
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    afpvec4 x = buffer_ld4(a, i);
+    afpvec4 y = buffer_ld4(a, i + 64);
+    afpvec4 u = buffer_ld4(b, i);
+    afp s = x.w;
+    int o = i * 8;
+    buffer_st4(c, o + 0, max(x, y) + min(x, s) + clamp(u, afp(-0.5), s) + clamp(x, y, y + afpvec4(1)));
+    buffer_st4(c, o + 1, mix(x, y, u) + mix(x, y, s) + fma(x, y, u) + abs(u) + sign(u));
+    buffer_st4(c, o + 2, exp(u) + log(x) + sqrt(x) + inversesqrt(x) + pow(x, y) + exp2(u) + log2(x));
+    buffer_st4(c, o + 3, tanh(u) + sin(u) + cos(u) + tan(u) + asin(u) + acos(u) + atan(u) + atan(u, x));
+    buffer_st4(c, o + 4, floor(y * afp(3)) + ceil(u * afp(3)) + fract(y * afp(3)) + trunc(u * afp(3)) + roundEven(y * afp(3)));
+    buffer_st4(c, o + 5, step(u, x - afpvec4(1)) + step(afp(0), u) + smoothstep(afp(0.5), afp(1.5), x) + smoothstep(x, x + y, y + afpvec4(0.5)));
+    f16vec3 v3 = normalize(x.xyz) + cross(x.xyz, y.xyz) + reflect(u.xyz, normalize(y.xyz));
+    f16vec2 v2 = max(x.xy, y.zw) + clamp(u.xy, afp(0), afp(1));
+    afp sc = dot(x, y) + length(u.xyz) + distance(x.xy, y.xy) + max(s, u.x) + clamp(u.y, afp(0), s) + exp(u.z) + tanh(u.w);
+    buffer_st4(c, o + 6, afpvec4(v3, sc));
+    buffer_st4(c, o + 7, afpvec4(v2, sinh(u.x) + cosh(u.y) + radians(u.z), degrees(u.w)));
+    vec4 f = vec4(x);
+    d[i] = max(f.x, f.y) + clamp(f.z, 0.25, 0.75) + exp(f.w) + dot(f, vec4(y));
+}
+";
+    for mode in ["fp16s+fp16a", "fp16p+fp16a"] {
+        let mut case = Case::new(
+            "fp16 builtins",
+            src,
+            mode,
+            vec![
+                Io::In(8 * 128, Fill::F16(0.125, 2.0)),
+                Io::In(8 * 64, Fill::F16(-0.9, 0.9)),
+                Io::Out(8 * 64 * 8, Cmp::F16Ulps(1)),
+                Io::Out(4 * 64, Cmp::F32Ulps(1)),
+            ],
+        );
+        case.groups = [1, 1, 1];
+        run(&case);
+    }
+}
+
+/// The comparison itself: a difference beyond the tolerance fails.
+#[test]
+fn the_comparison_can_fail() {
+    use differential::compare;
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let one = 1.0f32;
+    let next = f32::from_bits(one.to_bits() + 1);
+    let next2 = f32::from_bits(one.to_bits() + 2);
+    assert!(compare(Cmp::F32Ulps(1), &f(&[one]), &f(&[next])).is_ok());
+    assert!(compare(Cmp::F32Ulps(1), &f(&[one]), &f(&[next2])).is_err());
+    assert!(compare(Cmp::F32Ulps(1), &f(&[0.0]), &f(&[-0.0])).is_ok());
+    assert!(compare(Cmp::F32Ulps(1), &f(&[f32::NAN]), &f(&[1.0])).is_err());
+    assert!(compare(Cmp::Exact, &[1, 2, 3, 4], &[1, 2, 3, 5]).is_err());
+    let h = |v: f32| half::f16::from_f32(v).to_le_bytes().to_vec();
+    assert!(compare(Cmp::F16Ulps(1), &h(1.0), &h(1.001)).is_ok());
+    assert!(compare(Cmp::F16Ulps(1), &h(1.0), &h(1.01)).is_err());
+}
+
+/// Specialization constants kept as `OpSpecConstant`: ncnn's `psc` (the
+/// constant declared before a push-constant block with a member of the same
+/// name), an id from a macro expression, int/float/bool, under several
+/// specializations (0 selects the push constant).
+#[test]
+fn specialization_constants() {
+    let src = "#version 450
+#define ID_BASE 10
+layout(local_size_x = 64) in;
+layout(constant_id = ID_BASE + 0) const int w = 0;
+layout(constant_id = ID_BASE * 2) const float scale = 1.5;
+layout(constant_id = 3) const bool bias_term = false;
+layout(constant_id = 4) const uint shift = 3u;
+layout(binding = 0) readonly buffer A { float a[]; };
+layout(binding = 1) writeonly buffer B { float b[]; };
+layout(binding = 2) writeonly buffer C { int c[]; };
+layout(push_constant) uniform parameter { int w; } p;
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    const int n = psc(w);
+    float v = a[i] * scale * float(n);
+    if (bias_term) v += 0.25;
+    b[i] = v;
+    c[i] = (i * n) >> int(shift % 8u);
+}
+";
+    let specs: Vec<Vec<(u32, SpecValue)>> = vec![
+        vec![],
+        vec![(10, SpecValue::Int(7))],
+        vec![(10, SpecValue::Int(0)), (20, SpecValue::Float(-0.75))],
+        vec![
+            (10, SpecValue::Int(-3)),
+            (3, SpecValue::Bool(true)),
+            (4, SpecValue::Uint(1)),
+        ],
+    ];
+    for spec in specs {
+        let mut case = Case::new(
+            "specialization constants",
+            src,
+            "fp32",
+            vec![
+                Io::In(4 * 256, Fill::F32(-4.0, 4.0)),
+                Io::Out(4 * 256, Cmp::F32Ulps(1)),
+                Io::Out(4 * 256, Cmp::Exact),
+            ],
+        );
+        case.groups = [4, 1, 1];
+        case.push_constants = 5i32.to_le_bytes().to_vec();
+        case.specialization = spec;
+        run(&case);
+    }
+}
