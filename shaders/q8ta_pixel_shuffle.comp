@@ -44,6 +44,9 @@ layout (push_constant) uniform parameter
     int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
     int z_stride;   // 40 the same on z
     uint local_count; // 44 invocations per workgroup (the product of the local size)
+    uint path;      // 48 0: word by word, 1: 4 blocks x 4 pixels, 2: 1 block x 4 pixels (the host's
+                    //    choice, q8ta::model::shuffle_path; 1 and 2 need W % 4 == 0, 1 also
+                    //    C_out % 16 == 0, 2 also C_out % 4 == 0 and an output other than 4C)
 } p;
 
 // Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel
@@ -163,9 +166,11 @@ void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
 #endif
 }
 
-// The tiled path, taken when W % 4 == 0 and C_out % 16 == 0 (the host's grid follows the same
-// rule: q8ta::model::shuffle_tiled): one invocation per (4 output channel blocks kq, 4 input
-// pixels xq, row), so that every load and store is a whole, aligned uvec4 in every layout.
+// The tiled paths (p.path 1 and 2). Path 1: one invocation per (4 output channel blocks kq, 4
+// input pixels xq, row), so that every load and store is a whole, aligned uvec4 in every
+// layout. Path 2: one invocation per (1 output block k, 4 input pixels xq, row), loads and
+// stores uvec4 too, with 4 times the invocations and neighbouring blocks in neighbouring
+// invocations (what a 4W4C output wants).
 // Written without local arrays: naga's SPIR-V copies a local array into a temporary for
 // every dynamically indexed read, which halved this kernel's speed on an H200 (glslang's
 // build of the same text did not); vectors indexed dynamically cost nothing.
@@ -256,6 +261,17 @@ void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec
 }
 #endif
 
+#if OUT_LAYOUT != 1
+// Path 2: block k = 4kq + q is tile_block's block q of quad kq.
+void shuffle_quad(uint k, uint n, uint y, uint xq)
+{
+    uint row = n * uint(p.h) + y;
+    uvec4 o0, o1, o2, o3;
+    tile_block(k % 4u, k / 4u, row, xq, o0, o1, o2, o3);
+    store_block(2u * row, xq, k, o0, o1, o2, o3);
+}
+#endif
+
 void shuffle_tile(uint kq, uint n, uint y, uint xq)
 {
     uint h = uint(p.h);
@@ -290,28 +306,31 @@ void main()
         lut[i] = uint(requant(int(i << 24) >> 24)) & 255u;
     barrier();
 #endif
-    // Grid: (output channel blocks, input width, input height x batch), or in the tiled path
-    // (quads of output channel blocks, quads of input width, input height x batch). The host
+    // Grid: (output channel blocks, input width, input height x batch); path 1: (quads of
+    // output channel blocks, quads of input width, rows); path 2: (blocks, quads, rows). The host
     // clamps the launched grid to maxComputeWorkGroupCount (which also bounds
     // vkCmdDispatchBase), so the y and z axes are grid-stride loops with the launched
     // invocation counts as steps.
     uint c4_out = (uint(p.c_out) + 3u) / 4u;
-    bool tiled = p.w % 4 == 0 && p.c_out % 16 == 0;
     uint kx = gl_GlobalInvocationID.x;
     // Rounded-up grids: invocations past the tensor do nothing.
-    if (kx >= (tiled ? c4_out / 4u : c4_out))
+    if (kx >= (p.path == 1u ? c4_out / 4u : c4_out))
         return;
     uint h = uint(p.h);
     uint hn = h * uint(p.n);
-    uint xs = tiled ? uint(p.w) / 4u : uint(p.w);
+    uint xs = p.path != 0u ? uint(p.w) / 4u : uint(p.w);
     for (uint z = gl_GlobalInvocationID.z; z < hn; z += uint(p.z_stride))
     {
         uint n = z / h;
         uint y = z - n * h;
         for (uint x = gl_GlobalInvocationID.y; x < xs; x += uint(p.y_stride))
         {
-            if (tiled)
+            if (p.path == 1u)
                 shuffle_tile(kx, n, y, x);
+#if OUT_LAYOUT != 1
+            else if (p.path == 2u)
+                shuffle_quad(kx, n, y, x);
+#endif
             else
                 shuffle_one(kx, n, y, x, c4_out);
         }

@@ -22,6 +22,10 @@
 //!
 //! `--glslang DIR` (from `cargo xtask glslang-variants --out DIR`) adds the
 //! rewrite built by `glslangValidator` from the same committed finished GLSL.
+//! `--from-json FILE` re-reads an earlier run's JSON and derives "rewrite"
+//! (the path the runtime takes for each case) again by this build's rule,
+//! without a device: the kernel's paths are measured separately ("path
+//! words", "path tile", "path quad"), so a changed rule needs no new run.
 //! `--sweep` times the rewrite at each listed workgroup shape instead of the
 //! runtime's choice, the copy beside it, and prints the best shape per pair.
 
@@ -33,12 +37,13 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ncnn_glsl_runtime::q8ta::{
-    reference, Layout, PixelShuffle, Q8taOps, QTensor, QuantParams, Requant, Shape,
+    model, reference, Layout, PixelShuffle, Q8taOps, QTensor, QuantParams, Requant, Shape,
+    ShufflePath,
 };
 use ncnn_glsl_runtime::shipped::{Q8TA_PIXEL_SHUFFLE, Q8TA_PIXEL_SHUFFLE_BASELINE};
 use ncnn_glsl_runtime::{
-    include_ncnn_shader, Blob, Buffer, Context, ContextOptions, DeviceSelector, Dispatch, Options,
-    Pipeline, Variant, VariantSet,
+    include_ncnn_shader, Blob, Buffer, Context, ContextOptions, DeviceSelector, DeviceType,
+    Dispatch, Options, Pipeline, Variant, VariantSet,
 };
 use serde_json::{json, Value};
 
@@ -60,12 +65,15 @@ struct Args {
     svg: Option<PathBuf>,
     best: Option<PathBuf>,
     locals: BTreeMap<String, [u32; 3]>,
+    sweep_path: ShufflePath,
+    from_json: Option<PathBuf>,
 }
 
 fn usage() -> String {
     "usage: q8ta_bench [--cases seed|large|all|N,C,H,W;...] [--quant passthrough|requant|both] \
      [--reps R] [--warmup W] [--device SELECTOR] [--validation] [--glslang DIR] \
-     [--sweep X,Y,Z;...] [--best FILE] [--locals FILE] [--json FILE] [--svg FILE]"
+     [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] [--best FILE] [--locals FILE] \
+     [--json FILE] [--svg FILE] [--from-json FILE]"
         .to_string()
 }
 
@@ -114,6 +122,8 @@ fn parse_args() -> Result<Args, String> {
         svg: None,
         best: None,
         locals: BTreeMap::new(),
+        sweep_path: ShufflePath::Tile,
+        from_json: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -148,11 +158,19 @@ fn parse_args() -> Result<Args, String> {
                 a.sweep = Some(shapes);
             }
             "--best" => a.best = Some(value()?.into()),
+            "--sweep-path" => {
+                let v = value()?;
+                a.sweep_path = *ShufflePath::ALL
+                    .iter()
+                    .find(|p| p.name() == v)
+                    .ok_or_else(|| format!("--sweep-path {v}: words, tile or quad"))?;
+            }
             "--locals" => {
                 let v = value()?;
                 let text = std::fs::read_to_string(&v).map_err(|e| format!("--locals {v}: {e}"))?;
                 a.locals = serde_json::from_str(&text).map_err(|e| format!("--locals {v}: {e}"))?;
             }
+            "--from-json" => a.from_json = Some(value()?.into()),
             "--json" => a.json = Some(value()?.into()),
             "--svg" => a.svg = Some(value()?.into()),
             "-h" | "--help" => return Err(usage()),
@@ -175,15 +193,18 @@ impl Rng {
     }
 }
 
-/// A kernel under test: a pipeline and whether it is the baseline (whose grid differs).
+/// A kernel under test: a pipeline, its path (`None`: the baseline, whose
+/// grid differs) and whether glslang built it (then it runs only where its
+/// path is the runtime's choice, as "rewrite (glslang)").
 struct Kernel {
     name: String,
     pipeline: Arc<Pipeline>,
-    baseline: bool,
+    path: Option<ShufflePath>,
+    glslang: bool,
 }
 
 /// Median and the 10th / 90th percentiles of GPU times, in microseconds.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Spread {
     median: f64,
     p10: f64,
@@ -260,6 +281,7 @@ fn glslang_blob(dir: &std::path::Path, variant: &Variant, local: [u32; 3]) -> Re
 }
 
 /// One measured (case, layout pair, quantization, kernel).
+#[derive(Clone)]
 struct Record {
     shape: Shape,
     pair: (Layout, Layout),
@@ -310,8 +332,18 @@ fn measure(
             .collect();
     let out_bytes = ol.byte_count(os);
     let in_bytes = il.byte_count(shape);
+    // The paths this shape allows; glslang's build on the runtime's path only.
+    let device = ctx.caps().device_type;
+    let chosen = ops.shuffle_path(&ps);
+    let kernels: Vec<&Kernel> = kernels
+        .iter()
+        .filter(|k| match k.path {
+            None => true,
+            Some(p) => p.check(shape, ol).is_ok() && (!k.glslang || p == chosen),
+        })
+        .collect();
     let mut outs: Vec<QTensor> = Vec::new();
-    for _ in kernels {
+    for _ in &kernels {
         let mut t = ops.tensor(os, ol, q_out)?;
         t.buffer.write(&vec![0xa5; out_bytes])?;
         outs.push(t);
@@ -323,7 +355,7 @@ fn measure(
     let mut copy_dst = Buffer::new(ctx, copy_bytes)?;
     let max_groups = ctx.limits().max_compute_work_group_count;
     let quads = (copy_bytes / 16) as u32;
-    let copy_groups = quads.div_ceil(256).clamp(1, max_groups[0]);
+    let copy_groups = quads.div_ceil(4 * 256).clamp(1, max_groups[0]);
     let copy_push: Vec<u8> = [quads, copy_groups * 256]
         .iter()
         .flat_map(|w| w.to_le_bytes())
@@ -331,7 +363,7 @@ fn measure(
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); kernels.len() + 2];
     for rep in 0..a.warmup + a.reps {
         for (i, k) in kernels.iter().enumerate() {
-            let launch = ps.launch(k.baseline, k.pipeline.local_size(), max_groups)?;
+            let launch = ps.launch(k.path, k.pipeline.local_size(), max_groups)?;
             let push = launch.push.to_bytes();
             let s = k.pipeline.dispatch(&Dispatch::new(
                 &[&input.buffer, &outs[i].buffer],
@@ -393,11 +425,37 @@ fn measure(
             time,
         });
     }
+    add_rewrite(&mut records, device);
     Ok(records)
 }
 
-/// The kernels of one (pair, quantization): the rewrite at the runtime's
-/// workgroup shape (or each sweep shape), the baseline, and glslang's build.
+/// Adds "rewrite" (and "rewrite (glslang)") records: the measurements of
+/// the path the runtime takes for each case on a `device` of that type
+/// ([`ShufflePath`] rule `q8ta::model::shuffle_path`), under the name the
+/// report compares.
+fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
+    let mut extra = Vec::new();
+    for r in records.iter() {
+        let chosen = model::shuffle_path(r.shape, r.pair.1, device).name();
+        let name = if r.kernel == format!("path {chosen}") {
+            "rewrite"
+        } else if r.kernel == format!("path {chosen} (glslang)") {
+            "rewrite (glslang)"
+        } else {
+            continue;
+        };
+        extra.push(Record {
+            kernel: name.to_string(),
+            ..r.clone()
+        });
+    }
+    records.retain(|r| r.kernel != "rewrite" && r.kernel != "rewrite (glslang)");
+    records.extend(extra);
+}
+
+/// The kernels of one (pair, quantization): each path of the rewrite at its
+/// workgroup shape (or the tile path at each sweep shape), the baseline, and
+/// glslang's build of each path.
 fn kernels(
     ops: &Q8taOps,
     a: &Args,
@@ -419,22 +477,36 @@ fn kernels(
             out.push(Kernel {
                 name: format!("rewrite {}x{}x{}", s[0], s[1], s[2]),
                 pipeline: Arc::new(pipe(s)?),
-                baseline: false,
+                path: Some(a.sweep_path),
+                glslang: false,
             });
         }
         return Ok(out);
     }
-    // The benchmark's cases all take the kernel's tiled path (W % 4 == 0, C_out % 16 == 0).
-    let local = a
-        .locals
-        .get(&pair_key(il, ol, passthrough))
-        .copied()
-        .unwrap_or_else(|| ops.shuffle_local_size(il, ol, true));
-    out.push(Kernel {
-        name: "rewrite".into(),
-        pipeline: Arc::new(pipe(local)?),
-        baseline: false,
-    });
+    for path in ShufflePath::ALL {
+        if path == ShufflePath::Quad && ol == Layout::Packed4C {
+            continue;
+        }
+        let local = match a.locals.get(&pair_key(il, ol, passthrough)) {
+            Some(&l) if path == a.sweep_path => l,
+            _ => ops.shuffle_local_size(il, ol, path),
+        };
+        out.push(Kernel {
+            name: format!("path {}", path.name()),
+            pipeline: Arc::new(pipe(local)?),
+            path: Some(path),
+            glslang: false,
+        });
+        if let Some(dir) = &a.glslang {
+            let blob = glslang_blob(dir, v, local)?;
+            out.push(Kernel {
+                name: format!("path {} (glslang)", path.name()),
+                pipeline: Arc::new(Pipeline::new(ctx, "glslang build", &blob, Some(local))?),
+                path: Some(path),
+                glslang: true,
+            });
+        }
+    }
     let vb = ops.variant(Q8TA_PIXEL_SHUFFLE_BASELINE, &axes)?;
     out.push(Kernel {
         name: "baseline".into(),
@@ -444,16 +516,9 @@ fn kernels(
             vb,
             None,
         )?),
-        baseline: true,
+        path: None,
+        glslang: false,
     });
-    if let Some(dir) = &a.glslang {
-        let blob = glslang_blob(dir, v, local)?;
-        out.push(Kernel {
-            name: "rewrite (glslang)".into(),
-            pipeline: Arc::new(Pipeline::new(ctx, "glslang build", &blob, Some(local))?),
-            baseline: false,
-        });
-    }
     Ok(out)
 }
 
@@ -549,7 +614,68 @@ fn main() -> ExitCode {
     }
 }
 
+/// `--from-json`: the records of an earlier run (its JSON), with "rewrite"
+/// derived again by this build's rule; no device is opened.
+fn rederive(a: &Args, path: &std::path::Path) -> Result<(), Fail> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut doc: Value = serde_json::from_str(&text)?;
+    let layout = |v: &Value| -> Result<Layout, Fail> {
+        let name = v.as_str().ok_or("a layout is not a string")?;
+        Layout::from_name(name).ok_or_else(|| format!("unknown layout `{name}`").into())
+    };
+    let mut records = Vec::new();
+    for r in doc["records"].as_array().ok_or("no records")? {
+        let num = |k: &str| r[k].as_f64().ok_or_else(|| format!("record without `{k}`"));
+        let d: Vec<usize> = serde_json::from_value(r["shape"].clone())?;
+        records.push(Record {
+            shape: Shape::from_dims([d[0], d[1], d[2], d[3]]),
+            pair: (layout(&r["in_layout"])?, layout(&r["out_layout"])?),
+            passthrough: r["quant"] == "passthrough",
+            kernel: r["kernel"]
+                .as_str()
+                .ok_or("record without kernel")?
+                .to_string(),
+            local: serde_json::from_value(r["local_size"].clone())?,
+            bytes: num("bytes_moved")? as usize,
+            time: Spread {
+                median: num("median_us")?,
+                p10: num("p10_us")?,
+                p90: num("p90_us")?,
+            },
+        });
+    }
+    let device = match doc["device_type"].as_str() {
+        Some("Cpu") => DeviceType::Cpu,
+        Some("IntegratedGpu") => DeviceType::IntegratedGpu,
+        Some("VirtualGpu") => DeviceType::VirtualGpu,
+        Some("Other") => DeviceType::Other,
+        // Runs before the field existed were on the H200.
+        _ => DeviceType::DiscreteGpu,
+    };
+    add_rewrite(&mut records, device);
+    let out = report(a, &records);
+    print!("{}", out.table);
+    doc["records"] = Value::Array(out.json);
+    doc["rewrite_derived_by"] = json!(format!(
+        "q8ta_bench --from-json {} (the rule of q8ta::model::shuffle_path in this build)",
+        path.display()
+    ));
+    if let Some(p) = &a.json {
+        std::fs::write(p, serde_json::to_string_pretty(&doc)? + "\n")?;
+        eprintln!("wrote {}", p.display());
+    }
+    if let Some(p) = &a.svg {
+        let device = doc["device"].as_str().unwrap_or("unknown device");
+        std::fs::write(p, svg(&records, device))?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
 fn run(a: &Args) -> Result<(), Fail> {
+    if let Some(path) = &a.from_json {
+        return rederive(a, path);
+    }
     let (ctx, start) = startup(a)?;
     let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT);
     let caps = ctx.caps();
@@ -628,6 +754,7 @@ fn run(a: &Args) -> Result<(), Fail> {
             "command": std::env::args().collect::<Vec<_>>().join(" "),
             "device": caps.name,
             "vendor_id": caps.vendor_id,
+            "device_type": format!("{:?}", caps.device_type),
             "driver_version": caps.driver_version,
             "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs(),
             "seed": seed,

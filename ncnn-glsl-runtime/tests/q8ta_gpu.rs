@@ -12,7 +12,8 @@ use common::{assert_clean, context, Log, Rng};
 use ncnn_glsl_runtime::q8ta::gpu::ShuffleRun;
 use ncnn_glsl_runtime::q8ta::vectors;
 use ncnn_glsl_runtime::q8ta::{
-    reference, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams, Requant, Shape, Storage,
+    model, reference, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams, Requant, Shape,
+    ShufflePath, Storage,
 };
 use ncnn_glsl_runtime::{Buffer, Context, ContextOptions, Options};
 
@@ -96,6 +97,22 @@ fn check_case(
             "{name}: rewrite ({} {}) byte {i}: got {:#04x}, want {:#04x}",
             r.target, r.axes, new[i], want[i]
         );
+    }
+    // Every other path of the new kernel this shape allows, forced.
+    for path in ShufflePath::ALL {
+        if path.check(in_shape, out_layout).is_err() {
+            continue;
+        }
+        poison(&mut out);
+        ops.pixel_shuffle_path(&input, &mut out, 2, path)
+            .unwrap_or_else(|e| panic!("{name}: path {path:?}: {e}"));
+        let got = out.read_bytes().unwrap();
+        if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
+            panic!(
+                "{name}: path {path:?} byte {i}: got {:#04x}, want {:#04x}",
+                got[i], want[i]
+            );
+        }
     }
     let (base, r) = run(ops, &input, &mut out, true);
     if let Some(i) = (0..want.len()).find(|&i| base[i] != want[i]) {
@@ -216,11 +233,18 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
         (Layout::Packed4C, Layout::Packed4C, 4, 1),
         (Layout::Packed4W4C, Layout::Packed4C1W, 64, 4),
     ] {
-        let local = ops.shuffle_local_size(il, ol, w % 4 == 0 && (c / 4) % 16 == 0);
-        // Batch 2, H x N just past max_z * local_z.
+        // Batch 2, H x N just past max_z * local_z (the path does not depend on H here:
+        // the third case is past the size where the runtime tiles either way).
         let n = 2;
+        let probe = Shape::new(n, c, 1 << 16, w);
+        let device = ctx.caps().device_type;
+        let local = ops.shuffle_local_size(il, ol, model::shuffle_path(probe, ol, device));
         let h = (max_z as usize * local[2] as usize) / n + 3;
         let shape = Shape::new(n, c, h, w);
+        assert_eq!(
+            model::shuffle_path(shape, ol, device),
+            model::shuffle_path(probe, ol, device)
+        );
         let (q_in, q_out) = (qp(0.03, 7), qp(0.05, -9));
         let input_words = random_words(&mut g, il.word_count(shape));
         let rq = Requant::new(q_in, q_out).unwrap();
@@ -420,6 +444,19 @@ fn bad_inputs_are_errors_and_nothing_is_dispatched_or_written() {
             let got = out.read_bytes().unwrap();
             assert!(got.iter().all(|&b| b == POISON), "{name}: output written");
         }
+    }
+    // A path of the kernel the shape cannot take (W = 5 is not a multiple of 4; the quad path
+    // has no 4C output): an error, nothing written.
+    for path in [ShufflePath::Tile, ShufflePath::Quad] {
+        let mut out = tensor(out_shape, ol, good, out_bytes);
+        poison(&mut out);
+        match ops.pixel_shuffle_path(&input, &mut out, 2, path) {
+            Err(OpError::Invalid(e @ Q8taError::Path { .. })) => {
+                assert!(e.to_string().contains("W % 4 == 0"), "{e}")
+            }
+            other => panic!("{path:?}: expected Q8taError::Path, got {other:?}"),
+        }
+        assert!(out.read_bytes().unwrap().iter().all(|&b| b == POISON));
     }
     // The input is never written either, and the good call still runs afterwards.
     let mut out = tensor(out_shape, ol, good, out_bytes);

@@ -64,6 +64,13 @@ pub enum Q8taError {
         /// The device's limit on that axis.
         max: u32,
     },
+    /// A path of the kernel that this shape or output layout cannot take.
+    Path {
+        /// The path ([`super::ShufflePath::name`]).
+        path: &'static str,
+        /// What it needs.
+        needs: &'static str,
+    },
     /// A buffer shorter than its tensor needs.
     BufferTooSmall {
         /// Which buffer.
@@ -113,6 +120,9 @@ impl fmt::Display for Q8taError {
                 f,
                 "the grid needs {groups} workgroups on {axis}, maxComputeWorkGroupCount is {max}"
             ),
+            Q8taError::Path { path, needs } => {
+                write!(f, "the kernel's `{path}` path needs {needs}")
+            }
             Q8taError::BufferTooSmall { what, needed, len } => write!(
                 f,
                 "{what} buffer holds {len} elements, the tensor needs {needed}"

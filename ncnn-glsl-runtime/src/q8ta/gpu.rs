@@ -18,7 +18,7 @@ use crate::{
 
 use super::error::Q8taError;
 use super::layout::{Layout, Shape};
-use super::model::{self, DequantizePush, QuantizePush};
+use super::model::{self, DequantizePush, QuantizePush, ShufflePath};
 use super::op::{shuffle_local_size, PixelShuffle};
 use super::quant::QuantParams;
 
@@ -189,6 +189,8 @@ pub struct ShuffleRun {
     pub local: [u32; 3],
     /// The workgroups launched.
     pub groups: [u32; 3],
+    /// The new kernel's path (`None`: the baseline).
+    pub path: Option<ShufflePath>,
 }
 
 fn words_of(b: &[u8]) -> Vec<u32> {
@@ -273,6 +275,12 @@ impl Q8taOps {
         Ok(p)
     }
 
+    /// The path of the new kernel this device takes for `ps`
+    /// ([`model::shuffle_path`] for the device's type).
+    pub fn shuffle_path(&self, ps: &PixelShuffle) -> ShufflePath {
+        ps.path(self.ctx.caps().device_type)
+    }
+
     /// The storage of the quantize variant for `layout`: the format
     /// [`Q8taOps::quantize`] encodes its input in.
     pub fn quantize_storage(&self, layout: Layout) -> Result<Storage, Error> {
@@ -289,15 +297,15 @@ impl Q8taOps {
     /// The shuffle's workgroup shape for a layout pair
     /// ([`shuffle_local_size`]), fitted to the device's
     /// `maxComputeWorkGroupSize` and `maxComputeWorkGroupInvocations`.
-    /// `tiled`: the kernel's tiled path ([`model::shuffle_tiled`]).
+    /// `path`: the kernel's path ([`model::shuffle_path`]).
     pub fn shuffle_local_size(
         &self,
         in_layout: Layout,
         out_layout: Layout,
-        tiled: bool,
+        path: ShufflePath,
     ) -> [u32; 3] {
         let l = self.ctx.limits();
-        let mut s = shuffle_local_size(in_layout, out_layout, tiled);
+        let mut s = shuffle_local_size(in_layout, out_layout, path);
         for (i, d) in s.iter_mut().enumerate() {
             *d = (*d).min(l.max_compute_work_group_size[i]).max(1);
         }
@@ -449,7 +457,21 @@ impl Q8taOps {
         output: &mut QTensor,
         upscale_factor: usize,
     ) -> Result<ShuffleRun, OpError> {
-        self.shuffle(input, output, upscale_factor, false)
+        self.shuffle(input, output, upscale_factor, Some(None))
+    }
+
+    /// [`Q8taOps::pixel_shuffle`] on a chosen path of the kernel instead of
+    /// the runtime's ([`model::shuffle_path`]): for tests and benchmarks. A
+    /// path the shape or output layout cannot take is an error
+    /// ([`Q8taError::Path`]), nothing dispatched.
+    pub fn pixel_shuffle_path(
+        &self,
+        input: &QTensor,
+        output: &mut QTensor,
+        upscale_factor: usize,
+        path: ShufflePath,
+    ) -> Result<ShuffleRun, OpError> {
+        self.shuffle(input, output, upscale_factor, Some(Some(path)))
     }
 
     /// The same with the baseline kernel (one invocation per output word).
@@ -459,37 +481,38 @@ impl Q8taOps {
         output: &mut QTensor,
         upscale_factor: usize,
     ) -> Result<ShuffleRun, OpError> {
-        self.shuffle(input, output, upscale_factor, true)
+        self.shuffle(input, output, upscale_factor, None)
     }
 
+    /// `kernel`: `None` the baseline, `Some(None)` the new kernel on the
+    /// runtime's path, `Some(Some(path))` on that path.
     fn shuffle(
         &self,
         input: &QTensor,
         output: &mut QTensor,
         upscale_factor: usize,
-        baseline: bool,
+        kernel: Option<Option<ShufflePath>>,
     ) -> Result<ShuffleRun, OpError> {
         let ps = self.plan(input, output, upscale_factor)?;
-        let (set, local) = if baseline {
-            (Q8TA_PIXEL_SHUFFLE_BASELINE, None)
-        } else {
-            (
+        let path = kernel.map(|p| p.unwrap_or_else(|| self.shuffle_path(&ps)));
+        if let Some(p) = path {
+            p.check(ps.input, ps.out_layout)
+                .map_err(|needs| Q8taError::Path {
+                    path: p.name(),
+                    needs,
+                })?;
+        }
+        let (set, local) = match path {
+            None => (Q8TA_PIXEL_SHUFFLE_BASELINE, None),
+            Some(p) => (
                 Q8TA_PIXEL_SHUFFLE,
-                Some(self.shuffle_local_size(
-                    ps.in_layout,
-                    ps.out_layout,
-                    model::shuffle_tiled(ps.input),
-                )),
-            )
+                Some(self.shuffle_local_size(ps.in_layout, ps.out_layout, p)),
+            ),
         };
         let variant = self.variant(set, &ps.axis_values())?;
         let pipeline = self.pipeline(set, variant, local)?;
         let local = pipeline.local_size();
-        let launch = ps.launch(
-            baseline,
-            local,
-            self.ctx.limits().max_compute_work_group_count,
-        )?;
+        let launch = ps.launch(path, local, self.ctx.limits().max_compute_work_group_count)?;
         let push = launch.push.to_bytes();
         let stats = pipeline.dispatch(&Dispatch::new(
             &[&input.buffer, &output.buffer],
@@ -509,6 +532,7 @@ impl Q8taOps {
             axes,
             local,
             groups: launch.groups,
+            path,
         })
     }
 }

@@ -8,11 +8,13 @@
 //! recorded reads and writes show that input padding is never read and every
 //! output word is written exactly once.
 
+use ncnn_glsl_core::DeviceType;
+
 use super::layout::{Layout, Shape};
 use super::quant::{QuantParams, QuantizeConsts, Requant};
 
 /// The push-constant block of `q8ta_pixel_shuffle.comp` and
-/// `q8ta_pixel_shuffle_baseline.comp`: twelve 32-bit scalars, std430, 48 bytes.
+/// `q8ta_pixel_shuffle_baseline.comp`: thirteen 32-bit scalars, std430, 52 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct ShufflePush {
@@ -41,16 +43,24 @@ pub struct ShufflePush {
     /// Offset 44: invocations per workgroup (the new kernel fills its
     /// requantization table with this stride).
     pub local_count: u32,
+    /// Offset 48: the new kernel's [`ShufflePath`].
+    pub path: u32,
 }
 
 impl ShufflePush {
     /// Size of the block in bytes.
-    pub const SIZE: usize = 48;
+    pub const SIZE: usize = 52;
 
     /// The block for an input shape (validated by the caller), a
     /// requantization, the invocations launched per axis (workgroups times
-    /// local size, see [`launch`]) and the local size.
-    pub fn new(input: Shape, r: &Requant, launched: [u32; 3], local: [u32; 3]) -> Self {
+    /// local size, see [`launch`]), the local size and the path.
+    pub fn new(
+        input: Shape,
+        r: &Requant,
+        launched: [u32; 3],
+        local: [u32; 3],
+        path: ShufflePath,
+    ) -> Self {
         ShufflePush {
             n: input.n as i32,
             c_out: (input.c / 4) as i32,
@@ -64,6 +74,7 @@ impl ShufflePush {
             y_stride: launched[1] as i32,
             z_stride: launched[2] as i32,
             local_count: local.iter().product(),
+            path: path as u32,
         }
     }
 
@@ -82,6 +93,7 @@ impl ShufflePush {
             self.y_stride as u32,
             self.z_stride as u32,
             self.local_count,
+            self.path,
         ];
         let mut b = [0u8; Self::SIZE];
         for (i, x) in v.iter().enumerate() {
@@ -102,23 +114,90 @@ impl ShufflePush {
     }
 }
 
-/// Whether the new kernel takes its tiled path for this input shape (the
-/// shader's own rule): W % 4 == 0 and C_out % 16 == 0, so that every access
-/// is an aligned 16-byte word quad in every layout.
-pub fn shuffle_tiled(input: Shape) -> bool {
-    input.w % 4 == 0 && (input.c / 4) % 16 == 0
+/// The new kernel's ways through a tensor (the shader's `p.path`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShufflePath {
+    /// One invocation per (output channel block, input pixel), word by word.
+    Words = 0,
+    /// One per (4 output channel blocks, 4 input pixels): 16-byte loads and stores.
+    Tile = 1,
+    /// One per (output channel block, 4 input pixels): 16-byte loads and stores,
+    /// neighbouring blocks in neighbouring invocations.
+    Quad = 2,
 }
 
-/// The new kernel's global grid in invocations: (output channel blocks,
-/// input width, input height x batch), or in the tiled path (quads of output
-/// channel blocks, quads of input width, input height x batch).
-pub fn shuffle_grid(input: Shape) -> [u32; 3] {
-    let c_out = input.c / 4;
+impl ShufflePath {
+    /// Every path.
+    pub const ALL: [ShufflePath; 3] = [ShufflePath::Words, ShufflePath::Tile, ShufflePath::Quad];
+
+    /// Its name in benchmarks and errors.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ShufflePath::Words => "words",
+            ShufflePath::Tile => "tile",
+            ShufflePath::Quad => "quad",
+        }
+    }
+
+    /// `Ok` where this path can run `input` into `out_layout`, else what it
+    /// needs: the tiled paths read and write whole aligned word quads.
+    pub fn check(self, input: Shape, out_layout: Layout) -> Result<(), &'static str> {
+        let c_out = input.c / 4;
+        match self {
+            ShufflePath::Words => Ok(()),
+            ShufflePath::Tile if input.w % 4 != 0 || c_out % 16 != 0 => {
+                Err("W % 4 == 0 and C_out % 16 == 0")
+            }
+            ShufflePath::Quad if input.w % 4 != 0 || c_out % 4 != 0 => {
+                Err("W % 4 == 0 and C_out % 4 == 0")
+            }
+            ShufflePath::Quad if out_layout == Layout::Packed4C => {
+                Err("an output layout other than 4C")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The path the runtime takes for `input` into `out_layout`: the tiled
+/// paths only where the tensor is large enough that their 16 or 4 times
+/// fewer invocations still fill the GPU. The thresholds are where the tiled
+/// path became the fastest of the three on an H200, over the seed's 81 cases
+/// and the large ones (`BENCHMARKS.md`, `bench/h200-raw.json`): from
+/// `[1,256,128,128]` (2^22 input elements) for the tile path into 4C, from
+/// `[1,256,96,96]` (over 2^21) for the quad path into 4C1W and 4W4C. On a
+/// CPU device (lavapipe) every invocation costs, and the tile path was the
+/// fastest on nearly every case (`bench/lavapipe.json`): tile, else quad,
+/// wherever allowed.
+pub fn shuffle_path(input: Shape, out_layout: Layout, device: DeviceType) -> ShufflePath {
+    if device == DeviceType::Cpu {
+        return [ShufflePath::Tile, ShufflePath::Quad]
+            .into_iter()
+            .find(|p| p.check(input, out_layout).is_ok())
+            .unwrap_or(ShufflePath::Words);
+    }
+    let elements = input.elements();
+    if out_layout == Layout::Packed4C {
+        if elements >= 1 << 22 && ShufflePath::Tile.check(input, out_layout).is_ok() {
+            return ShufflePath::Tile;
+        }
+    } else if elements >= 1 << 21 && ShufflePath::Quad.check(input, out_layout).is_ok() {
+        return ShufflePath::Quad;
+    }
+    ShufflePath::Words
+}
+
+/// The new kernel's global grid in invocations for `path` (which must be
+/// allowed, [`ShufflePath::check`]): (output channel blocks, input width,
+/// input height x batch), with quads of blocks (tile) and of width (tile, quad).
+pub fn shuffle_grid(input: Shape, path: ShufflePath) -> [u32; 3] {
+    let c4_out = (input.c / 4).div_ceil(4) as u32;
     let rows = (input.h * input.n) as u32;
-    if shuffle_tiled(input) {
-        [(c_out / 16) as u32, (input.w / 4) as u32, rows]
-    } else {
-        [c_out.div_ceil(4) as u32, input.w as u32, rows]
+    let w = input.w as u32;
+    match path {
+        ShufflePath::Words => [c4_out, w, rows],
+        ShufflePath::Tile => [c4_out / 4, w / 4, rows],
+        ShufflePath::Quad => [c4_out, w / 4, rows],
     }
 }
 
@@ -210,20 +289,35 @@ pub struct Axes {
 pub fn shuffle_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memory) {
     let k = gid[0] as i32;
     let c4_out = (p.c_out + 3) / 4;
-    let tiled = p.w % 4 == 0 && p.c_out % 16 == 0;
-    if k >= if tiled { c4_out / 4 } else { c4_out } {
+    if k >= if p.path == 1 { c4_out / 4 } else { c4_out } {
         return;
     }
     let hn = p.h * p.n;
-    let xs = if tiled { p.w / 4 } else { p.w };
+    let xs = if p.path != 0 { p.w / 4 } else { p.w };
     let mut z = gid[2] as i32;
     while z < hn {
         let mut x = gid[1] as i32;
         while x < xs {
-            if tiled {
-                shuffle_tile(k, z, x, c4_out, p, a, m);
-            } else {
-                shuffle_one(k, z, x, c4_out, p, a, m);
+            match p.path {
+                1 => shuffle_tile(k, z, x, 0..4, c4_out, p, a, m),
+                2 => {
+                    assert_ne!(
+                        a.out_layout,
+                        Layout::Packed4C,
+                        "the quad path has no 4C output"
+                    );
+                    shuffle_tile(
+                        k / 4,
+                        z,
+                        x,
+                        (k % 4) as usize..(k % 4) as usize + 1,
+                        c4_out,
+                        p,
+                        a,
+                        m,
+                    )
+                }
+                _ => shuffle_one(k, z, x, c4_out, p, a, m),
             }
             x += p.y_stride;
         }
@@ -231,12 +325,22 @@ pub fn shuffle_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memor
     }
 }
 
-/// The shader's `shuffle_tile()`: 4 output channel blocks (`kq`) at 4 input
-/// pixels (`xq`), each access a whole aligned word quad (modelled as its 4
-/// words: the counts in [`Memory`] are per word). Indexed loops on purpose:
-/// they mirror the shader's indices.
-#[allow(clippy::needless_range_loop)]
-fn shuffle_tile(kq: i32, z: i32, xq: i32, c4_out: i32, p: &ShufflePush, a: Axes, m: &mut Memory) {
+/// The shader's `shuffle_tile()` (`qs` = 0..4) and `shuffle_quad()` (one
+/// block `q` of quad `kq`): output channel blocks `4kq + q` at 4 input pixels
+/// (`xq`), each access a whole aligned word quad (modelled as its 4 words: the
+/// counts in [`Memory`] are per word). Indexed loops on purpose: they mirror
+/// the shader's indices.
+#[allow(clippy::needless_range_loop, clippy::too_many_arguments)]
+fn shuffle_tile(
+    kq: i32,
+    z: i32,
+    xq: i32,
+    qs: std::ops::Range<usize>,
+    c4_out: i32,
+    p: &ShufflePush,
+    a: Axes,
+    m: &mut Memory,
+) {
     let (in_l, out_l) = (
         a.in_layout.axis_value() as i32,
         a.out_layout.axis_value() as i32,
@@ -252,6 +356,9 @@ fn shuffle_tile(kq: i32, z: i32, xq: i32, c4_out: i32, p: &ShufflePush, a: Axes,
     // w[q][i][j]: input word of block 16kq + 4q + j at pixel 4xq + i.
     let mut w = [[[0i32; 4]; 4]; 4];
     for (q, wq) in w.iter_mut().enumerate() {
+        if !qs.contains(&q) {
+            continue;
+        }
         let q = q as i32;
         if in_l == 1 {
             for (i, wi) in wq.iter_mut().enumerate() {
@@ -309,6 +416,7 @@ fn shuffle_tile(kq: i32, z: i32, xq: i32, c4_out: i32, p: &ShufflePush, a: Axes,
         let oy = 2 * y + dy;
         if out_l == 1 {
             // 4C: blocks 4kq .. 4kq + 3 of one output pixel are one quad.
+            assert_eq!(qs, 0..4, "a 4C output takes whole tiles");
             for i in 0..4 {
                 for dx in 0..2 {
                     let ox = 8 * xq + 2 * i as i32 + dx;
@@ -319,7 +427,7 @@ fn shuffle_tile(kq: i32, z: i32, xq: i32, c4_out: i32, p: &ShufflePush, a: Axes,
             }
             continue;
         }
-        for q in 0..4 {
+        for q in qs.clone() {
             {
                 for hh in 0..2 {
                     let first = word_index(

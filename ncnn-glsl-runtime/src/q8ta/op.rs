@@ -2,10 +2,12 @@
 //! needs (variant axes, push constants, grids, local sizes, buffer sizes),
 //! checked once on the host so that a bad call dispatches nothing.
 
+use ncnn_glsl_core::DeviceType;
+
 use super::check_shuffle_shapes;
 use super::error::Q8taError;
 use super::layout::{Layout, Shape};
-use super::model::{self, Axes, ShufflePush};
+use super::model::{self, Axes, ShufflePath, ShufflePush};
 use super::quant::{QuantParams, Requant};
 
 /// One q8ta pixel shuffle: shapes, layouts and quantization, validated.
@@ -88,9 +90,15 @@ impl PixelShuffle {
         ]
     }
 
-    /// The new kernel's grid in invocations (not workgroups).
-    pub fn grid(&self) -> [u32; 3] {
-        model::shuffle_grid(self.input)
+    /// The new kernel's path for this shuffle on a device of type `device`
+    /// ([`model::shuffle_path`]).
+    pub fn path(&self, device: DeviceType) -> ShufflePath {
+        model::shuffle_path(self.input, self.out_layout, device)
+    }
+
+    /// The new kernel's grid in invocations (not workgroups) on `path`.
+    pub fn grid(&self, path: ShufflePath) -> [u32; 3] {
+        model::shuffle_grid(self.input, path)
     }
 
     /// The baseline's grid in invocations.
@@ -98,17 +106,11 @@ impl PixelShuffle {
         model::baseline_grid(self.input, self.out_layout)
     }
 
-    /// The new kernel's workgroup shape for this layout pair, so that one
-    /// workgroup's stores cover contiguous memory (the seed's Adreno 830 choices;
-    /// to be tuned per device): a 4C output puts channel blocks first (16x4x1),
-    /// 4C1W on both sides goes along width (1x64x1), every other pair 4x16x1 (the
-    /// literal in the shader). The shader declares `local_size_*_id`, so the runtime patches it.
-    pub fn local_size(&self) -> [u32; 3] {
-        shuffle_local_size(
-            self.in_layout,
-            self.out_layout,
-            model::shuffle_tiled(self.input),
-        )
+    /// The new kernel's workgroup shape for this layout pair on `path`
+    /// ([`shuffle_local_size`]). The shader declares `local_size_*_id`, so the
+    /// runtime patches it.
+    pub fn local_size(&self, path: ShufflePath) -> [u32; 3] {
+        shuffle_local_size(self.in_layout, self.out_layout, path)
     }
 }
 
@@ -117,17 +119,30 @@ impl PixelShuffle {
 /// `q8ta_bench --sweep` (the least total time over `[1,256,64,64]`,
 /// `[1,256,256,256]` and `[8,256,256,256]`, passthrough; the sweep and the
 /// choice are in `bench/h200-sweep.json` and `bench/h200-best-local-sizes.json`).
-/// The word-by-word path keeps the seed's Adreno 830 shapes.
-pub fn shuffle_local_size(in_layout: Layout, out_layout: Layout, tiled: bool) -> [u32; 3] {
+/// The quad path puts neighbouring blocks in neighbouring invocations where
+/// both sides' word quads follow the channel blocks (4C or 4W4C input, 4W4C
+/// output), else neighbouring pixel quads. The word-by-word path keeps the
+/// seed's Adreno 830 shapes.
+pub fn shuffle_local_size(in_layout: Layout, out_layout: Layout, path: ShufflePath) -> [u32; 3] {
     use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
-    if tiled {
-        return match (in_layout, out_layout) {
-            (C, C1W) => [2, 128, 1],
-            (C1W, C1W) | (W4C, C1W) => [2, 16, 2],
-            (C1W, W4C) => [4, 16, 1],
-            (W4C, W4C) => [4, 8, 2],
-            _ => [4, 4, 4],
-        };
+    match path {
+        ShufflePath::Tile => {
+            return match (in_layout, out_layout) {
+                (C, C1W) => [2, 128, 1],
+                (C1W, C1W) | (W4C, C1W) => [2, 16, 2],
+                (C1W, W4C) => [4, 16, 1],
+                (W4C, W4C) => [4, 8, 2],
+                _ => [4, 4, 4],
+            }
+        }
+        ShufflePath::Quad => {
+            return match (in_layout, out_layout) {
+                (C | W4C, W4C) => [16, 4, 1],
+                (C1W, C1W) => [1, 64, 1],
+                _ => [4, 16, 1],
+            }
+        }
+        ShufflePath::Words => {}
     }
     match (in_layout, out_layout) {
         (_, C) => [16, 4, 1],
@@ -148,20 +163,26 @@ pub struct Launch {
 }
 
 impl PixelShuffle {
-    /// The launch of the new kernel (`baseline == false`, local size `local`)
-    /// or of the baseline, for a device whose `maxComputeWorkGroupCount` is
-    /// `max_groups`: y and z are clamped (the shaders loop over them), x must
-    /// fit.
+    /// The launch of the new kernel on `path` (`Some`, checked against the
+    /// shape and output layout) or of the baseline (`None`) at local size
+    /// `local`, for a device whose `maxComputeWorkGroupCount` is `max_groups`:
+    /// y and z are clamped (the shaders loop over them), x must fit.
     pub fn launch(
         &self,
-        baseline: bool,
+        path: Option<ShufflePath>,
         local: [u32; 3],
         max_groups: [u32; 3],
     ) -> Result<Launch, Q8taError> {
-        let grid = if baseline {
-            self.baseline_grid()
-        } else {
-            self.grid()
+        let grid = match path {
+            None => self.baseline_grid(),
+            Some(p) => {
+                p.check(self.input, self.out_layout)
+                    .map_err(|needs| Q8taError::Path {
+                        path: p.name(),
+                        needs,
+                    })?;
+                model::shuffle_grid(self.input, p)
+            }
         };
         let want_x = grid[0].div_ceil(local[0]);
         if want_x > max_groups[0] {
@@ -175,7 +196,13 @@ impl PixelShuffle {
         Ok(Launch {
             groups,
             local,
-            push: ShufflePush::new(self.input, &self.requant, launched, local),
+            push: ShufflePush::new(
+                self.input,
+                &self.requant,
+                launched,
+                local,
+                path.unwrap_or(ShufflePath::Words),
+            ),
         })
     }
 }

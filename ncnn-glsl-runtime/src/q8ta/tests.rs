@@ -1,9 +1,10 @@
 //! Tests of the q8ta host side: requantization exactness, layouts, the golden
 //! vectors, the shader models and the errors.
 
-use super::model::{self, Axes, DequantizePush, Memory, QuantizePush, ShufflePush};
+use super::model::{self, Axes, DequantizePush, Memory, QuantizePush, ShufflePath, ShufflePush};
 use super::reference::{self, pixel_shuffle, pixel_shuffle_nchw};
 use super::*;
+use ncnn_glsl_core::DeviceType;
 
 /// A small deterministic generator (no dependency): the seed is printed on failure.
 struct Lcg(u64);
@@ -281,19 +282,26 @@ fn cases() -> Vec<Case> {
         .collect()
 }
 
+/// The modelled dispatch of the new kernel on `path` (`Some`) or of the baseline.
 fn run_model(
     c: &Case,
-    baseline: bool,
+    path: Option<ShufflePath>,
     local: [u32; 3],
     max_groups: u32,
 ) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let grid = if baseline {
-        model::baseline_grid(c.in_shape, c.out_layout)
-    } else {
-        model::shuffle_grid(c.in_shape)
+    let baseline = path.is_none();
+    let grid = match path {
+        None => model::baseline_grid(c.in_shape, c.out_layout),
+        Some(p) => model::shuffle_grid(c.in_shape, p),
     };
     let (_, launched) = model::launch(grid, local, [u32::MAX, max_groups, max_groups]);
-    let p = ShufflePush::new(c.in_shape, &c.requant, launched, local);
+    let p = ShufflePush::new(
+        c.in_shape,
+        &c.requant,
+        launched,
+        local,
+        path.unwrap_or(ShufflePath::Words),
+    );
     let a = Axes {
         in_layout: c.in_layout,
         out_layout: c.out_layout,
@@ -335,9 +343,9 @@ fn golden_vectors_pass_the_reference_and_both_models() {
         let got =
             pixel_shuffle(&c.input, c.in_layout, c.in_shape, c.out_layout, &c.requant).unwrap();
         assert_eq!(got, c.expected, "{}", c.name);
-        for baseline in [false, true] {
-            let (out, writes, reads) = run_model(c, baseline, [4, 16, 1], 65535);
-            assert_eq!(out, c.expected, "{} baseline={baseline}", c.name);
+        for kernel in kernels_for(c.in_shape, c.out_layout) {
+            let (out, writes, reads) = run_model(c, kernel, [4, 16, 1], 65535);
+            assert_eq!(out, c.expected, "{} kernel={kernel:?}", c.name);
             assert!(writes.iter().all(|&w| w == 1), "{}", c.name);
             for (i, &r) in reads.iter().enumerate() {
                 let real = real_input_word(c.in_layout, c.in_shape, i);
@@ -400,18 +408,20 @@ fn models_match_the_reference_on_every_layout_pair_and_shape() {
                     let x = unpack(il, shape, &c.input).unwrap();
                     let (os, y) = pixel_shuffle_nchw(&x, shape, &rq).unwrap();
                     assert_eq!(unpack(ol, os, &c.expected).unwrap(), y);
-                    for (baseline, local) in [
-                        (false, [4, 16, 1]),
-                        (false, [16, 4, 1]),
-                        (false, [1, 64, 1]),
-                        (true, [64, 1, 1]),
-                    ] {
+                    let mut runs = vec![(None, [64, 1, 1])];
+                    for kernel in kernels_for(shape, ol).into_iter().flatten() {
+                        for local in [[4, 16, 1], [16, 4, 1], [1, 64, 1], [2, 2, 2]] {
+                            runs.push((Some(kernel), local));
+                        }
+                    }
+                    for (kernel, local) in runs {
+                        let baseline = kernel.is_none();
                         // A small max_groups clamps the y and z grids as the host does: the shaders loop.
                         for max_groups in [65535, 1, 2] {
-                            let (out, writes, reads) = run_model(&c, baseline, local, max_groups);
+                            let (out, writes, reads) = run_model(&c, kernel, local, max_groups);
                             assert_eq!(
                                 out, c.expected,
-                                "{} baseline={baseline} {local:?} {max_groups}",
+                                "{} kernel={kernel:?} {local:?} {max_groups}",
                                 c.name
                             );
                             assert!(
@@ -434,6 +444,86 @@ fn models_match_the_reference_on_every_layout_pair_and_shape() {
             }
         }
     }
+}
+
+/// The baseline (`None`) and every path of the new kernel this shape and
+/// output layout allow.
+fn kernels_for(shape: Shape, out_layout: Layout) -> Vec<Option<ShufflePath>> {
+    let mut k = vec![None];
+    k.extend(
+        ShufflePath::ALL
+            .into_iter()
+            .filter(|p| p.check(shape, out_layout).is_ok())
+            .map(Some),
+    );
+    k
+}
+
+#[test]
+fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
+    const GPU: DeviceType = DeviceType::DiscreteGpu;
+    let big = Shape::new(8, 256, 256, 256);
+    assert_eq!(
+        model::shuffle_path(big, Layout::Packed4C, GPU),
+        ShufflePath::Tile
+    );
+    assert_eq!(
+        model::shuffle_path(big, Layout::Packed4W4C, GPU),
+        ShufflePath::Quad
+    );
+    let small = Shape::new(1, 256, 16, 16);
+    assert_eq!(
+        model::shuffle_path(small, Layout::Packed4C, GPU),
+        ShufflePath::Words
+    );
+    // The measured thresholds: tile into 4C from [1,256,128,128], quad from [1,256,96,96].
+    let s128 = Shape::new(1, 256, 128, 128);
+    let s96 = Shape::new(1, 256, 96, 96);
+    let s64 = Shape::new(1, 256, 64, 64);
+    assert_eq!(
+        model::shuffle_path(s128, Layout::Packed4C, GPU),
+        ShufflePath::Tile
+    );
+    assert_eq!(
+        model::shuffle_path(s96, Layout::Packed4C, GPU),
+        ShufflePath::Words
+    );
+    assert_eq!(
+        model::shuffle_path(s96, Layout::Packed4C1W, GPU),
+        ShufflePath::Quad
+    );
+    assert_eq!(
+        model::shuffle_path(s64, Layout::Packed4W4C, GPU),
+        ShufflePath::Words
+    );
+    // Not a multiple of 4 wide: words, however large.
+    let odd = Shape::new(8, 256, 256, 255);
+    assert_eq!(
+        model::shuffle_path(odd, Layout::Packed4C1W, GPU),
+        ShufflePath::Words
+    );
+    // A CPU device tiles wherever it may, however small.
+    let cpu = DeviceType::Cpu;
+    assert_eq!(
+        model::shuffle_path(small, Layout::Packed4C, cpu),
+        ShufflePath::Tile
+    );
+    let c8 = Shape::new(1, 32, 2, 4);
+    assert_eq!(
+        model::shuffle_path(c8, Layout::Packed4C1W, cpu),
+        ShufflePath::Quad
+    );
+    assert_eq!(
+        model::shuffle_path(odd, Layout::Packed4C1W, cpu),
+        ShufflePath::Words
+    );
+    assert_eq!(
+        ShufflePath::Quad.check(big, Layout::Packed4C),
+        Err("an output layout other than 4C")
+    );
+    assert!(ShufflePath::Tile
+        .check(Shape::new(1, 32, 4, 4), Layout::Packed4C)
+        .is_err());
 }
 
 /// Whether word `i` of a tensor in `l` holds data (not width padding).
@@ -511,7 +601,13 @@ fn layout_codes_and_names() {
 #[test]
 fn push_constants_layout() {
     let r = Requant::new(qp(0.02, 3), qp(0.04, -5)).unwrap();
-    let p = ShufflePush::new(Shape::new(2, 24, 3, 5), &r, [8, 16, 65535], [4, 16, 1]);
+    let p = ShufflePush::new(
+        Shape::new(2, 24, 3, 5),
+        &r,
+        [8, 16, 65535],
+        [4, 16, 1],
+        ShufflePath::Quad,
+    );
     let b = p.to_bytes();
     let word = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
     assert_eq!([word(0), word(1), word(2), word(3)], [2, 6, 3, 5]);
@@ -519,7 +615,7 @@ fn push_constants_layout() {
     assert_eq!(word(5) as i32, -5);
     assert_eq!(((word(6) as u64) << 24) | word(7) as u64, r.multiplier());
     assert_eq!(word(8), r.shift);
-    assert_eq!([word(9), word(10), word(11)], [16, 65535, 64]);
+    assert_eq!([word(9), word(10), word(11), word(12)], [16, 65535, 64, 2]);
     // Ratio 1/2 is exact: M / 2^S == 0.5.
     assert_eq!(r.multiplier() as f64 / 2f64.powi(r.shift as i32), 0.5);
 }
@@ -749,8 +845,9 @@ fn pixel_shuffle_plan_validates_and_splits() {
         ps.axis_values(),
         [("IN_LAYOUT", 0), ("OUT_LAYOUT", 1), ("PASSTHROUGH", 0)]
     );
-    assert_eq!(ps.local_size(), [16, 4, 1]);
-    assert_eq!(ps.grid(), [2, 5, 6]);
+    assert_eq!(ps.path(DeviceType::DiscreteGpu), ShufflePath::Words);
+    assert_eq!(ps.local_size(ShufflePath::Words), [16, 4, 1]);
+    assert_eq!(ps.grid(ShufflePath::Words), [2, 5, 6]);
     assert!(ps
         .check_buffers(ps.input_bytes(), ps.output_bytes())
         .is_ok());
@@ -788,7 +885,7 @@ fn pixel_shuffle_plan_validates_and_splits() {
         Layout::Packed4W4C,
         Requant::new(a, b).unwrap(),
     );
-    let (out, writes, _) = run_model(&c, false, [1, 1, 1], 255);
+    let (out, writes, _) = run_model(&c, Some(ShufflePath::Words), [1, 1, 1], 255);
     assert_eq!(out, c.expected);
     assert!(writes.iter().all(|&w| w == 1));
 }

@@ -19,6 +19,8 @@ layout (push_constant) uniform parameter
     int y_stride;
     int z_stride;
     uint local_count;
+    uint path;
+
 } p;
 
 uint word_index(int lay, uint n, uint cb, uint y, uint x, uint hh, uint ww, uint cc4)
@@ -118,6 +120,14 @@ void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec
     }
 }
 
+void shuffle_quad(uint k, uint n, uint y, uint xq)
+{
+    uint row = n * uint(p.h) + y;
+    uvec4 o0, o1, o2, o3;
+    tile_block(k % 4u, k / 4u, row, xq, o0, o1, o2, o3);
+    store_block(2u * row, xq, k, o0, o1, o2, o3);
+}
+
 void shuffle_tile(uint kq, uint n, uint y, uint xq)
 {
     uint h = uint(p.h);
@@ -141,22 +151,23 @@ void main()
 {
 
     uint c4_out = (uint(p.c_out) + 3u) / 4u;
-    bool tiled = p.w % 4 == 0 && p.c_out % 16 == 0;
     uint kx = gl_GlobalInvocationID.x;
 
-    if (kx >= (tiled ? c4_out / 4u : c4_out))
+    if (kx >= (p.path == 1u ? c4_out / 4u : c4_out))
         return;
     uint h = uint(p.h);
     uint hn = h * uint(p.n);
-    uint xs = tiled ? uint(p.w) / 4u : uint(p.w);
+    uint xs = p.path != 0u ? uint(p.w) / 4u : uint(p.w);
     for (uint z = gl_GlobalInvocationID.z; z < hn; z += uint(p.z_stride))
     {
         uint n = z / h;
         uint y = z - n * h;
         for (uint x = gl_GlobalInvocationID.y; x < xs; x += uint(p.y_stride))
         {
-            if (tiled)
+            if (p.path == 1u)
                 shuffle_tile(kx, n, y, x);
+            else if (p.path == 2u)
+                shuffle_quad(kx, n, y, x);
             else
                 shuffle_one(kx, n, y, x, c4_out);
         }
