@@ -23,6 +23,15 @@ use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet, SHIPPED};
 use ncnn_glsl_tests::{spirv_val_auto, tool_available, workspace_root};
 
 static SEED: &VariantSet = include_ncnn_shader!("shaders/seed_example.comp");
+/// The store-cost example's shaders (`ncnn-glsl-runtime/examples/store_cost.rs`).
+static STORE_ST1: &VariantSet =
+    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_st1.comp");
+static STORE_PLAIN_RMW: &VariantSet =
+    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_plain_rmw.comp");
+static STORE_WORD: &VariantSet =
+    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_word.comp");
+static STORE_QUAD: &VariantSet =
+    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_quad.comp");
 /// The benchmark's copy shader (`ncnn-glsl-runtime/examples/q8ta_bench.rs`).
 static BENCH_COPY: &VariantSet =
     include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/bench_copy.comp");
@@ -35,10 +44,18 @@ fn embedded_sets() -> Vec<(&'static VariantSet, PathBuf)> {
         .map(|s| (*s, Path::new("ncnn-glsl-runtime").join(s.name)))
         .collect();
     out.push((SEED, Path::new("tests").join(SEED.name)));
-    out.push((
-        BENCH_COPY,
-        Path::new("ncnn-glsl-runtime/examples/shaders/bench_copy.comp").to_path_buf(),
-    ));
+    for (set, file) in [
+        (BENCH_COPY, "bench_copy.comp"),
+        (STORE_ST1, "store_st1.comp"),
+        (STORE_PLAIN_RMW, "store_plain_rmw.comp"),
+        (STORE_WORD, "store_word.comp"),
+        (STORE_QUAD, "store_quad.comp"),
+    ] {
+        out.push((
+            set,
+            Path::new("ncnn-glsl-runtime/examples/shaders").join(file),
+        ));
+    }
     out
 }
 
