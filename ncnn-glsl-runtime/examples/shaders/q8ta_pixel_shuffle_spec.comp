@@ -1,0 +1,345 @@
+// EXPERIMENT, not shipped: q8ta_pixel_shuffle.comp with its three build-time axes (IN_LAYOUT,
+// OUT_LAYOUT, PASSTHROUGH) turned into specialization constants 3, 4, 5 and its #if blocks into
+// ifs on them, so that one blob serves all 18 variants. Issue 6 asks whether the shipped set
+// should hold axes or specialization constants; q8ta_bench --spec-constants times this blob
+// against the shipped one (bench/README and BENCHMARKS.md). Made from the shipped shader by a
+// mechanical edit; keep it in step by hand if the experiment is run again.
+#version 450
+// q8ta pixel shuffle, upscale factor 2 (spec: shared/spec/q8ta-pixel-shuffle.md; seed 001).
+//
+//   out[n, c, 2h + dy, 2w + dx] = requant(in[n, 4c + 2dy + dx, h, w])
+//
+// One invocation per (output channel block k, input pixel (n, h, w)). Input word j (input
+// channels 16k + 4j .. 16k + 4j + 3 = input channel block 4k + j) holds output channel 4k + j at
+// the four output pixels (dy, dx) = (0,0) (0,1) (1,0) (1,1) in its lanes 0..3. Output word
+// s = 2dy + dx takes byte s of input words 0..3 as its lanes 0..3: a 4x4 byte transpose, so
+// every loaded and stored byte is used once and every store is a whole word.
+//
+// Layout codes (the axes' values; Rust: ncnn_glsl_runtime::q8ta::Layout discriminants):
+//   0 = PACKED_INT8_4W4C  word (((n*H + h)*W4 + w/4)*C4 + c/4)*4 + w%4
+//   1 = PACKED_INT8_4C    word ((n*H + h)*W + w)*C4 + c/4
+//   2 = PACKED_INT8_4C1W  word ((n*H + h)*C4 + c/4)*W + w
+// 1 when (scale_in, zp_in) == (scale_out, zp_out): the requantization compiles out.
+
+// The host picks the workgroup shape per layout pair (Rust: q8ta::shuffle_local_size); the
+// literals are the defaults, the ids let the runtime patch them (Pipeline::for_variant). The ids
+// come first: the compiler's rewrite of a trailing `_id` item leaves a comma behind.
+layout (local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2, local_size_x = 4, local_size_y = 16, local_size_z = 1) in;
+
+// Whole words, four at a time: 16-byte loads and stores are what reaches memory bandwidth
+// (4-byte accesses capped the kernel at a quarter of it on an H200). A word is one int8 x 4
+// lane word of the layouts, reached as [i >> 2][i & 3] where the kernel goes word by word.
+layout (binding = 0) readonly buffer in_blob { uvec4 in_data[]; };
+layout (binding = 1) writeonly buffer out_blob { uvec4 out_data[]; };
+
+// std430-safe: 32-bit scalars only. Byte offsets in the comments.
+layout (push_constant) uniform parameter
+{
+    int n;          //  0 batch
+    int c_out;      //  4 output channels (input channels = 4 * c_out)
+    int h;          //  8 input height
+    int w;          // 12 input width
+    int zp_in;      // 16
+    int zp_out;     // 20
+    uint mult_hi;   // 24 requant multiplier bits 24..47
+    uint mult_lo;   // 28 requant multiplier bits 0..23
+    uint shift;     // 32 requant shift S, 39..57: y = (|d| * M + 2^(S-1)) >> S
+    int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
+    int z_stride;   // 40 the same on z
+    uint local_count; // 44 invocations per workgroup (the product of the local size)
+    uint path;      // 48 0: word by word, 1: 4 blocks x 4 pixels, 2: 1 block x 4 pixels (the host's
+                    //    choice, q8ta::model::shuffle_path; 1 and 2 need W % 4 == 0, 1 also
+                    //    C_out % 16 == 0, 2 also C_out % 4 == 0 and an output other than 4C)
+} p;
+
+// The build-time axes of the shipped shader, as specialization constants here.
+layout (constant_id = 3) const int IN_LAYOUT = 0;
+layout (constant_id = 4) const int OUT_LAYOUT = 0;
+layout (constant_id = 5) const int PASSTHROUGH = 0;
+
+// Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel
+// blocks, stored in `lay`. The layout is a build-time constant, so the branches fold; unsigned,
+// so that /4 and %4 are shifts and masks.
+uint word_index(int lay, uint n, uint cb, uint y, uint x, uint hh, uint ww, uint cc4)
+{
+    uint row = n * hh + y;
+    if (lay == 0)
+    {
+        uint ww4 = (ww + 3u) / 4u;
+        return ((row * ww4 + x / 4u) * cc4 + cb) * 4u + x % 4u;
+    }
+    if (lay == 1)
+        return (row * ww + x) * cc4 + cb;
+    return (row * cc4 + cb) * ww + x;
+}
+
+uint load_word(uint i)
+{
+    return in_data[i >> 2][i & 3u];
+}
+
+void store_word(uint i, uint v)
+{
+    out_data[i >> 2][i & 3u] = v;
+}
+
+// Fixed-point requantization of one lane, integer arithmetic only so that every device gives
+// the same byte (the host computes M and S once: Requant in ncnn_glsl_runtime::q8ta, whose
+// apply() is this function step for step). M = mult_hi * 2^24 + mult_lo has 48 significant bits,
+// which makes the result equal the exact round_half_away_from_zero((q - zp_in) * scale_in /
+// scale_out) for every pair of f32 scales; the 64-bit product is built from two 32-bit
+// products since |d| <= 255 (8 bits) and each limb has 24 bits.
+int requant(int q)
+{
+    int d = q - p.zp_in;
+    uint x = uint(abs(d));
+    uint a = x * p.mult_lo;
+    uint b = x * p.mult_hi;
+    uint lo = (b << 24) + a;
+    uint carry = lo < a ? 1u : 0u;
+    // S - 1 >= 38: the rounding half 2^(S-1) lies in the high word only.
+    uint hi = (b >> 8) + carry + (1u << (p.shift - 33u));
+    // y >= 255 saturates either way (|zp_out| <= 128), so capping keeps it small.
+    int y = int(min(hi >> (p.shift - 32u), 255u));
+    int r = d < 0 ? p.zp_out - y : p.zp_out + y;
+    return clamp(r, -128, 127);
+}
+
+// requant() of every int8 value, indexed by its byte (two's complement): 256 requant() calls
+// per workgroup instead of 16 per invocation, which made the kernel ALU-bound.
+shared uint lut[256];
+
+// Each lane of word w through the table.
+uint requant_word(uint w)
+{
+    return lut[w & 255u] | (lut[(w >> 8) & 255u] << 8) | (lut[(w >> 16) & 255u] << 16)
+        | (lut[w >> 24] << 24);
+}
+
+// The 4x4 byte transpose: word s of the result holds byte s of w0, w1, w2, w3 as lanes 0..3.
+// Two rounds of masked shifts (bytes, then 16-bit halves): a dozen ALU operations.
+uvec4 transpose_bytes(uint w0, uint w1, uint w2, uint w3)
+{
+    uint a = (w0 & 0x00ff00ffu) | ((w1 & 0x00ff00ffu) << 8); // w0b0 w1b0 w0b2 w1b2
+    uint b = ((w0 >> 8) & 0x00ff00ffu) | (w1 & 0xff00ff00u); // w0b1 w1b1 w0b3 w1b3
+    uint c = (w2 & 0x00ff00ffu) | ((w3 & 0x00ff00ffu) << 8); // w2b0 w3b0 w2b2 w3b2
+    uint d = ((w2 >> 8) & 0x00ff00ffu) | (w3 & 0xff00ff00u); // w2b1 w3b1 w2b3 w3b3
+    return uvec4((a & 0xffffu) | (c << 16), (b & 0xffffu) | (d << 16),
+                 (a >> 16) | (c & 0xffff0000u), (b >> 16) | (d & 0xffff0000u));
+}
+
+// One (k, n, y, x) position: the seed's per-invocation work.
+void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
+{
+    uint h = uint(p.h);
+    uint w = uint(p.w);
+    // C_in = 4 * c_out, so the input has c_out channel blocks.
+    uint c4_in = uint(p.c_out);
+    // A word past C_in counts as all zp_in; input padding is never read.
+    uint zp_word = uint(p.zp_in & 255) * 0x01010101u;
+    uint cb = 4u * k;
+    uint w0 = load_word(word_index(IN_LAYOUT, n, cb, y, x, h, w, c4_in));
+    uint w1 = cb + 1u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 1u, y, x, h, w, c4_in)) : zp_word;
+    uint w2 = cb + 2u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 2u, y, x, h, w, c4_in)) : zp_word;
+    uint w3 = cb + 3u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 3u, y, x, h, w, c4_in)) : zp_word;
+    if (PASSTHROUGH == 0)
+    {
+    // Lane-wise, so it commutes with the transpose; zp_in maps to zp_out (output padding lanes).
+    w0 = requant_word(w0);
+    w1 = requant_word(w1);
+    w2 = requant_word(w2);
+    w3 = requant_word(w3);
+    }
+    uvec4 o = transpose_bytes(w0, w1, w2, w3);
+
+    // Output word s = 2dy + dx at output pixel (2y + dy, 2x + dx).
+    uint oh = 2u * h;
+    uint ow = 2u * w;
+    store_word(word_index(OUT_LAYOUT, n, k, 2u * y, 2u * x, oh, ow, c4_out), o.x);
+    store_word(word_index(OUT_LAYOUT, n, k, 2u * y, 2u * x + 1u, oh, ow, c4_out), o.y);
+    store_word(word_index(OUT_LAYOUT, n, k, 2u * y + 1u, 2u * x, oh, ow, c4_out), o.z);
+    store_word(word_index(OUT_LAYOUT, n, k, 2u * y + 1u, 2u * x + 1u, oh, ow, c4_out), o.w);
+
+    if (OUT_LAYOUT == 0)
+    {
+    // 4W4C output: when W is odd, 2W % 4 == 2 and output widths 2W, 2W + 1 of the last 4-wide
+    // block are padding. The invocation of the last input column writes them (all lanes zp_out):
+    // one invocation per (k, n, y), so each padding word is written exactly once.
+    if (x == w - 1u && (ow % 4u) != 0u)
+    {
+        uint zp = uint(p.zp_out & 255) * 0x01010101u;
+        for (uint s = 0u; s < 4u; s++)
+            store_word(word_index(0, n, k, 2u * y + s / 2u, ow + s % 2u, oh, ow, c4_out), zp);
+    }
+    }
+}
+
+// The tiled paths (p.path 1 and 2). Path 1: one invocation per (4 output channel blocks kq, 4
+// input pixels xq, row), so that every load and store is a whole, aligned uvec4 in every
+// layout. Path 2: one invocation per (1 output block k, 4 input pixels xq, row), loads and
+// stores uvec4 too, with 4 times the invocations and neighbouring blocks in neighbouring
+// invocations (what a 4W4C output wants).
+// Written without local arrays: naga's SPIR-V copies a local array into a temporary for
+// every dynamically indexed read, which halved this kernel's speed on an H200 (glslang's
+// build of the same text did not); vectors indexed dynamically cost nothing.
+
+// Requantized (lane-wise) and transposed: the 4 output words (s = 2dy + dx) of one input
+// pixel whose 4 input words (lane j = channel block 4k + j) are v.
+uvec4 shuffle_pixel(uvec4 v)
+{
+    if (PASSTHROUGH == 0)
+    {
+    v = uvec4(requant_word(v.x), requant_word(v.y), requant_word(v.z), requant_word(v.w));
+    }
+    return transpose_bytes(v.x, v.y, v.z, v.w);
+}
+
+// Output block 4kq + q at the 4 input pixels of quad xq: o0..o3 for pixels 4xq + 0..3.
+void tile_block(uint q, uint kq, uint row, uint xq, out uvec4 o0, out uvec4 o1, out uvec4 o2, out uvec4 o3)
+{
+    uint w = uint(p.w);
+    uint c4_in = uint(p.c_out);
+    if (IN_LAYOUT == 1)
+    {
+    // 4C: the 4 input blocks of one pixel are one uvec4.
+    uint first = ((row * w + 4u * xq) * c4_in) / 4u + 4u * kq + q;
+    uint step = c4_in / 4u;
+    o0 = shuffle_pixel(in_data[first]);
+    o1 = shuffle_pixel(in_data[first + step]);
+    o2 = shuffle_pixel(in_data[first + 2u * step]);
+    o3 = shuffle_pixel(in_data[first + 3u * step]);
+    }
+    else
+    {
+    // 4C1W: block cb at the 4 pixels is one uvec4 ((row*C4 + cb)*W + 4xq), blocks W apart.
+    // 4W4C: block cb at the 4 pixels of quad xq is one uvec4 ((row*W4 + xq)*C4 + cb).
+    uint cb = 16u * kq + 4u * q;
+    uint first = IN_LAYOUT == 2 ? (row * c4_in + cb) * (w / 4u) + xq : (row * (w / 4u) + xq) * c4_in + cb;
+    uint step = IN_LAYOUT == 2 ? w / 4u : 1u;
+    uvec4 b0 = in_data[first];
+    uvec4 b1 = in_data[first + step];
+    uvec4 b2 = in_data[first + 2u * step];
+    uvec4 b3 = in_data[first + 3u * step];
+    // Pixel i takes lane i of the 4 blocks.
+    o0 = shuffle_pixel(uvec4(b0.x, b1.x, b2.x, b3.x));
+    o1 = shuffle_pixel(uvec4(b0.y, b1.y, b2.y, b3.y));
+    o2 = shuffle_pixel(uvec4(b0.z, b1.z, b2.z, b3.z));
+    o3 = shuffle_pixel(uvec4(b0.w, b1.w, b2.w, b3.w));
+    }
+}
+
+// 4C output: at each of the 4 output pixels of input pixel 4xq + i, blocks 4kq .. 4kq + 3
+// are one uvec4 (a, b, c, d: that pixel's output words of blocks 4kq + 0..3).
+void store_pixel_4c(uint orow0, uint ox0, uint kq, uvec4 a, uvec4 b, uvec4 c, uvec4 d)
+{
+    uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    for (uint s = 0u; s < 4u; s++)
+    {
+        uint orow = orow0 + s / 2u;
+        uint ox = ox0 + s % 2u;
+        out_data[((orow * ow + ox) * c4_out) / 4u + kq] = uvec4(a[s], b[s], c[s], d[s]);
+    }
+}
+// 4C1W and 4W4C outputs: output widths 8xq .. 8xq + 7 of block k, per output row, are two
+// uvec4, each [pixel 2hh dx 0, pixel 2hh dx 1, pixel 2hh+1 dx 0, pixel 2hh+1 dx 1].
+void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
+{
+    uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    for (uint dy = 0u; dy < 2u; dy++)
+    {
+        uint orow = orow0 + dy;
+        uint s = 2u * dy;
+        uvec4 lo = uvec4(o0[s], o0[s + 1u], o1[s], o1[s + 1u]);
+        uvec4 hi = uvec4(o2[s], o2[s + 1u], o3[s], o3[s + 1u]);
+    if (OUT_LAYOUT == 2)
+    {
+        uint first = ((orow * c4_out + k) * ow) / 4u + 2u * xq;
+        out_data[first] = lo;
+        out_data[first + 1u] = hi;
+    }
+    else
+    {
+        uint first = (orow * (ow / 4u) + 2u * xq) * c4_out + k;
+        out_data[first] = lo;
+        out_data[first + c4_out] = hi;
+    }
+    }
+}
+
+// Path 2: block k = 4kq + q is tile_block's block q of quad kq.
+void shuffle_quad(uint k, uint n, uint y, uint xq)
+{
+    uint row = n * uint(p.h) + y;
+    uvec4 o0, o1, o2, o3;
+    tile_block(k % 4u, k / 4u, row, xq, o0, o1, o2, o3);
+    store_block(2u * row, xq, k, o0, o1, o2, o3);
+}
+
+void shuffle_tile(uint kq, uint n, uint y, uint xq)
+{
+    uint h = uint(p.h);
+    uint row = n * h + y;
+    uint orow0 = 2u * row; // (n * 2H + 2y): output rows of one batch item follow each other
+    uvec4 a0, a1, a2, a3;
+    uvec4 b0, b1, b2, b3;
+    uvec4 c0, c1, c2, c3;
+    uvec4 d0, d1, d2, d3;
+    tile_block(0u, kq, row, xq, a0, a1, a2, a3);
+    tile_block(1u, kq, row, xq, b0, b1, b2, b3);
+    tile_block(2u, kq, row, xq, c0, c1, c2, c3);
+    tile_block(3u, kq, row, xq, d0, d1, d2, d3);
+    if (OUT_LAYOUT == 1)
+    {
+    store_pixel_4c(orow0, 8u * xq + 0u, kq, a0, b0, c0, d0);
+    store_pixel_4c(orow0, 8u * xq + 2u, kq, a1, b1, c1, d1);
+    store_pixel_4c(orow0, 8u * xq + 4u, kq, a2, b2, c2, d2);
+    store_pixel_4c(orow0, 8u * xq + 6u, kq, a3, b3, c3, d3);
+    }
+    else
+    {
+    store_block(orow0, xq, 4u * kq + 0u, a0, a1, a2, a3);
+    store_block(orow0, xq, 4u * kq + 1u, b0, b1, b2, b3);
+    store_block(orow0, xq, 4u * kq + 2u, c0, c1, c2, c3);
+    store_block(orow0, xq, 4u * kq + 3u, d0, d1, d2, d3);
+    }
+}
+
+void main()
+{
+    if (PASSTHROUGH == 0)
+    {
+    // The table first, by the whole workgroup (before any invocation returns).
+    for (uint i = gl_LocalInvocationIndex; i < 256u; i += max(p.local_count, 1u))
+        lut[i] = uint(requant(int(i << 24) >> 24)) & 255u;
+    barrier();
+    }
+    // Grid: (output channel blocks, input width, input height x batch); path 1: (quads of
+    // output channel blocks, quads of input width, rows); path 2: (blocks, quads, rows). The host
+    // clamps the launched grid to maxComputeWorkGroupCount (which also bounds
+    // vkCmdDispatchBase), so the y and z axes are grid-stride loops with the launched
+    // invocation counts as steps.
+    uint c4_out = (uint(p.c_out) + 3u) / 4u;
+    uint kx = gl_GlobalInvocationID.x;
+    // Rounded-up grids: invocations past the tensor do nothing.
+    if (kx >= (p.path == 1u ? c4_out / 4u : c4_out))
+        return;
+    uint h = uint(p.h);
+    uint hn = h * uint(p.n);
+    uint xs = p.path != 0u ? uint(p.w) / 4u : uint(p.w);
+    for (uint z = gl_GlobalInvocationID.z; z < hn; z += uint(p.z_stride))
+    {
+        uint n = z / h;
+        uint y = z - n * h;
+        for (uint x = gl_GlobalInvocationID.y; x < xs; x += uint(p.y_stride))
+        {
+            if (p.path == 1u)
+                shuffle_tile(kx, n, y, x);
+            else if (OUT_LAYOUT != 1 && p.path == 2u)
+                shuffle_quad(kx, n, y, x);
+            else
+                shuffle_one(kx, n, y, x, c4_out);
+        }
+    }
+}
