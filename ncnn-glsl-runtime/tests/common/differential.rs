@@ -26,7 +26,11 @@ use ncnn_glsl_runtime::{
     Variant, VariantSet,
 };
 
-use crate::common::{assert_clean, context, Rng};
+use std::sync::Arc;
+
+use ncnn_glsl_runtime::Context;
+
+use crate::common::{assert_clean, context, Log, Rng};
 
 /// How an input buffer is filled.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +41,9 @@ pub enum Fill {
     F32(f32, f32),
     /// Random `f16` in `[lo, hi)`, two per word.
     F16(f32, f32),
+    /// Random bf16 (the high half of an `f32`, rounded to nearest) in
+    /// `[lo, hi)`, two per word.
+    Bf16(f32, f32),
     /// Random `u32` in `[0, n)`.
     Below(u32),
 }
@@ -50,6 +57,8 @@ pub enum Cmp {
     F32Ulps(u32),
     /// `f16` elements within `n` ulps.
     F16Ulps(u32),
+    /// bf16 elements within `n` ulps.
+    Bf16Ulps(u32),
 }
 
 /// What one binding is, in the order of the reflection's bindings.
@@ -147,6 +156,15 @@ fn temp(ext: &str) -> PathBuf {
 
 /// `glslangValidator -V` of finished GLSL, or `None` without glslang.
 pub fn glslang(text: &str) -> Option<Vec<u32>> {
+    Some(
+        glslang_result(text)?
+            .unwrap_or_else(|e| panic!("glslang rejects the finished text:\n{e}\n{text}")),
+    )
+}
+
+/// `glslangValidator -V` of finished GLSL: its SPIR-V or its messages;
+/// `None` without glslang.
+pub fn glslang_result(text: &str) -> Option<Result<Vec<u32>, String>> {
     let src = temp("comp");
     let out = temp("spv");
     std::fs::write(&src, text).unwrap();
@@ -163,36 +181,42 @@ pub fn glslang(text: &str) -> Option<Vec<u32>> {
     );
     let _ = std::fs::remove_file(&src);
     let o = o?;
-    assert!(
-        o.status.success(),
-        "glslang rejects the finished text:\n{}\n{text}",
-        String::from_utf8_lossy(&o.stdout)
-    );
+    if !o.status.success() {
+        let _ = std::fs::remove_file(&out);
+        return Some(Err(String::from_utf8_lossy(&o.stdout).into_owned()));
+    }
     let bytes = std::fs::read(&out).unwrap();
     let _ = std::fs::remove_file(&out);
-    Some(
-        bytes
-            .chunks(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .collect(),
-    )
+    Some(Ok(bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()))
 }
 
 /// spirv-val must accept `words` (skipped without the tool, except under `CI`).
 pub fn assert_valid(words: &[u32]) {
+    if let Some(Err(e)) = spirv_val(words) {
+        panic!("spirv-val rejects our SPIR-V:\n{e}");
+    }
+}
+
+/// spirv-val's verdict on `words`; `None` without the tool (a failure under `CI`).
+pub fn spirv_val(words: &[u32]) -> Option<Result<(), String>> {
     let f = temp("spv");
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&f, bytes).unwrap();
     let o = tool("spirv-val", &["--target-env", "vulkan1.1"], &f);
     let _ = std::fs::remove_file(&f);
-    if let Some(o) = o {
-        assert!(
-            o.status.success(),
-            "spirv-val rejects our SPIR-V:\n{}{}",
+    let o = o?;
+    Some(if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
-        );
-    }
+        ))
+    })
 }
 
 /// Our SPIR-V and reflection, and glslang's SPIR-V, for `case` (`None`
@@ -206,7 +230,8 @@ pub fn compile_both(case: &Case) -> Option<(Vec<u32>, Reflection, Vec<u32>)> {
     Some((ours.spirv, ours.reflection, theirs))
 }
 
-fn leak_blob(spirv: Vec<u32>, reflection: Reflection) -> &'static Blob {
+/// A `'static` blob, as variant sets hold them.
+pub fn leak_blob(spirv: Vec<u32>, reflection: Reflection) -> &'static Blob {
     Box::leak(Box::new(Blob {
         spirv: Box::leak(spirv.into_boxed_slice()),
         reflection,
@@ -249,16 +274,57 @@ pub fn run(case: &Case) {
     }) else {
         return;
     };
-    assert_eq!(
-        reflection.bindings.len(),
-        case.io.len(),
-        "{}: one Io per binding",
-        case.name
-    );
     let seed = std::env::var("NCNN_DIFF_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| Rng::fresh().0);
+    if let Err(e) = run_blobs(&ctx, &log, case, ours_blob, theirs_blob, seed) {
+        panic!("{e}");
+    }
+    assert_clean(&log);
+}
+
+/// Why [`run_blobs`] did not match.
+#[derive(Clone, Debug)]
+pub enum RunError {
+    /// A pipeline could not be made on this device (a missing feature, a
+    /// limit): the blob cannot run here.
+    NotRunnable(String),
+    /// The outputs differ, an output was not written, a dispatch failed or
+    /// the validation layer spoke.
+    Failed(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::NotRunnable(e) => write!(f, "not runnable: {e}"),
+            RunError::Failed(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Runs our blob and glslang's on `ctx` (which must have been opened with a
+/// variant set holding both, so their features are enabled) with the same
+/// inputs drawn from `seed`, and compares the outputs. The validation
+/// messages `log` collects during the run fail it (and are drained).
+pub fn run_blobs(
+    ctx: &Arc<Context>,
+    log: &Log,
+    case: &Case,
+    ours_blob: &Blob,
+    theirs_blob: &Blob,
+    seed: u64,
+) -> Result<(), RunError> {
+    let reflection = &ours_blob.reflection;
+    if reflection.bindings.len() != case.io.len() {
+        return Err(RunError::Failed(format!(
+            "{}: one Io per binding ({} bindings, {} Io)",
+            case.name,
+            reflection.bindings.len(),
+            case.io.len()
+        )));
+    }
     let mut rng = Rng(seed);
     let inputs: Vec<Vec<u8>> = case.io.iter().map(|io| fill(&mut rng, *io)).collect();
     let options = PipelineOptions {
@@ -267,12 +333,12 @@ pub fn run(case: &Case) {
     };
     let mut outputs = Vec::new();
     for (who, blob) in [("ours", ours_blob), ("glslang", theirs_blob)] {
-        let p = Pipeline::with_options(&ctx, who, blob, &options)
-            .unwrap_or_else(|e| panic!("{}: {who} pipeline: {e}", case.name));
+        let p = Pipeline::with_options(ctx, who, blob, &options)
+            .map_err(|e| RunError::NotRunnable(format!("{who} pipeline: {e}")))?;
         let mut bufs: Vec<Buffer> = inputs
             .iter()
             .map(|bytes| {
-                let mut b = Buffer::new(&ctx, bytes.len() as u64).unwrap();
+                let mut b = Buffer::new(ctx, bytes.len() as u64).unwrap();
                 b.write(bytes).unwrap();
                 b
             })
@@ -280,7 +346,7 @@ pub fn run(case: &Case) {
         {
             let refs: Vec<&Buffer> = bufs.iter().collect();
             p.dispatch(&Dispatch::new(&refs, &case.push_constants, case.groups))
-                .unwrap_or_else(|e| panic!("{}: {who} dispatch: {e}", case.name));
+                .map_err(|e| RunError::Failed(format!("{}: {who} dispatch: {e}", case.name)))?;
         }
         let got: Vec<Vec<u8>> = bufs
             .iter_mut()
@@ -292,26 +358,40 @@ pub fn run(case: &Case) {
             .collect();
         outputs.push(got);
     }
-    assert_clean(&log);
+    let messages: Vec<String> = log
+        .lock()
+        .unwrap()
+        .drain(..)
+        .map(|m| format!("[{:?}] {}: {}", m.severity, m.id, m.text))
+        .collect();
+    if !messages.is_empty() {
+        return Err(RunError::Failed(format!(
+            "{}: validation messages:\n{}",
+            case.name,
+            messages.join("\n")
+        )));
+    }
     for (k, io) in case.io.iter().enumerate() {
         let cmp = match io {
             Io::In(..) => continue,
             Io::Out(_, c) | Io::InOut(_, _, c) => *c,
         };
         let poison = fill(&mut Rng(1), Io::Out(io.bytes(), cmp));
-        assert!(
-            outputs[0][k] != poison,
-            "{}: binding {k} was not written at all: a comparison of poison with poison proves nothing",
-            case.name
-        );
+        if outputs[0][k] == poison {
+            return Err(RunError::Failed(format!(
+                "{}: binding {k} was not written at all: a comparison of poison with poison proves nothing",
+                case.name
+            )));
+        }
         if let Err(at) = compare(cmp, &outputs[0][k], &outputs[1][k]) {
-            panic!(
+            return Err(RunError::Failed(format!(
                 "{} (mode {}, specialization {:?}, local size {:?}): binding {k} differs from \
                  glslang's at {at}; replay with NCNN_DIFF_SEED={seed}",
                 case.name, case.mode, case.specialization, case.local_size
-            );
+            )));
         }
     }
+    Ok(())
 }
 
 /// The bytes of one binding before the dispatch (outputs: poison, NaN-ish
@@ -331,6 +411,10 @@ fn fill(rng: &mut Rng, io: Io) -> Vec<u8> {
             Fill::F32(lo, hi) => out.extend_from_slice(&rng.f32(lo, hi).to_le_bytes()),
             Fill::F16(lo, hi) => {
                 out.extend_from_slice(&f16::from_f32(rng.f32(lo, hi)).to_le_bytes())
+            }
+            Fill::Bf16(lo, hi) => {
+                let b = rng.f32(lo, hi).to_bits();
+                out.extend_from_slice(&((b.wrapping_add(0x8000) >> 16) as u16).to_le_bytes())
             }
             Fill::Below(m) => {
                 out.extend_from_slice(&((rng.next() % u64::from(m.max(1))) as u32).to_le_bytes())
@@ -383,6 +467,26 @@ pub fn compare(cmp: Cmp, ours: &[u8], theirs: &[u8]) -> Result<(), String> {
                 );
                 if !ulps(ordered16(a), ordered16(b), a.is_nan(), b.is_nan(), n) {
                     return Err(format!("f16 element {i}: ours {a}, glslang {b}"));
+                }
+            }
+            Ok(())
+        }
+        Cmp::Bf16Ulps(n) => {
+            for (i, (a, b)) in ours.chunks(2).zip(theirs.chunks(2)).enumerate() {
+                let (a, b) = (
+                    u16::from_le_bytes(a.try_into().unwrap()),
+                    u16::from_le_bytes(b.try_into().unwrap()),
+                );
+                let (fa, fb) = (
+                    f32::from_bits(u32::from(a) << 16),
+                    f32::from_bits(u32::from(b) << 16),
+                );
+                let ord = |v: u16| {
+                    let v = v as i16;
+                    i64::from(if v < 0 { i16::MIN - v } else { v })
+                };
+                if !ulps(ord(a), ord(b), fa.is_nan(), fb.is_nan(), n) {
+                    return Err(format!("bf16 element {i}: ours {fa:e}, glslang {fb:e}"));
                 }
             }
             Ok(())

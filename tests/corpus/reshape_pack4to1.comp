@@ -1,0 +1,47 @@
+#version 450
+
+#define shape_constant_id_offset 0
+layout (constant_id = shape_constant_id_offset + 0) const int w = 0;
+layout (constant_id = shape_constant_id_offset + 1) const int h = 0;
+layout (constant_id = shape_constant_id_offset + 2) const int c = 0;
+layout (constant_id = shape_constant_id_offset + 3) const int cstep = 0;
+layout (constant_id = shape_constant_id_offset + 4) const int outw = 0;
+layout (constant_id = shape_constant_id_offset + 5) const int outh = 0;
+
+layout (local_size_x_id = 233, local_size_y_id = 234, local_size_z_id = 235) in;
+
+layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
+
+layout (push_constant) uniform parameter
+{
+    int w;
+    int h;
+    int c;
+    int cstep;
+    int outw;
+    int outh;
+} p;
+
+// a pack4 blob of w x h x c flattened into a pack1 blob of outw x outh
+void main()
+{
+    int gx = int(gl_GlobalInvocationID.x);
+    int gy = int(gl_GlobalInvocationID.y);
+    int gz = int(gl_GlobalInvocationID.z);
+
+    if (gx >= psc(w) || gy >= psc(h) || gz >= psc(c))
+        return;
+
+    const int gi = gz * psc(cstep) + gy * psc(w) + gx;
+
+    // the flat index of each lane: lane k of channel group gz is channel gz * 4 + k
+    ivec4 i4 = ((gz * 4 + ivec4(0, 1, 2, 3)) * psc(h) + gy) * psc(w) + gx;
+
+    ivec4 y4 = i4 / psc(outw);
+    ivec4 x4 = i4 % psc(outw);
+
+    ivec4 o4 = y4 * psc(outw) + x4;
+
+    buffer_cp4to1(top_blob_data, o4, bottom_blob_data, gi);
+}
