@@ -22,6 +22,8 @@
 //!
 //! `--glslang DIR` (from `cargo xtask glslang-variants --out DIR`) adds the
 //! rewrite built by `glslangValidator` from the same committed finished GLSL.
+//! `--spec-constants` adds the issue-6 experiment: the same kernel with its
+//! axes as specialization constants, one blob for all 18 variants.
 //! `--from-json FILE` re-reads an earlier run's JSON and derives "rewrite"
 //! (the path the runtime takes for each case) again by this build's rule,
 //! without a device: the kernel's paths are measured separately ("path
@@ -43,7 +45,7 @@ use ncnn_glsl_runtime::q8ta::{
 use ncnn_glsl_runtime::shipped::{Q8TA_PIXEL_SHUFFLE, Q8TA_PIXEL_SHUFFLE_BASELINE};
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Blob, Buffer, Context, ContextOptions, DeviceSelector, DeviceType,
-    Dispatch, Options, Pipeline, Variant, VariantSet,
+    Dispatch, Options, Pipeline, PipelineOptions, SpecValue, Variant, VariantSet,
 };
 use serde_json::{json, Value};
 
@@ -67,13 +69,14 @@ struct Args {
     locals: BTreeMap<String, [u32; 3]>,
     sweep_path: ShufflePath,
     from_json: Option<PathBuf>,
+    spec_constants: bool,
 }
 
 fn usage() -> String {
     "usage: q8ta_bench [--cases seed|large|all|N,C,H,W;...] [--quant passthrough|requant|both] \
      [--reps R] [--warmup W] [--device SELECTOR] [--validation] [--glslang DIR] \
      [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] [--best FILE] [--locals FILE] \
-     [--json FILE] [--svg FILE] [--from-json FILE]"
+     [--json FILE] [--svg FILE] [--from-json FILE] [--spec-constants]"
         .to_string()
 }
 
@@ -124,6 +127,7 @@ fn parse_args() -> Result<Args, String> {
         locals: BTreeMap::new(),
         sweep_path: ShufflePath::Tile,
         from_json: None,
+        spec_constants: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -171,6 +175,7 @@ fn parse_args() -> Result<Args, String> {
                 a.locals = serde_json::from_str(&text).map_err(|e| format!("--locals {v}: {e}"))?;
             }
             "--from-json" => a.from_json = Some(value()?.into()),
+            "--spec-constants" => a.spec_constants = true,
             "--json" => a.json = Some(value()?.into()),
             "--svg" => a.svg = Some(value()?.into()),
             "-h" | "--help" => return Err(usage()),
@@ -194,14 +199,20 @@ impl Rng {
 }
 
 /// A kernel under test: a pipeline, its path (`None`: the baseline, whose
-/// grid differs) and whether glslang built it (then it runs only where its
-/// path is the runtime's choice, as "rewrite (glslang)").
+/// grid differs) and whether it is another build of the rewrite (glslang's,
+/// or the specialization-constant experiment's): those run only where their
+/// path is the runtime's choice, as "rewrite (glslang)" and so on.
 struct Kernel {
     name: String,
     pipeline: Arc<Pipeline>,
     path: Option<ShufflePath>,
     glslang: bool,
 }
+
+/// The issue-6 experiment: the pixel shuffle with its axes as specialization
+/// constants 3, 4, 5 (`examples/shaders/q8ta_pixel_shuffle_spec.comp`).
+static SPEC_SHUFFLE: &VariantSet =
+    include_ncnn_shader!("examples/shaders/q8ta_pixel_shuffle_spec.comp");
 
 /// Median and the 10th / 90th percentiles of GPU times, in microseconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -441,6 +452,8 @@ fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
             "rewrite"
         } else if r.kernel == format!("path {chosen} (glslang)") {
             "rewrite (glslang)"
+        } else if r.kernel == format!("path {chosen} (spec constants)") {
+            "rewrite (spec constants)"
         } else {
             continue;
         };
@@ -449,7 +462,12 @@ fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
             ..r.clone()
         });
     }
-    records.retain(|r| r.kernel != "rewrite" && r.kernel != "rewrite (glslang)");
+    records.retain(|r| {
+        !matches!(
+            r.kernel.as_str(),
+            "rewrite" | "rewrite (glslang)" | "rewrite (spec constants)"
+        )
+    });
     records.extend(extra);
 }
 
@@ -497,6 +515,26 @@ fn kernels(
             path: Some(path),
             glslang: false,
         });
+        if a.spec_constants {
+            let spec = [
+                (3, SpecValue::Int(il.axis_value() as i32)),
+                (4, SpecValue::Int(ol.axis_value() as i32)),
+                (5, SpecValue::Int(passthrough as i32)),
+            ];
+            let options = PipelineOptions {
+                local_size: Some(local),
+                specialization: &spec,
+            };
+            let sv = ctx
+                .select(SPEC_SHUFFLE, Options::NCNN_DEFAULT, &[])?
+                .variant;
+            out.push(Kernel {
+                name: format!("path {} (spec constants)", path.name()),
+                pipeline: Arc::new(Pipeline::for_variant_with(ctx, SPEC_SHUFFLE, sv, &options)?),
+                path: Some(path),
+                glslang: true,
+            });
+        }
         if let Some(dir) = &a.glslang {
             let blob = glslang_blob(dir, v, local)?;
             out.push(Kernel {
