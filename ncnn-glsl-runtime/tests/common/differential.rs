@@ -17,13 +17,14 @@
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use half::f16;
 use ncnn_glsl_core::{CompileOptions, MemoryLoader, SourceFile};
 use ncnn_glsl_runtime::reflection::Reflection;
 use ncnn_glsl_runtime::{
-    Blob, Buffer, ContextOptions, Dispatch, Pipeline, PipelineOptions, SpecValue, Target, Usage,
-    Variant, VariantSet,
+    Blob, Buffer, Context, ContextOptions, Dispatch, Pipeline, PipelineOptions, SpecValue, Target,
+    Usage, Variant, VariantSet,
 };
 
 use crate::common::{assert_clean, context, Rng};
@@ -39,6 +40,9 @@ pub enum Fill {
     F16(f32, f32),
     /// Random `u32` in `[0, n)`.
     Below(u32),
+    /// Random bfloat16 (an `f32` in `[lo, hi)` rounded as the extension
+    /// does: `(bits + 0x8000) >> 16`), two per word.
+    Bf16(f32, f32),
 }
 
 /// How an output buffer is compared.
@@ -50,6 +54,8 @@ pub enum Cmp {
     F32Ulps(u32),
     /// `f16` elements within `n` ulps.
     F16Ulps(u32),
+    /// bfloat16 elements (16-bit halves) within `n` ulps.
+    Bf16Ulps(u32),
 }
 
 /// What one binding is, in the order of the reflection's bindings.
@@ -220,11 +226,8 @@ pub fn run(case: &Case) {
         return;
     };
     let target = Target::for_mode(case.mode.parse().unwrap());
-    // glslang's blob: our reflection (same GLSL, same bindings), its own requirements.
-    let mut theirs_reflection = reflection.clone();
-    theirs_reflection.requirements = ncnn_glsl_core::compile::reflect::requirements(&theirs);
     let ours_blob = leak_blob(ours, reflection.clone());
-    let theirs_blob = leak_blob(theirs, theirs_reflection);
+    let theirs_blob = glslang_blob(theirs, &reflection);
     let variants: &'static [Variant] = Box::leak(Box::new([
         Variant {
             target,
@@ -237,50 +240,110 @@ pub fn run(case: &Case) {
             blob: theirs_blob,
         },
     ]));
-    let set: &'static VariantSet = Box::leak(Box::new(VariantSet {
-        name: "differential",
-        usage: Usage::default(),
-        axes: &[],
-        variants,
-    }));
     let Some((ctx, log)) = context(ContextOptions {
-        variant_sets: vec![set],
+        variant_sets: vec![leak_set(variants)],
         ..ContextOptions::default()
     }) else {
         return;
     };
+    let seed = seed();
+    if let Err(e) = run_pair(&ctx, case, ours_blob, theirs_blob, seed) {
+        panic!("{e}");
+    }
+    assert_clean(&log);
+}
+
+/// glslang's blob with our reflection (same GLSL, same bindings) and its
+/// own requirements.
+pub fn glslang_blob(spirv: Vec<u32>, ours: &Reflection) -> &'static Blob {
+    let mut reflection = ours.clone();
+    reflection.requirements = ncnn_glsl_core::compile::reflect::requirements(&spirv);
+    leak_blob(spirv, reflection)
+}
+
+/// A variant set holding `variants`, for [`ContextOptions::variant_sets`]
+/// (the context enables the features they need).
+pub fn leak_set(variants: &'static [Variant]) -> &'static VariantSet {
+    Box::leak(Box::new(VariantSet {
+        name: "differential",
+        usage: Usage::default(),
+        axes: &[],
+        variants,
+    }))
+}
+
+/// The seed of a run: `NCNN_DIFF_SEED`, else fresh.
+pub fn seed() -> u64 {
+    std::env::var("NCNN_DIFF_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| Rng::fresh().0)
+}
+
+/// Runs `ours` and `theirs` (two compilations of one shader) on `ctx` with
+/// the same inputs, drawn from `seed`, and compares every output; `Err`
+/// says where they differ (or that an output was not written), with the
+/// seed to replay. `case.source` and `case.mode` are only named in messages.
+pub fn run_pair(
+    ctx: &Arc<Context>,
+    case: &Case,
+    ours: &Blob,
+    theirs: &Blob,
+    seed: u64,
+) -> Result<(), String> {
+    let mut rng = Rng(seed);
+    let inputs: Vec<Vec<u8>> = case.io.iter().map(|io| fill(&mut rng, *io)).collect();
+    run_pair_with(ctx, case, ours, theirs, &inputs)
+        .map_err(|e| format!("{e}; replay with NCNN_DIFF_SEED={seed}"))
+}
+
+/// [`run_pair`] with the bytes of every binding given (outputs: ignored,
+/// poisoned instead).
+pub fn run_pair_with(
+    ctx: &Arc<Context>,
+    case: &Case,
+    ours: &Blob,
+    theirs: &Blob,
+    inputs: &[Vec<u8>],
+) -> Result<(), String> {
     assert_eq!(
-        reflection.bindings.len(),
+        ours.reflection.bindings.len(),
         case.io.len(),
         "{}: one Io per binding",
         case.name
     );
-    let seed = std::env::var("NCNN_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| Rng::fresh().0);
-    let mut rng = Rng(seed);
-    let inputs: Vec<Vec<u8>> = case.io.iter().map(|io| fill(&mut rng, *io)).collect();
+    assert_eq!(
+        inputs.len(),
+        case.io.len(),
+        "{}: one input per binding",
+        case.name
+    );
     let options = PipelineOptions {
         local_size: case.local_size,
         specialization: &case.specialization,
     };
     let mut outputs = Vec::new();
-    for (who, blob) in [("ours", ours_blob), ("glslang", theirs_blob)] {
-        let p = Pipeline::with_options(&ctx, who, blob, &options)
-            .unwrap_or_else(|e| panic!("{}: {who} pipeline: {e}", case.name));
-        let mut bufs: Vec<Buffer> = inputs
+    for (who, blob) in [("ours", ours), ("glslang", theirs)] {
+        let p = Pipeline::with_options(ctx, who, blob, &options)
+            .map_err(|e| format!("{}: {who} pipeline: {e}", case.name))?;
+        let mut bufs: Vec<Buffer> = case
+            .io
             .iter()
-            .map(|bytes| {
-                let mut b = Buffer::new(&ctx, bytes.len() as u64).unwrap();
-                b.write(bytes).unwrap();
+            .zip(inputs)
+            .map(|(io, bytes)| {
+                let bytes = match io {
+                    Io::Out(..) => poison(io.bytes()),
+                    _ => bytes.clone(),
+                };
+                let mut b = Buffer::new(ctx, bytes.len() as u64).unwrap();
+                b.write(&bytes).unwrap();
                 b
             })
             .collect();
         {
             let refs: Vec<&Buffer> = bufs.iter().collect();
             p.dispatch(&Dispatch::new(&refs, &case.push_constants, case.groups))
-                .unwrap_or_else(|e| panic!("{}: {who} dispatch: {e}", case.name));
+                .map_err(|e| format!("{}: {who} dispatch: {e}", case.name))?;
         }
         let got: Vec<Vec<u8>> = bufs
             .iter_mut()
@@ -292,37 +355,51 @@ pub fn run(case: &Case) {
             .collect();
         outputs.push(got);
     }
-    assert_clean(&log);
     for (k, io) in case.io.iter().enumerate() {
         let cmp = match io {
             Io::In(..) => continue,
             Io::Out(_, c) | Io::InOut(_, _, c) => *c,
         };
-        let poison = fill(&mut Rng(1), Io::Out(io.bytes(), cmp));
-        assert!(
-            outputs[0][k] != poison,
-            "{}: binding {k} was not written at all: a comparison of poison with poison proves nothing",
-            case.name
-        );
+        let before = match io {
+            Io::Out(..) => poison(io.bytes()),
+            _ => inputs[k].clone(),
+        };
+        if outputs[0][k] == before {
+            return Err(format!(
+                "{}: binding {k} was not written at all: a comparison of untouched bytes proves nothing",
+                case.name
+            ));
+        }
         if let Err(at) = compare(cmp, &outputs[0][k], &outputs[1][k]) {
-            panic!(
-                "{} (mode {}, specialization {:?}, local size {:?}): binding {k} differs from \
-                 glslang's at {at}; replay with NCNN_DIFF_SEED={seed}",
-                case.name, case.mode, case.specialization, case.local_size
-            );
+            return Err(format!(
+                "{} (mode {}, specialization {:?}, local size {:?}, push constants {:02x?}, \
+                 groups {:?}): binding {k} differs from glslang's at {at}",
+                case.name,
+                case.mode,
+                case.specialization,
+                case.local_size,
+                case.push_constants,
+                case.groups
+            ));
         }
     }
+    Ok(())
 }
 
-/// The bytes of one binding before the dispatch (outputs: poison, NaN-ish
-/// and odd, so an unwritten or half-written element shows).
-fn fill(rng: &mut Rng, io: Io) -> Vec<u8> {
+/// What an output binding holds before the dispatch: NaN-ish, odd bytes, so
+/// an unwritten or half-written element shows.
+pub fn poison(bytes: u64) -> Vec<u8> {
+    (0..bytes as usize)
+        .map(|i| [0xde, 0xad, 0xbe, 0xef][i % 4])
+        .collect()
+}
+
+/// The bytes of one binding before the dispatch (outputs: [`poison`]).
+pub fn fill(rng: &mut Rng, io: Io) -> Vec<u8> {
     let n = io.bytes() as usize;
     let fill = match io {
         Io::In(_, f) | Io::InOut(_, f, _) => f,
-        Io::Out(..) => {
-            return (0..n).map(|i| [0xde, 0xad, 0xbe, 0xef][i % 4]).collect();
-        }
+        Io::Out(..) => return poison(io.bytes()),
     };
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
@@ -334,6 +411,10 @@ fn fill(rng: &mut Rng, io: Io) -> Vec<u8> {
             }
             Fill::Below(m) => {
                 out.extend_from_slice(&((rng.next() % u64::from(m.max(1))) as u32).to_le_bytes())
+            }
+            Fill::Bf16(lo, hi) => {
+                let bits = (rng.f32(lo, hi).to_bits().wrapping_add(0x8000) >> 16) as u16;
+                out.extend_from_slice(&bits.to_le_bytes())
             }
         }
     }
@@ -383,6 +464,20 @@ pub fn compare(cmp: Cmp, ours: &[u8], theirs: &[u8]) -> Result<(), String> {
                 );
                 if !ulps(ordered16(a), ordered16(b), a.is_nan(), b.is_nan(), n) {
                     return Err(format!("f16 element {i}: ours {a}, glslang {b}"));
+                }
+            }
+            Ok(())
+        }
+        Cmp::Bf16Ulps(n) => {
+            for (i, (a, b)) in ours.chunks(2).zip(theirs.chunks(2)).enumerate() {
+                // A bf16 is the high half of an f32: compare those f32s, in
+                // units of the bf16's last place (2^16 f32 ulps).
+                let f =
+                    |c: &[u8]| f32::from_bits(u32::from(u16::from_le_bytes([c[0], c[1]])) << 16);
+                let (a, b) = (f(a), f(b));
+                let (oa, ob) = (ordered32(a) >> 16, ordered32(b) >> 16);
+                if !ulps(oa, ob, a.is_nan(), b.is_nan(), n) {
+                    return Err(format!("bf16 element {i}: ours {a:e}, glslang {b:e}"));
                 }
             }
             Ok(())
