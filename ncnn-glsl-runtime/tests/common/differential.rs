@@ -245,11 +245,8 @@ pub fn run(case: &Case) {
         return;
     };
     let target = Target::for_mode(case.mode.parse().unwrap());
-    // glslang's blob: our reflection (same GLSL, same bindings), its own requirements.
-    let mut theirs_reflection = reflection.clone();
-    theirs_reflection.requirements = ncnn_glsl_core::compile::reflect::requirements(&theirs);
     let ours_blob = leak_blob(ours, reflection.clone());
-    let theirs_blob = leak_blob(theirs, theirs_reflection);
+    let theirs_blob = glslang_blob(theirs, &reflection);
     let variants: &'static [Variant] = Box::leak(Box::new([
         Variant {
             target,
@@ -262,26 +259,54 @@ pub fn run(case: &Case) {
             blob: theirs_blob,
         },
     ]));
-    let set: &'static VariantSet = Box::leak(Box::new(VariantSet {
-        name: "differential",
-        usage: Usage::default(),
-        axes: &[],
-        variants,
-    }));
     let Some((ctx, log)) = context(ContextOptions {
-        variant_sets: vec![set],
+        variant_sets: vec![leak_set(variants)],
         ..ContextOptions::default()
     }) else {
         return;
     };
-    let seed = std::env::var("NCNN_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| Rng::fresh().0);
-    if let Err(e) = run_blobs(&ctx, &log, case, ours_blob, theirs_blob, seed) {
+    if let Err(e) = run_blobs(&ctx, &log, case, ours_blob, theirs_blob, seed()) {
         panic!("{e}");
     }
     assert_clean(&log);
+}
+
+/// glslang's blob of a shader: our reflection (same GLSL, same bindings)
+/// with the requirements read from its own SPIR-V.
+pub fn glslang_blob(spirv: Vec<u32>, ours: &Reflection) -> &'static Blob {
+    let mut reflection = ours.clone();
+    reflection.requirements = ncnn_glsl_core::compile::reflect::requirements(&spirv);
+    leak_blob(spirv, reflection)
+}
+
+/// A variant set holding `variants`, for a context that enables their features.
+pub fn leak_set(variants: &'static [Variant]) -> &'static VariantSet {
+    Box::leak(Box::new(VariantSet {
+        name: "differential",
+        usage: Usage::default(),
+        axes: &[],
+        variants,
+    }))
+}
+
+/// The inputs' seed: `NCNN_DIFF_SEED` to replay a failure, else fresh.
+pub fn seed() -> u64 {
+    std::env::var("NCNN_DIFF_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| Rng::fresh().0)
+}
+
+/// [`run_blobs`] with the inputs given (one per binding, outputs' poison
+/// included) and the context's validation messages left to the caller.
+pub fn run_pair_with(
+    ctx: &Arc<Context>,
+    case: &Case,
+    ours: &Blob,
+    theirs: &Blob,
+    inputs: &[Vec<u8>],
+) -> Result<(), String> {
+    run_blobs_with(ctx, None, case, ours, theirs, inputs, None).map_err(|e| e.to_string())
 }
 
 /// Why [`run_blobs`] did not match.
@@ -316,6 +341,30 @@ pub fn run_blobs(
     theirs_blob: &Blob,
     seed: u64,
 ) -> Result<(), RunError> {
+    let mut rng = Rng(seed);
+    let inputs: Vec<Vec<u8>> = case.io.iter().map(|io| fill(&mut rng, *io)).collect();
+    run_blobs_with(
+        ctx,
+        Some(log),
+        case,
+        ours_blob,
+        theirs_blob,
+        &inputs,
+        Some(seed),
+    )
+}
+
+/// [`run_blobs`] on given inputs; `log`, when given, is drained and any
+/// message fails the run; `seed` is named in a mismatch to replay it.
+fn run_blobs_with(
+    ctx: &Arc<Context>,
+    log: Option<&Log>,
+    case: &Case,
+    ours_blob: &Blob,
+    theirs_blob: &Blob,
+    inputs: &[Vec<u8>],
+    seed: Option<u64>,
+) -> Result<(), RunError> {
     let reflection = &ours_blob.reflection;
     if reflection.bindings.len() != case.io.len() {
         return Err(RunError::Failed(format!(
@@ -325,8 +374,12 @@ pub fn run_blobs(
             case.io.len()
         )));
     }
-    let mut rng = Rng(seed);
-    let inputs: Vec<Vec<u8>> = case.io.iter().map(|io| fill(&mut rng, *io)).collect();
+    if inputs.len() != case.io.len() {
+        return Err(RunError::Failed(format!(
+            "{}: one input per binding",
+            case.name
+        )));
+    }
     let options = PipelineOptions {
         local_size: case.local_size,
         specialization: &case.specialization,
@@ -359,11 +412,14 @@ pub fn run_blobs(
         outputs.push(got);
     }
     let messages: Vec<String> = log
-        .lock()
-        .unwrap()
-        .drain(..)
-        .map(|m| format!("[{:?}] {}: {}", m.severity, m.id, m.text))
-        .collect();
+        .map(|log| {
+            log.lock()
+                .unwrap()
+                .drain(..)
+                .map(|m| format!("[{:?}] {}: {}", m.severity, m.id, m.text))
+                .collect()
+        })
+        .unwrap_or_default();
     if !messages.is_empty() {
         return Err(RunError::Failed(format!(
             "{}: validation messages:\n{}",
@@ -386,8 +442,14 @@ pub fn run_blobs(
         if let Err(at) = compare(cmp, &outputs[0][k], &outputs[1][k]) {
             return Err(RunError::Failed(format!(
                 "{} (mode {}, specialization {:?}, local size {:?}): binding {k} differs from \
-                 glslang's at {at}; replay with NCNN_DIFF_SEED={seed}",
-                case.name, case.mode, case.specialization, case.local_size
+                 glslang's at {at}{}",
+                case.name,
+                case.mode,
+                case.specialization,
+                case.local_size,
+                seed.map_or(String::new(), |s| format!(
+                    "; replay with NCNN_DIFF_SEED={s}"
+                ))
             )));
         }
     }
@@ -396,7 +458,7 @@ pub fn run_blobs(
 
 /// The bytes of one binding before the dispatch (outputs: poison, NaN-ish
 /// and odd, so an unwritten or half-written element shows).
-fn fill(rng: &mut Rng, io: Io) -> Vec<u8> {
+pub fn fill(rng: &mut Rng, io: Io) -> Vec<u8> {
     let n = io.bytes() as usize;
     let fill = match io {
         Io::In(_, f) | Io::InOut(_, f, _) => f,
