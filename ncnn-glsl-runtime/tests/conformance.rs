@@ -580,9 +580,12 @@ fn local_case(ctx: &Arc<Context>, b: &Built, blob: &Blob, rng: &mut Rng) -> Resu
     let sz = s.bytes();
     let s1: Vec<u32> = (0..n).map(|_| random_elem(rng, s)).collect();
     let s4: Vec<u32> = (0..4 * n).map(|_| random_elem(rng, s)).collect();
-    // Values that fp16 can hold as normal numbers, for every mode.
+    // Values fp16 holds exactly (normal numbers), for every mode: the Vulkan
+    // spec lets a driver drop an f32 -> f16 -> f32 pair ("Evaluation of
+    // Expressions"; NVIDIA's does, docs/h200-fp16-rounding.md), so only
+    // fp16-exact inputs make the local-memory path's result one value.
     let f: Vec<f32> = (0..5 * n)
-        .map(|_| random_value(rng, FloatStorage::F16))
+        .map(|_| half::f16::from_f32(random_value(rng, FloatStorage::F16)).to_f32())
         .collect();
     let nb = |i: usize| i ^ 1;
     let mut want: Vec<[u32; 2]> = Vec::with_capacity(10 * n);

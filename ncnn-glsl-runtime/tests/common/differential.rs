@@ -297,8 +297,8 @@ pub fn seed() -> u64 {
         .unwrap_or_else(|| Rng::fresh().0)
 }
 
-/// [`run_blobs`] with the inputs given (one per binding, outputs' poison
-/// included) and the context's validation messages left to the caller.
+/// [`run_blobs`] with the bytes of every binding given (outputs: ignored,
+/// poisoned instead) and the context's validation messages left to the caller.
 pub fn run_pair_with(
     ctx: &Arc<Context>,
     case: &Case,
@@ -306,7 +306,16 @@ pub fn run_pair_with(
     theirs: &Blob,
     inputs: &[Vec<u8>],
 ) -> Result<(), String> {
-    run_blobs_with(ctx, None, case, ours, theirs, inputs, None).map_err(|e| e.to_string())
+    let inputs: Vec<Vec<u8>> = case
+        .io
+        .iter()
+        .zip(inputs)
+        .map(|(io, bytes)| match io {
+            Io::Out(..) => fill(&mut Rng(1), *io),
+            _ => bytes.clone(),
+        })
+        .collect();
+    run_blobs_with(ctx, None, case, ours, theirs, &inputs, None).map_err(|e| e.to_string())
 }
 
 /// Why [`run_blobs`] did not match.
