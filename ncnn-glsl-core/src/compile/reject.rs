@@ -167,9 +167,9 @@ pub const RULES: &[Rule] = &[
     Rule {
         pattern: Pattern::ShadowedBlockMember,
         reason: "naga puts the members of a block with an instance name into the global scope, so \
-                 after this block a bare use of the name reads the member, not the constant \
-                 declared before it (glslang reads the constant): wrong code",
-        advice: "declare the constant or specialization constant after the block, or rename one of them",
+                 after this block a bare use of the name reads the member, not the global \
+                 declared before it (glslang reads the global): wrong code",
+        advice: "declare the global after the block, or rename one of them",
     },
     Rule {
         pattern: Pattern::SpecConstantInConstExpr,
@@ -402,26 +402,25 @@ fn multi_dim_arrays(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
 }
 
 /// Members of an instance-named block at global scope that shadow a global
-/// constant declared earlier and are then used bare.
+/// declared earlier (a constant, a private or shared variable, a member of
+/// an anonymous block) and are then used bare: naga reads the member.
 fn shadowed_block_members(src: &str, toks: &[Token]) -> Vec<Token> {
     let depth = brace_depths(src, toks);
     // Specialization constants that can move past the block are repaired.
     let movable = super::spec_constants::movable(src, toks);
-    let mut consts: Vec<(&str, usize)> = Vec::new();
+    // `T name =`, `T name;` or `T name[`: the name a declaration introduces.
+    let declared = |k: usize| -> Option<&str> {
+        let (t, n, after) = (toks.get(k)?, toks.get(k + 1)?, toks.get(k + 2)?);
+        let ends = after.is_punct(src, '=') || after.is_punct(src, ';') || after.is_punct(src, '[');
+        (t.kind == Kind::Ident && n.kind == Kind::Ident && ends).then(|| n.text(src))
+    };
+    let mut earlier: Vec<&str> = Vec::new();
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
         let t = toks[i];
-        if depth[i] == 0 && t.text(src) == "const" {
-            // `const T name =`: the name is the identifier before `=`.
-            if let Some(eq) = (i..toks.len().min(i + 6)).find(|&k| toks[k].is_punct(src, '=')) {
-                if toks[eq - 1].kind == Kind::Ident {
-                    consts.push((toks[eq - 1].text(src), i));
-                }
-            }
-        }
         let block_open = depth[i] == 0
-            && t.text(src) == "uniform"
+            && matches!(t.text(src), "uniform" | "buffer")
             && toks.get(i + 1).is_some_and(|n| n.kind == Kind::Ident)
             && toks.get(i + 2).is_some_and(|n| n.is_punct(src, '{'));
         if block_open {
@@ -429,30 +428,37 @@ fn shadowed_block_members(src: &str, toks: &[Token]) -> Vec<Token> {
                 break;
             };
             let has_instance = toks.get(close + 1).is_some_and(|n| n.kind == Kind::Ident);
-            if has_instance {
-                for k in i + 3..close {
-                    let ends = toks
-                        .get(k + 1)
-                        .is_some_and(|n| n.is_punct(src, ';') || n.is_punct(src, '['));
-                    let name = toks[k].text(src);
-                    if toks[k].kind != Kind::Ident
-                        || !ends
-                        || !consts.iter().any(|(c, _)| *c == name)
-                        || movable.iter().any(|m| m == name)
-                    {
-                        continue;
-                    }
-                    let used_bare = toks[close + 2..].iter().enumerate().any(|(j, u)| {
-                        let before = &toks[close + 1 + j];
-                        u.text(src) == name && !before.is_punct(src, '.')
-                    });
-                    if used_bare {
-                        out.push(toks[k]);
-                    }
+            for k in i + 3..close {
+                let ends = toks
+                    .get(k + 1)
+                    .is_some_and(|n| n.is_punct(src, ';') || n.is_punct(src, '['));
+                if toks[k].kind != Kind::Ident || !ends {
+                    continue;
+                }
+                let name = toks[k].text(src);
+                if !has_instance {
+                    // An anonymous block's members are globals.
+                    earlier.push(name);
+                    continue;
+                }
+                if !earlier.contains(&name) || movable.iter().any(|m| m == name) {
+                    continue;
+                }
+                let used_bare = toks[close + 2..].iter().enumerate().any(|(j, u)| {
+                    let before = &toks[close + 1 + j];
+                    u.text(src) == name && !before.is_punct(src, '.')
+                });
+                if used_bare {
+                    out.push(toks[k]);
                 }
             }
             i = close + 1;
             continue;
+        }
+        if depth[i] == 0 {
+            if let Some(name) = declared(i) {
+                earlier.push(name);
+            }
         }
         i += 1;
     }
@@ -493,6 +499,21 @@ mod tests {
         assert!(found(after).is_empty());
         let only_member = "const int w = 0;\nlayout(push_constant) uniform parameter { int w; } p;\nvoid main() { int x = p.w; }";
         assert!(found(only_member).is_empty());
+        // Any global declared before the block, and instance-named buffer blocks too.
+        let private =
+            "int w = 3;\nlayout(push_constant) uniform P { int w; } p;\nvoid main() { int x = w; }";
+        assert_eq!(found(private), ["w"]);
+        let shared =
+            "shared int w;\nlayout(push_constant) uniform P { int w; } p;\nvoid main() { w = 1; }";
+        assert_eq!(found(shared), ["w"]);
+        let anonymous = "layout(binding = 1) buffer A { int w; };\n\
+                         layout(push_constant) uniform P { int w; } p;\nvoid main() { int x = w; }";
+        assert_eq!(found(anonymous), ["w"]);
+        let buffer = "const int w = 3;\nlayout(binding = 1) buffer A { int w; } a;\nvoid main() { int x = w; }";
+        assert_eq!(found(buffer), ["w"]);
+        // Locals, parameters and function names are not globals.
+        let local = "void f(int w) { int v = w; }\nlayout(push_constant) uniform P { int w; } p;\nvoid main() { int x = p.w; }";
+        assert!(found(local).is_empty());
     }
 
     #[test]
