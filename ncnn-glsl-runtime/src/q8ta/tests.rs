@@ -833,6 +833,44 @@ fn quantize_and_dequantize_models_match_the_references() {
     assert_eq!(model::dequantize_vec_width(7), 1);
 }
 
+/// The x axis (channel blocks) is not looped over: a launch that needs more
+/// workgroups there than the device allows is an error naming the axis, the
+/// count and the limit.
+#[test]
+fn a_grid_wider_than_the_device_allows_is_an_error() {
+    let (a, b) = (qp(0.02, 3), qp(0.04, -5));
+    let i = Shape::new(1, 256, 2, 2);
+    let ps = PixelShuffle::new(
+        i,
+        Shape::new(1, 64, 4, 4),
+        2,
+        Layout::Packed4C,
+        Layout::Packed4C,
+        a,
+        b,
+    )
+    .unwrap();
+    let e = ps
+        .launch(Some(ShufflePath::Words), [1, 1, 1], [8, 65535, 65535])
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Q8taError::GridTooLarge {
+            axis: "x",
+            groups: 16,
+            max: 8
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "the grid needs 16 workgroups on x, maxComputeWorkGroupCount is 8"
+    );
+    // Within the limit it launches.
+    assert!(ps
+        .launch(Some(ShufflePath::Words), [1, 1, 1], [16, 65535, 65535])
+        .is_ok());
+}
+
 #[test]
 fn pixel_shuffle_plan_validates_and_splits() {
     let i = Shape::new(2, 24, 3, 5);
