@@ -237,10 +237,9 @@ fn spread(mut ns: Vec<f64>) -> Option<Spread> {
 
 /// The glslang-built blob of `variant` from `dir`: the artifact file name
 /// with `.spv`. glslang turns `local_size_*_id` into specialization constants
-/// with SpecIds 0, 1, 2 (and a WorkgroupSize composite that overrides the
-/// LocalSize mode), so the wanted local size goes into their default values:
-/// what `VkSpecializationInfo` for those ids would do.
-fn glslang_blob(dir: &std::path::Path, variant: &Variant, local: [u32; 3]) -> Result<Blob, Fail> {
+/// 0, 1, 2, which the pipeline sets from the local size (as for ours), and
+/// the same GLSL has the same bindings: our reflection serves.
+fn glslang_blob(dir: &std::path::Path, variant: &Variant) -> Result<Blob, Fail> {
     let axes: String = Q8TA_PIXEL_SHUFFLE
         .axes
         .iter()
@@ -251,40 +250,10 @@ fn glslang_blob(dir: &std::path::Path, variant: &Variant, local: [u32; 3]) -> Re
         .join("q8ta_pixel_shuffle")
         .join(format!("{}{axes}.spv", variant.target));
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut words: Vec<u32> = bytes
+    let words: Vec<u32> = bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    let mut spec_ids = BTreeMap::new();
-    let mut i = 5;
-    while i < words.len() {
-        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
-        // OpDecorate %id SpecId n
-        if op == 71 && len == 4 && words[i + 2] == 1 && words[i + 3] < 3 {
-            spec_ids.insert(words[i + 1], words[i + 3] as usize);
-        }
-        i += len.max(1);
-    }
-    let mut patched = 0;
-    let mut i = 5;
-    while i < words.len() {
-        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
-        // OpSpecConstant %type %id value
-        if op == 50 && len == 4 {
-            if let Some(&axis) = spec_ids.get(&words[i + 2]) {
-                words[i + 3] = local[axis];
-                patched += 1;
-            }
-        }
-        i += len.max(1);
-    }
-    if patched != 3 {
-        return Err(format!(
-            "{}: found {patched} of the 3 local-size specialization constants",
-            path.display()
-        )
-        .into());
-    }
     Ok(Blob {
         spirv: Box::leak(words.into_boxed_slice()),
         reflection: variant.blob.reflection.clone(),
@@ -536,7 +505,7 @@ fn kernels(
             });
         }
         if let Some(dir) = &a.glslang {
-            let blob = glslang_blob(dir, v, local)?;
+            let blob = glslang_blob(dir, v)?;
             out.push(Kernel {
                 name: format!("path {} (glslang)", path.name()),
                 pipeline: Arc::new(Pipeline::new(ctx, "glslang build", &blob, Some(local))?),

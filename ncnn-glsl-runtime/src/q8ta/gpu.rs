@@ -495,13 +495,6 @@ impl Q8taOps {
     ) -> Result<ShuffleRun, OpError> {
         let ps = self.plan(input, output, upscale_factor)?;
         let path = kernel.map(|p| p.unwrap_or_else(|| self.shuffle_path(&ps)));
-        if let Some(p) = path {
-            p.check(ps.input, ps.out_layout)
-                .map_err(|needs| Q8taError::Path {
-                    path: p.name(),
-                    needs,
-                })?;
-        }
         let (set, local) = match path {
             None => (Q8TA_PIXEL_SHUFFLE_BASELINE, None),
             Some(p) => (
