@@ -16,7 +16,10 @@
 //! Bytes moved = input bytes + output bytes (padding included); the copy
 //! moves the same number. Each repetition runs every kernel once, in turn,
 //! so drift on a shared machine hits all of them alike; the median and the
-//! 10th/90th percentiles are over the repetitions after the warm-up. Every
+//! 10th/90th percentiles are over the repetitions after the warm-up. All
+//! repetitions of a case run in one submission (`Sequence`), after
+//! `--heat-ms` (default 500 on a GPU, 0 on a CPU driver) of other GPU work,
+//! so the GPU runs them at the clocks of a busy device. Every
 //! output is poisoned first and checked byte for byte against the CPU
 //! reference afterwards; a mismatch fails the run.
 //!
@@ -45,7 +48,7 @@ use ncnn_glsl_runtime::q8ta::{
 use ncnn_glsl_runtime::shipped::{Q8TA_PIXEL_SHUFFLE, Q8TA_PIXEL_SHUFFLE_BASELINE};
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Blob, Buffer, Context, ContextOptions, DeviceSelector, DeviceType,
-    Dispatch, Options, Pipeline, PipelineOptions, SpecValue, Variant, VariantSet,
+    Dispatch, Options, Pipeline, PipelineOptions, Sequence, SpecValue, Variant, VariantSet,
 };
 use serde_json::{json, Value};
 
@@ -70,13 +73,14 @@ struct Args {
     sweep_path: ShufflePath,
     from_json: Option<PathBuf>,
     spec_constants: bool,
+    heat_ms: Option<u64>,
 }
 
 fn usage() -> String {
     "usage: q8ta_bench [--cases seed|large|all|N,C,H,W;...] [--quant passthrough|requant|both] \
      [--reps R] [--warmup W] [--device SELECTOR] [--validation] [--glslang DIR] \
      [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] [--best FILE] [--locals FILE] \
-     [--json FILE] [--svg FILE] [--from-json FILE] [--spec-constants]"
+     [--json FILE] [--svg FILE] [--from-json FILE] [--spec-constants] [--heat-ms MS]"
         .to_string()
 }
 
@@ -128,6 +132,7 @@ fn parse_args() -> Result<Args, String> {
         sweep_path: ShufflePath::Tile,
         from_json: None,
         spec_constants: false,
+        heat_ms: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -176,6 +181,9 @@ fn parse_args() -> Result<Args, String> {
             }
             "--from-json" => a.from_json = Some(value()?.into()),
             "--spec-constants" => a.spec_constants = true,
+            "--heat-ms" => {
+                a.heat_ms = Some(value()?.parse().map_err(|e| format!("--heat-ms: {e}"))?)
+            }
             "--json" => a.json = Some(value()?.into()),
             "--svg" => a.svg = Some(value()?.into()),
             "-h" | "--help" => return Err(usage()),
@@ -235,6 +243,68 @@ fn spread(mut ns: Vec<f64>) -> Option<Spread> {
     })
 }
 
+/// Keeps the GPU busy for a while before each case's timed submission. A
+/// GPU whose clocks follow its load lowers them while the host prepares a
+/// case (inputs, the CPU reference, uploads), and raises them only under a
+/// load with few gaps: on the H200 the SM clock sat at 345 MHz (a copy
+/// moved 1.4-1.6 TB/s) under submissions of 8 copies, and reached 1980 MHz
+/// (3.6 TB/s) after 0.2-0.3 s of submissions of 256 (`BENCHMARKS.md`,
+/// "Clocks"). Copies of 64 MiB, 256 per submission, until `ms`
+/// milliseconds of wall time have passed; 0 turns it off.
+struct Heater<'a> {
+    ctx: Arc<Context>,
+    shader: &'a Pipeline,
+    buffers: Option<[Buffer; 2]>,
+    push: Vec<u8>,
+    groups: u32,
+    ms: u64,
+}
+
+impl<'a> Heater<'a> {
+    fn new(ctx: &Arc<Context>, shader: &'a Pipeline, ms: u64) -> Result<Heater<'a>, Fail> {
+        let bytes: u64 = 64 << 20;
+        let quads = (bytes / 16) as u32;
+        let groups = quads
+            .div_ceil(4 * 256)
+            .clamp(1, ctx.limits().max_compute_work_group_count[0]);
+        let buffers = if ms > 0 {
+            Some([Buffer::new(ctx, bytes)?, Buffer::new(ctx, bytes)?])
+        } else {
+            None
+        };
+        Ok(Heater {
+            ctx: ctx.clone(),
+            shader,
+            buffers,
+            push: [quads, groups * 256]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect(),
+            groups,
+            ms,
+        })
+    }
+
+    fn heat(&self) -> Result<(), Fail> {
+        let Some([src, dst]) = &self.buffers else {
+            return Ok(());
+        };
+        let start = Instant::now();
+        let bufs = [src, dst];
+        while start.elapsed().as_millis() < u128::from(self.ms) {
+            let mut seq = Sequence::new(&self.ctx);
+            for _ in 0..256 {
+                seq.dispatch(
+                    self.shader,
+                    Dispatch::new(&bufs, &self.push, [self.groups, 1, 1]),
+                )?;
+            }
+            seq.run()?;
+        }
+        Ok(())
+    }
+}
+
 /// The glslang-built blob of `variant` from `dir`: the artifact file name
 /// with `.spv`. glslang turns `local_size_*_id` into specialization constants
 /// 0, 1, 2, which the pipeline sets from the local size (as for ours), and
@@ -291,6 +361,7 @@ fn measure(
     passthrough: bool,
     kernels: &[Kernel],
     copy_shader: &Pipeline,
+    heater: &Heater,
 ) -> Result<Vec<Record>, Fail> {
     let ctx = ops.context();
     let q_in = QuantParams::new(0.02, 3, "input")?;
@@ -332,7 +403,7 @@ fn measure(
     // vkCmdCopyBuffer and the copy shader (whole 16-byte quads).
     let copy_bytes = ((in_bytes + out_bytes) / 2 / 16 * 16) as u64;
     let copy_src = Buffer::new(ctx, copy_bytes)?;
-    let mut copy_dst = Buffer::new(ctx, copy_bytes)?;
+    let copy_dst = Buffer::new(ctx, copy_bytes)?;
     let max_groups = ctx.limits().max_compute_work_group_count;
     let quads = (copy_bytes / 16) as u32;
     let copy_groups = quads.div_ceil(4 * 256).clamp(1, max_groups[0]);
@@ -340,32 +411,35 @@ fn measure(
         .iter()
         .flat_map(|w| w.to_le_bytes())
         .collect();
-    let mut times: Vec<Vec<f64>> = vec![Vec::new(); kernels.len() + 2];
-    for rep in 0..a.warmup + a.reps {
+    // Every repetition of every kernel in one submission, back to back:
+    // no host time between them for the GPU's clocks to fall in.
+    let launches = kernels
+        .iter()
+        .map(|k| ps.launch(k.path, k.pipeline.local_size(), max_groups))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pushes: Vec<_> = launches.iter().map(|l| l.push.to_bytes()).collect();
+    let bindings: Vec<[&Buffer; 2]> = outs.iter().map(|o| [&input.buffer, &o.buffer]).collect();
+    let copy_bindings = [&copy_src, &copy_dst];
+    let mut seq = Sequence::new(ctx);
+    let steps_per_rep = kernels.len() + 2;
+    for _ in 0..a.warmup + a.reps {
         for (i, k) in kernels.iter().enumerate() {
-            let launch = ps.launch(k.path, k.pipeline.local_size(), max_groups)?;
-            let push = launch.push.to_bytes();
-            let s = k.pipeline.dispatch(&Dispatch::new(
-                &[&input.buffer, &outs[i].buffer],
-                &push,
-                launch.groups,
-            ))?;
-            if rep >= a.warmup {
-                times[i].extend(s.gpu_ns);
-            }
+            seq.dispatch(
+                &k.pipeline,
+                Dispatch::new(&bindings[i], &pushes[i], launches[i].groups),
+            )?;
         }
-        let s = copy_dst.copy_from(&copy_src, copy_bytes)?;
-        if rep >= a.warmup {
-            times[kernels.len()].extend(s.gpu_ns);
-        }
-        let s = copy_shader.dispatch(&Dispatch::new(
-            &[&copy_src, &copy_dst],
-            &copy_push,
-            [copy_groups, 1, 1],
-        ))?;
-        if rep >= a.warmup {
-            times[kernels.len() + 1].extend(s.gpu_ns);
-        }
+        seq.copy(&copy_src, &copy_dst, copy_bytes)?;
+        seq.dispatch(
+            copy_shader,
+            Dispatch::new(&copy_bindings, &copy_push, [copy_groups, 1, 1]),
+        )?;
+    }
+    heater.heat()?;
+    let stats = seq.run()?;
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); steps_per_rep];
+    for (j, s) in stats.iter().enumerate().skip(a.warmup * steps_per_rep) {
+        times[j % steps_per_rep].extend(s.gpu_ns);
     }
     for (k, out) in kernels.iter().zip(outs.iter_mut()) {
         let got = out.read_bytes()?;
@@ -707,6 +781,11 @@ fn run(a: &Args) -> Result<(), Fail> {
     );
     let copy_variant = ctx.select(BENCH_COPY, Options::NCNN_DEFAULT, &[])?.variant;
     let copy_shader = Pipeline::for_variant(&ctx, BENCH_COPY, copy_variant, None)?;
+    let heat_ms = a.heat_ms.unwrap_or(match caps.device_type {
+        DeviceType::Cpu => 0,
+        _ => 500,
+    });
+    let heater = Heater::new(&ctx, &copy_shader, heat_ms)?;
     let mut records = Vec::new();
     let mut skipped = Vec::new();
     for &(il, ol) in &pairs {
@@ -736,6 +815,7 @@ fn run(a: &Args) -> Result<(), Fail> {
                         pt,
                         &ks,
                         &copy_shader,
+                        &heater,
                     )?);
                 }
                 bar.inc(1);
@@ -766,6 +846,7 @@ fn run(a: &Args) -> Result<(), Fail> {
             "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs(),
             "seed": seed,
             "reps": a.reps,
+            "heat_ms": heat_ms,
             "warmup": a.warmup,
             "startup": start,
             "skipped": skipped,

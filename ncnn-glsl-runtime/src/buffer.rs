@@ -12,7 +12,7 @@ use gpu_allocator::{AllocationError, MemoryLocation};
 use crate::context::Context;
 use crate::dispatch::DispatchStats;
 use crate::error::{Error, Result};
-use crate::timing::Timer;
+use crate::sequence::Sequence;
 
 /// How a buffer's bytes move between host and device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +48,7 @@ fn make(
     usage: vk::BufferUsageFlags,
     location: MemoryLocation,
     name: &str,
+    dedicated: bool,
 ) -> Result<(vk::Buffer, Allocation)> {
     if size == 0 {
         return Err(Error::bad("buffer size", 0, "it must be at least 1 byte"));
@@ -84,7 +85,11 @@ fn make(
                 requirements,
                 location,
                 linear: true,
-                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                allocation_scheme: if dedicated {
+                    AllocationScheme::DedicatedBuffer(buffer)
+                } else {
+                    AllocationScheme::GpuAllocatorManaged
+                },
             })
             .map_err(|e| match e {
                 AllocationError::OutOfMemory => Error::OutOfDeviceMemory {
@@ -123,7 +128,7 @@ struct Staging<'a> {
 impl Staging<'_> {
     fn new(ctx: &Context, size: u64, location: MemoryLocation) -> Result<Staging<'_>> {
         let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-        let (buffer, allocation) = make(ctx, size, usage, location, "ncnn-glsl staging")?;
+        let (buffer, allocation) = make(ctx, size, usage, location, "ncnn-glsl staging", false)?;
         Ok(Staging {
             ctx,
             buffer,
@@ -154,6 +159,16 @@ fn mapped(a: Option<&mut Allocation>) -> Result<&mut [u8]> {
 impl Buffer {
     /// A device-local buffer of `size` bytes.
     pub fn new(ctx: &Arc<Context>, size: u64) -> Result<Buffer> {
+        Buffer::create(ctx, size, false)
+    }
+
+    /// A device-local buffer of `size` bytes in its own `VkDeviceMemory`
+    /// (`VkMemoryDedicatedAllocateInfo`) rather than a shared block.
+    pub fn new_dedicated(ctx: &Arc<Context>, size: u64) -> Result<Buffer> {
+        Buffer::create(ctx, size, true)
+    }
+
+    fn create(ctx: &Arc<Context>, size: u64, dedicated: bool) -> Result<Buffer> {
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::UNIFORM_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
@@ -164,6 +179,7 @@ impl Buffer {
             usage,
             MemoryLocation::GpuOnly,
             "ncnn-glsl buffer",
+            dedicated,
         )?;
         // Coherent memory only: the direct path does no flush or invalidate.
         let direct = allocation.mapped_ptr().is_some()
@@ -315,74 +331,10 @@ impl Buffer {
     /// transfers and before later ones; the time is that of the copy alone
     /// (`gpu_ns`), the bandwidth ceiling kernels are measured against.
     pub fn copy_from(&mut self, src: &Buffer, bytes: u64) -> Result<DispatchStats> {
-        if !std::sync::Arc::ptr_eq(&src.ctx, &self.ctx) {
-            return Err(Error::bad(
-                "source buffer of a copy",
-                "a buffer of another context",
-                "both buffers must come from one context",
-            ));
-        }
-        for (what, size) in [("source", src.size), ("destination", self.size)] {
-            if bytes > size {
-                return Err(Error::bad(
-                    format!("bytes to copy ({what})"),
-                    bytes,
-                    format!("the {what} buffer holds {size} bytes"),
-                ));
-            }
-        }
-        if bytes == 0 {
-            return Ok(DispatchStats {
-                gpu_ns: None,
-                pieces: 0,
-            });
-        }
         let ctx = self.ctx.clone();
-        let d = ctx.device();
-        let timer = Timer::new(&ctx);
-        let barriers = ctx.barriers_on();
-        ctx.submit_and_wait(|cmd| {
-            if barriers {
-                // Earlier writes (RAW, WAW) and reads (WAR) before the copy.
-                barrier(
-                    d,
-                    cmd,
-                    vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
-                    vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE,
-                );
-            }
-            if let Some(t) = &timer {
-                t.begin(cmd);
-            }
-            let region = [vk::BufferCopy::default().size(bytes)];
-            unsafe { d.cmd_copy_buffer(cmd, src.buffer, self.buffer, &region) };
-            if let Some(t) = &timer {
-                t.end(cmd);
-            }
-            if barriers {
-                // The copy before later shaders, transfers and host reads.
-                barrier(
-                    d,
-                    cmd,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::AccessFlags::TRANSFER_WRITE,
-                    vk::PipelineStageFlags::COMPUTE_SHADER
-                        | vk::PipelineStageFlags::TRANSFER
-                        | vk::PipelineStageFlags::HOST,
-                    vk::AccessFlags::SHADER_READ
-                        | vk::AccessFlags::SHADER_WRITE
-                        | vk::AccessFlags::TRANSFER_READ
-                        | vk::AccessFlags::HOST_READ,
-                );
-            }
-            Ok(())
-        })?;
-        Ok(DispatchStats {
-            gpu_ns: timer.as_ref().and_then(Timer::elapsed_ns),
-            pieces: 1,
-        })
+        let mut seq = Sequence::new(&ctx);
+        seq.copy(src, self, bytes)?;
+        Ok(seq.run()?[0])
     }
 }
 

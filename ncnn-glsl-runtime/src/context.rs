@@ -142,6 +142,9 @@ pub struct ContextOptions {
     pub force_staging: bool,
     /// Where pipeline caches are saved and loaded; none when unset.
     pub pipeline_cache_dir: Option<PathBuf>,
+    /// The queue family to run on; `None`: a compute-only family where the
+    /// device has one, else the first family with compute.
+    pub queue_family: Option<u32>,
 }
 
 impl fmt::Debug for ContextOptions {
@@ -158,6 +161,7 @@ impl fmt::Debug for ContextOptions {
             .field("hide_features", &self.hide_features)
             .field("force_staging", &self.force_staging)
             .field("pipeline_cache_dir", &self.pipeline_cache_dir)
+            .field("queue_family", &self.queue_family)
             .finish()
     }
 }
@@ -423,14 +427,36 @@ impl Context {
         }
 
         let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
-        // A compute-only family first: it is the one meant for compute work.
-        let family = families
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-            .min_by_key(|(i, f)| (f.queue_flags.contains(vk::QueueFlags::GRAPHICS), *i))
-            .map(|(i, _)| i as u32)
-            .ok_or(Error::NoDevice)?;
+        let family = match options.queue_family {
+            Some(i) => {
+                let ok = families
+                    .get(i as usize)
+                    .is_some_and(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE));
+                if !ok {
+                    return Err(Error::bad(
+                        "queue_family",
+                        i,
+                        format!(
+                            "the device's families with compute are {:?}",
+                            (0..families.len() as u32)
+                                .filter(|&j| families[j as usize]
+                                    .queue_flags
+                                    .contains(vk::QueueFlags::COMPUTE))
+                                .collect::<Vec<_>>()
+                        ),
+                    ));
+                }
+                i
+            }
+            // A compute-only family first: it is the one meant for compute work.
+            None => families
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+                .min_by_key(|(i, f)| (f.queue_flags.contains(vk::QueueFlags::GRAPHICS), *i))
+                .map(|(i, _)| i as u32)
+                .ok_or(Error::NoDevice)?,
+        };
         let timestamp_bits = families[family as usize].timestamp_valid_bits;
 
         let mut sets: Vec<&'static VariantSet> = crate::shipped::SHIPPED.to_vec();

@@ -1,6 +1,7 @@
-//! Recording and running one dispatch: descriptors, push constants, the
-//! grid (optionally in `vkCmdDispatchBase` pieces), the barriers around it,
-//! and GPU timestamps.
+//! One dispatch: its arguments, their checks, and its commands (descriptors,
+//! push constants, the grid, optionally in `vkCmdDispatchBase` pieces).
+//! Submission, the barriers between steps and the timestamps are
+//! [`Sequence`]'s.
 //!
 //! A grid past `maxComputeWorkGroupCount` is an error, not split: Vulkan
 //! bounds `vkCmdDispatchBase` too (VUID-vkCmdDispatchBase-baseGroupX-00421:
@@ -17,7 +18,7 @@ use ncnn_glsl_core::reflection::BindingKind;
 use crate::buffer::{barrier, Buffer};
 use crate::error::{Error, Result};
 use crate::pipeline::{descriptor_type, Pipeline};
-use crate::timing::Timer;
+use crate::sequence::Sequence;
 
 /// One dispatch's arguments.
 #[derive(Clone, Copy, Debug)]
@@ -80,8 +81,15 @@ pub(crate) fn pieces(groups: [u32; 3], max: [u32; 3]) -> Vec<([u32; 3], [u32; 3]
 }
 
 impl Pipeline {
-    /// Runs one dispatch and waits for it.
+    /// Runs one dispatch and waits for it (a [`Sequence`] of one step).
     pub fn dispatch(&self, args: &Dispatch<'_>) -> Result<DispatchStats> {
+        let mut seq = Sequence::new(&self.ctx);
+        seq.dispatch(self, *args)?;
+        Ok(seq.run()?[0])
+    }
+
+    /// Checks `args` against the shader and the device; the grid's pieces.
+    pub(crate) fn check(&self, args: &Dispatch<'_>) -> Result<Vec<([u32; 3], [u32; 3])>> {
         let ctx = &self.ctx;
         let limits = ctx.limits();
         if args.buffers.len() != self.slots.len() {
@@ -145,170 +153,107 @@ impl Pipeline {
                 ));
             }
         }
-        let pieces = if args.groups.contains(&0) {
+        Ok(if args.groups.contains(&0) {
             Vec::new()
         } else {
             pieces(args.groups, max)
-        };
+        })
+    }
 
-        let d = ctx.device();
-        // Descriptors: a pool per dispatch, so threads never share one.
+    /// Storage and uniform descriptors one dispatch binds.
+    pub(crate) fn descriptor_counts(&self) -> (u32, u32) {
         let storage = self
             .slots
             .iter()
             .filter(|s| s.kind != BindingKind::UniformBuffer)
             .count() as u32;
-        let uniform = self.slots.len() as u32 - storage;
-        let mut sizes = Vec::new();
-        if storage > 0 {
-            sizes.push(vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: storage,
-            });
-        }
-        if uniform > 0 {
-            sizes.push(vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::UNIFORM_BUFFER,
-                descriptor_count: uniform,
-            });
-        }
-        let set_count = self.set_layouts.len() as u32;
-        let pool = if set_count > 0 {
-            let info = vk::DescriptorPoolCreateInfo::default()
-                .max_sets(set_count)
-                .pool_sizes(&sizes);
-            unsafe { d.create_descriptor_pool(&info, None) }
-                .map_err(|e| Error::vk("vkCreateDescriptorPool", e))?
-        } else {
-            vk::DescriptorPool::null()
-        };
-        let timer = Timer::new(ctx);
-        let result = (|| -> Result<DispatchStats> {
-            let sets = if set_count > 0 {
-                let info = vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(pool)
-                    .set_layouts(&self.set_layouts);
-                unsafe { d.allocate_descriptor_sets(&info) }
-                    .map_err(|e| Error::vk("vkAllocateDescriptorSets", e))?
-            } else {
-                Vec::new()
-            };
-            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = args
-                .buffers
-                .iter()
-                .map(|b| {
-                    [vk::DescriptorBufferInfo::default()
-                        .buffer(b.buffer)
-                        .offset(0)
-                        .range(b.size())]
-                })
-                .collect();
-            let writes: Vec<vk::WriteDescriptorSet> = self
-                .slots
-                .iter()
-                .zip(&infos)
-                .map(|(s, info)| {
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(sets[s.set as usize])
-                        .dst_binding(s.binding)
-                        .descriptor_type(descriptor_type(s.kind))
-                        .buffer_info(info)
-                })
-                .collect();
-            unsafe { d.update_descriptor_sets(&writes, &[]) };
+        (storage, self.slots.len() as u32 - storage)
+    }
 
-            let barriers = ctx.barriers_on();
-            ctx.submit_and_wait(|cmd| {
-                unsafe {
-                    if barriers {
-                        // Earlier transfers and dispatches (writes: RAW/WAW;
-                        // reads: WAR) before this dispatch touches the buffers.
-                        barrier(
-                            d,
-                            cmd,
-                            vk::PipelineStageFlags::COMPUTE_SHADER
-                                | vk::PipelineStageFlags::TRANSFER,
-                            vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE,
-                            vk::PipelineStageFlags::COMPUTE_SHADER,
-                            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-                        );
-                    }
-                    if let Some(t) = &timer {
-                        t.begin(cmd);
-                    }
-                    d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
-                    if !sets.is_empty() {
-                        d.cmd_bind_descriptor_sets(
-                            cmd,
-                            vk::PipelineBindPoint::COMPUTE,
-                            self.layout,
-                            0,
-                            &sets,
-                            &[],
-                        );
-                    }
-                    if !args.push_constants.is_empty() {
-                        d.cmd_push_constants(
-                            cmd,
-                            self.layout,
-                            vk::ShaderStageFlags::COMPUTE,
-                            0,
-                            args.push_constants,
-                        );
-                    }
-                    for (i, (base, count)) in pieces.iter().enumerate() {
-                        if i > 0 && barriers {
-                            // Pieces may write the same buffers: order them,
-                            // as synchronization validation requires.
-                            barrier(
-                                d,
-                                cmd,
-                                vk::PipelineStageFlags::COMPUTE_SHADER,
-                                vk::AccessFlags::SHADER_WRITE,
-                                vk::PipelineStageFlags::COMPUTE_SHADER,
-                                vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-                            );
-                        }
-                        if *base == [0, 0, 0] {
-                            // Plain vkCmdDispatch where no base is needed:
-                            // the validation layer (1.3.239) tracks its
-                            // accesses, not those of vkCmdDispatchBase.
-                            d.cmd_dispatch(cmd, count[0], count[1], count[2]);
-                        } else {
-                            d.cmd_dispatch_base(
-                                cmd, base[0], base[1], base[2], count[0], count[1], count[2],
-                            );
-                        }
-                    }
-                    if let Some(t) = &timer {
-                        t.end(cmd);
-                    }
-                    if barriers {
-                        // Results to the host (direct reads) and to copies (staged reads).
-                        barrier(
-                            d,
-                            cmd,
-                            vk::PipelineStageFlags::COMPUTE_SHADER,
-                            vk::AccessFlags::SHADER_WRITE,
-                            vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::TRANSFER,
-                            vk::AccessFlags::HOST_READ | vk::AccessFlags::TRANSFER_READ,
-                        );
-                    }
-                }
-                Ok(())
-            })?;
-            let gpu_ns = timer.as_ref().and_then(Timer::elapsed_ns);
-            Ok(DispatchStats {
-                gpu_ns,
-                pieces: pieces.len() as u32,
+    /// Points this pipeline's freshly allocated `sets` at `args.buffers`.
+    pub(crate) fn write_sets(&self, sets: &[vk::DescriptorSet], args: &Dispatch<'_>) {
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = args
+            .buffers
+            .iter()
+            .map(|b| {
+                [vk::DescriptorBufferInfo::default()
+                    .buffer(b.buffer)
+                    .offset(0)
+                    .range(b.size())]
             })
-        })();
+            .collect();
+        let writes: Vec<vk::WriteDescriptorSet> = self
+            .slots
+            .iter()
+            .zip(&infos)
+            .map(|(s, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(sets[s.set as usize])
+                    .dst_binding(s.binding)
+                    .descriptor_type(descriptor_type(s.kind))
+                    .buffer_info(info)
+            })
+            .collect();
+        unsafe { self.ctx.device().update_descriptor_sets(&writes, &[]) };
+    }
+
+    /// Records the dispatch itself: pipeline, sets, push constants, and the
+    /// grid's pieces with a barrier between pieces.
+    pub(crate) fn record(
+        &self,
+        cmd: vk::CommandBuffer,
+        sets: &[vk::DescriptorSet],
+        args: &Dispatch<'_>,
+        pieces: &[([u32; 3], [u32; 3])],
+    ) {
+        let d = self.ctx.device();
+        let barriers = self.ctx.barriers_on();
         unsafe {
-            if pool != vk::DescriptorPool::null() {
-                d.destroy_descriptor_pool(pool, None);
+            d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
+            if !sets.is_empty() {
+                d.cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::COMPUTE,
+                    self.layout,
+                    0,
+                    sets,
+                    &[],
+                );
+            }
+            if !args.push_constants.is_empty() {
+                d.cmd_push_constants(
+                    cmd,
+                    self.layout,
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    args.push_constants,
+                );
+            }
+            for (i, (base, count)) in pieces.iter().enumerate() {
+                if i > 0 && barriers {
+                    // Pieces may write the same buffers: order them, as
+                    // synchronization validation requires.
+                    barrier(
+                        d,
+                        cmd,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::AccessFlags::SHADER_WRITE,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                    );
+                }
+                if *base == [0, 0, 0] {
+                    // Plain vkCmdDispatch where no base is needed: the
+                    // validation layer (1.3.239) tracks its accesses, not
+                    // those of vkCmdDispatchBase.
+                    d.cmd_dispatch(cmd, count[0], count[1], count[2]);
+                } else {
+                    d.cmd_dispatch_base(
+                        cmd, base[0], base[1], base[2], count[0], count[1], count[2],
+                    );
+                }
             }
         }
-        result
     }
 }
 

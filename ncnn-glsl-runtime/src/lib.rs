@@ -30,6 +30,7 @@ pub mod dispatch;
 pub mod error;
 pub mod pipeline;
 pub mod probe;
+pub mod sequence;
 pub mod shipped;
 mod timing;
 
@@ -40,6 +41,7 @@ pub use context::{
 pub use dispatch::{Dispatch, DispatchStats};
 pub use error::{Error, Result};
 pub use pipeline::{Pipeline, PipelineOptions, Slot, SpecValue};
+pub use sequence::Sequence;
 pub use shipped::SHIPPED;
 
 pub use ncnn_glsl_core::reflection;

@@ -1,54 +1,59 @@
-//! GPU time of recorded work: a pair of timestamp queries around it, read
-//! back in nanoseconds. Used by dispatches and by timed buffer copies.
+//! GPU time of recorded work: a pair of timestamp queries around each step,
+//! read back in nanoseconds. Used by [`crate::Sequence`].
 
 use ash::vk;
 
 use crate::context::Context;
 
-/// Two timestamp queries (before, after); `None` from [`Timer::new`] where the
-/// queue has no timestamps.
+/// Timestamp query pairs (before, after), one per step; `None` from
+/// [`Timer::new`] where the queue has no timestamps.
 pub(crate) struct Timer<'a> {
     ctx: &'a Context,
     pool: vk::QueryPool,
+    steps: u32,
 }
 
 impl<'a> Timer<'a> {
-    /// A timer, or `None` where the queue family reports no valid timestamp bits.
-    pub(crate) fn new(ctx: &'a Context) -> Option<Timer<'a>> {
-        if ctx.timestamp_bits == 0 {
+    /// A timer of `steps` pairs, or `None` where the queue family reports no
+    /// valid timestamp bits.
+    pub(crate) fn new(ctx: &'a Context, steps: u32) -> Option<Timer<'a>> {
+        if ctx.timestamp_bits == 0 || steps == 0 {
             return None;
         }
         let info = vk::QueryPoolCreateInfo::default()
             .query_type(vk::QueryType::TIMESTAMP)
-            .query_count(2);
+            .query_count(2 * steps);
         let pool = unsafe { ctx.device().create_query_pool(&info, None) }.ok()?;
-        Some(Timer { ctx, pool })
+        Some(Timer { ctx, pool, steps })
     }
 
-    /// Records the reset and the first timestamp (after all earlier work).
-    pub(crate) fn begin(&self, cmd: vk::CommandBuffer) {
-        let d = self.ctx.device();
+    /// Records the reset of every query; before any [`Timer::mark`].
+    pub(crate) fn reset(&self, cmd: vk::CommandBuffer) {
         unsafe {
-            d.cmd_reset_query_pool(cmd, self.pool, 0, 2);
-            d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, self.pool, 0);
-        }
+            self.ctx
+                .device()
+                .cmd_reset_query_pool(cmd, self.pool, 0, 2 * self.steps)
+        };
     }
 
-    /// Records the second timestamp (when everything before it has finished).
-    pub(crate) fn end(&self, cmd: vk::CommandBuffer) {
+    /// Records step `step`'s first (`end` false) or second timestamp. Both
+    /// are taken at the bottom of the pipe, when everything recorded before
+    /// has finished: a top-of-pipe stamp may be written while the previous
+    /// step still runs, which would charge that step's tail to this one.
+    pub(crate) fn mark(&self, cmd: vk::CommandBuffer, step: u32, end: bool) {
         unsafe {
             self.ctx.device().cmd_write_timestamp(
                 cmd,
                 vk::PipelineStageFlags::BOTTOM_OF_PIPE,
                 self.pool,
-                1,
+                2 * step + end as u32,
             )
         };
     }
 
-    /// Nanoseconds between the two, once the submission has completed.
-    pub(crate) fn elapsed_ns(&self) -> Option<f64> {
-        let mut t = [0u64; 2];
+    /// Nanoseconds between each pair, once the submission has completed.
+    pub(crate) fn elapsed_ns(&self) -> Option<Vec<f64>> {
+        let mut t = vec![0u64; 2 * self.steps as usize];
         unsafe {
             self.ctx.device().get_query_pool_results(
                 self.pool,
@@ -64,8 +69,12 @@ impl<'a> Timer<'a> {
         } else {
             (1u64 << bits) - 1
         };
-        let ticks = (t[1] & mask).wrapping_sub(t[0] & mask) & mask;
-        Some(ticks as f64 * f64::from(self.ctx.limits().timestamp_period))
+        let period = f64::from(self.ctx.limits().timestamp_period);
+        Some(
+            t.chunks_exact(2)
+                .map(|p| ((p[1] & mask).wrapping_sub(p[0] & mask) & mask) as f64 * period)
+                .collect(),
+        )
     }
 }
 

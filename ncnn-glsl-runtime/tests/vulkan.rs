@@ -12,7 +12,7 @@ use half::f16;
 use ncnn_glsl_runtime::reflection::Reflection;
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Blob, Buffer, ContextOptions, DeviceSelector, Dispatch, Error, Flag,
-    Options, Pipeline, Transfer, VariantSet,
+    Options, Pipeline, Sequence, Transfer, VariantSet,
 };
 
 static SEED: &VariantSet = include_ncnn_shader!("../tests/shaders/seed_example.comp");
@@ -313,6 +313,77 @@ fn grid_in_pieces_covers_every_element_and_past_the_limit_is_refused() {
     assert!(e.contains("max_piece[0] = 0"), "{e}");
     drop((p, a, b));
     assert_clean(&log);
+}
+
+/// Steps of one submission each read what the step before wrote (a
+/// dispatch, a copy, a dispatch): the results are exact, each step has its
+/// own time, and the layer reports nothing; without the sequence's
+/// barriers it reports the hazard, so their presence is what the clean run
+/// shows. A bad step is refused when added and leaves the sequence as it was.
+#[test]
+fn a_sequence_orders_its_steps_and_times_each() {
+    let Some((ctx, log)) = context(opts()) else {
+        return;
+    };
+    let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
+    let p = Pipeline::for_variant(&ctx, SEED, v, None).unwrap();
+    let mut rng = Rng::fresh();
+    let seed = rng.0;
+    let n = 4096u32;
+    let bytes = n as u64 * 16;
+    let input: Vec<f32> = (0..n * 4).map(|_| rng.f32(-1000.0, 1000.0)).collect();
+    let run = |barriers: bool| -> Vec<f32> {
+        let mut a = Buffer::new(&ctx, bytes).unwrap();
+        let mut bufs: Vec<Buffer> = (0..3).map(|_| Buffer::new(&ctx, bytes).unwrap()).collect();
+        a.write(&encode(Storage::F32, &input)).unwrap();
+        for b in &mut bufs {
+            b.write(&vec![0xff; bytes as usize]).unwrap();
+        }
+        let (b, c, d) = (&bufs[0], &bufs[1], &bufs[2]);
+        ctx.omit_barriers_for_test(!barriers);
+        let mut seq = Sequence::new(&ctx);
+        let first = [&a, b];
+        let second = [c, d];
+        seq.dispatch(&p, Dispatch::new(&first, &[], [n, 1, 1]))
+            .unwrap()
+            .copy(b, c, bytes)
+            .unwrap()
+            .dispatch(&p, Dispatch::new(&second, &[], [n, 1, 1]))
+            .unwrap()
+            .copy(b, c, 0)
+            .unwrap();
+        let e = seq.copy(b, c, bytes + 1).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("bytes to copy (source) = {}", bytes + 1)),
+            "{e}"
+        );
+        assert_eq!(seq.len(), 4);
+        let stats = seq.run().unwrap();
+        ctx.omit_barriers_for_test(false);
+        assert_eq!(
+            stats.iter().map(|s| s.pieces).collect::<Vec<_>>(),
+            [1, 1, 1, 0]
+        );
+        if ctx.limits().timestamp_period > 0.0 {
+            assert!(stats[..3].iter().all(|s| s.gpu_ns.is_some()), "{stats:?}");
+        }
+        assert_eq!(stats[3].gpu_ns, None, "an empty copy has no time");
+        let mut out = vec![0u8; bytes as usize];
+        bufs[2].read(&mut out).unwrap();
+        decode(Storage::F32, &out)
+    };
+    let got = run(true);
+    for (i, (x, y)) in input.iter().zip(&got).enumerate() {
+        assert_eq!(*y, *x + 123.0 + 123.0, "element {i} (seed {seed:#x})");
+    }
+    assert_clean(&log);
+    run(false);
+    let msgs = log.lock().unwrap();
+    assert!(
+        msgs.iter().any(|m| m.id.contains("SYNC-HAZARD")),
+        "no hazard reported without the barriers: {:?}",
+        msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
+    );
 }
 
 #[test]

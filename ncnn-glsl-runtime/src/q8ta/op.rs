@@ -114,32 +114,31 @@ impl PixelShuffle {
     }
 }
 
-/// See [`PixelShuffle::local_size`]. The tiled path's shapes (grid: quads
-/// of channel blocks, quads of width, rows) were chosen on an NVIDIA H200 by
-/// `q8ta_bench --sweep` (the least total time over `[1,256,64,64]`,
-/// `[1,256,256,256]` and `[8,256,256,256]`, passthrough; the sweep and the
-/// choice are in `bench/h200-sweep.json` and `bench/h200-best-local-sizes.json`).
-/// The quad path puts neighbouring blocks in neighbouring invocations where
-/// both sides' word quads follow the channel blocks (4C or 4W4C input, 4W4C
-/// output), else neighbouring pixel quads. The word-by-word path keeps the
-/// seed's Adreno 830 shapes.
+/// See [`PixelShuffle::local_size`]. The tiled and quad paths' shapes were
+/// chosen on an NVIDIA H200 by `q8ta_bench --sweep` at `[8,256,256,256]`,
+/// passthrough, with the GPU at full clocks (the sweeps and choices are
+/// `bench/h200-sweep-{tile,quad}.json` and `bench/h200-best-{tile,quad}.json`).
+/// A GPU runs the tile path only into 4C; elsewhere it serves CPU drivers,
+/// so those pairs take the compact `4x8x1` (best or within 3% of it on the
+/// H200 for every such pair but 4C1W -> 4C1W, whose best, `2x128x1`, leaves
+/// most of a 16-wide row's invocations idle). The word-by-word path keeps
+/// the seed's Adreno 830 shapes.
 pub fn shuffle_local_size(in_layout: Layout, out_layout: Layout, path: ShufflePath) -> [u32; 3] {
     use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
     match path {
         ShufflePath::Tile => {
             return match (in_layout, out_layout) {
-                (C, C1W) => [2, 128, 1],
-                (C1W, C1W) | (W4C, C1W) => [2, 16, 2],
-                (C1W, W4C) => [4, 16, 1],
-                (W4C, W4C) => [4, 8, 2],
-                _ => [4, 4, 4],
+                (C1W, C) => [4, 8, 2],
+                (W4C, C) => [4, 2, 8],
+                _ => [4, 8, 1],
             }
         }
         ShufflePath::Quad => {
             return match (in_layout, out_layout) {
-                (C | W4C, W4C) => [16, 4, 1],
-                (C1W, C1W) => [1, 64, 1],
-                _ => [4, 16, 1],
+                (C | W4C, W4C) => [16, 1, 4],
+                (C1W, W4C) => [8, 16, 1],
+                (C1W, C1W) => [1, 128, 1],
+                _ => [8, 4, 1],
             }
         }
         ShufflePath::Words => {}
