@@ -237,3 +237,110 @@ void main() {
         run(&case);
     }
 }
+
+/// The relational vector functions on float16 vectors and `mix` with a bool
+/// vector (ncnn's leaky relu) in fp16 arithmetic, every vector size, against
+/// glslang: comparisons exactly, the selects within one f16 ulp.
+#[test]
+fn fp16_relational_functions() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { sfpvec4 a[]; };
+layout(binding = 1) writeonly buffer C { sfpvec4 c[]; };
+layout(binding = 2) writeonly buffer D { uvec4 d[]; };
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    afpvec4 v = buffer_ld4(a, i);
+    afpvec4 w = buffer_ld4(a, 63 - i);
+    const afp slope = afp(0.125);
+    buffer_st4(c, i * 2, mix(v, v * slope, lessThan(v, afpvec4(0.f))));
+    buffer_st4(c, i * 2 + 1, afpvec4(mix(v.xyz, w.xyz, greaterThanEqual(v.xyz, w.zyx)), mix(v.w, w.w, v.w <= w.x)));
+    d[i * 3] = uvec4(lessThan(v, w)) + uvec4(lessThanEqual(v, w)) * 2u
+        + uvec4(greaterThan(v, w)) * 4u + uvec4(greaterThanEqual(v, w)) * 8u
+        + uvec4(equal(v, w)) * 16u + uvec4(notEqual(v, w)) * 32u;
+    // Equal values in some lanes, so equal/notEqual see both answers.
+    afpvec4 r = afpvec4(v.xy, w.zw);
+    d[i * 3 + 1] = uvec4(equal(r, w)) + uvec4(notEqual(r, w)) * 2u;
+    d[i * 3 + 2] = uvec4(uvec2(lessThan(v.xy, w.xy)), uvec2(greaterThan(v.zw, w.zw))) * 3u
+        + uvec4(uvec3(equal(v.xyz, r.xyz)), 0u);
+}
+";
+    for mode in ["fp16s+fp16a", "fp16p+fp16a"] {
+        let mut case = Case::new(
+            "fp16 relational functions",
+            src,
+            mode,
+            vec![
+                Io::In(8 * 64, Fill::F16(-2.0, 2.0)),
+                Io::Out(8 * 128, Cmp::F16Ulps(1)),
+                Io::Out(16 * 192, Cmp::Exact),
+            ],
+        );
+        case.groups = [1, 1, 1];
+        run(&case);
+    }
+}
+
+/// `ivec4 % int`, `int % ivec4` and `uvec3 % uint`, with non-negative
+/// operands (GLSL leaves `%` of negative operands undefined, and there
+/// naga's truncating remainder and glslang's `OpSMod` differ).
+#[test]
+fn vector_modulo_scalar() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { ivec4 a[]; };
+layout(binding = 1) readonly buffer K { int k[]; };
+layout(binding = 2) writeonly buffer O { ivec4 o[]; };
+layout(binding = 3) writeonly buffer U { uvec4 u[]; };
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    ivec4 v = a[i];
+    int s = k[i] + 1;
+    o[i * 3] = v % s;
+    o[i * 3 + 1] = (v.x + 7) % (ivec4(k[i], k[i + 1], k[i + 2], k[i + 3]) + 1);
+    o[i * 3 + 2] = v % (s * 3) % 5 * s;
+    u[i] = uvec4(uvec3(v.xyz) % uint(s), uint(v.w) % 7u);
+}
+";
+    let case = Case::new(
+        "vector % scalar",
+        src,
+        "fp32",
+        vec![
+            Io::In(16 * 64, Fill::Below(100_000)),
+            Io::In(4 * 67, Fill::Below(40)),
+            Io::Out(16 * 192, Cmp::Exact),
+            Io::Out(16 * 64, Cmp::Exact),
+        ],
+    );
+    run(&case);
+}
+
+/// A 2-D array in a `std430` push-constant block (the default layout is
+/// refused: naga lays it out std140), indexed with constants and per
+/// invocation, against glslang reading the same bytes.
+#[test]
+fn two_dimensional_array_in_push_constants() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) writeonly buffer O { float o[]; };
+layout(push_constant, std430) uniform parameter { int w; float m[2][3]; int h; } p;
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    o[i] = p.m[i % 2][i % 3] * 10.0 + p.m[1][2] + float(p.w * 100 + p.h * 1000);
+}
+";
+    let mut case = Case::new(
+        "2-D array in push constants",
+        src,
+        "fp32",
+        vec![Io::Out(4 * 64, Cmp::F32Ulps(0))],
+    );
+    let mut bytes = 3i32.to_le_bytes().to_vec();
+    for v in [1.5f32, 2.25, -3.0, 4.125, 5.5, -6.75] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    bytes.extend_from_slice(&7i32.to_le_bytes());
+    case.push_constants = bytes;
+    run(&case);
+}

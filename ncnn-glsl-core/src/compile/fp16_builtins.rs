@@ -10,6 +10,14 @@
 //! small helper functions with bodies that splat the scalars and call the
 //! same-type form, as `Math` needs equal argument types.
 //!
+//! The relational vector functions (`lessThan`, `lessThanEqual`,
+//! `greaterThan`, `greaterThanEqual`, `equal`, `notEqual` on `f16vecN`)
+//! become `Expression::Binary` with the comparison operator, giving a bool
+//! vector, and `mix(x, y, bvecN)` (ncnn's leaky relu
+//! `mix(v, v * slope, lessThan(v, afpvec4(0)))`) becomes `Expression::Select`:
+//! what naga builds for the float forms. Like naga's float `notEqual`, ours
+//! is `FOrdNotEqual` (glslang: `FUnordNotEqual`); they differ only on NaN.
+//!
 //! The prototypes are given only when naga fails without them, so shaders
 //! that compiled before keep their exact SPIR-V.
 //!
@@ -18,7 +26,7 @@
 
 use std::collections::HashMap;
 
-use naga::{Block, Expression, Function, Handle, MathFunction, Module, Statement};
+use naga::{BinaryOperator, Block, Expression, Function, Handle, MathFunction, Module, Statement};
 
 use super::tokens::{Kind, Token};
 
@@ -86,6 +94,26 @@ const GEOMETRIC: &[(&str, MathFunction)] = &[
     ("cross", MathFunction::Cross),
 ];
 
+/// Relational vector functions, as `bvecN f(G, G)` for vectors only.
+const RELATIONAL: &[(&str, BinaryOperator)] = &[
+    ("lessThan", BinaryOperator::Less),
+    ("lessThanEqual", BinaryOperator::LessEqual),
+    ("greaterThan", BinaryOperator::Greater),
+    ("greaterThanEqual", BinaryOperator::GreaterEqual),
+    ("equal", BinaryOperator::Equal),
+    ("notEqual", BinaryOperator::NotEqual),
+];
+
+/// What a prototype's call becomes.
+#[derive(Clone, Copy, Debug)]
+enum Lowered {
+    Math(MathFunction),
+    /// A component-wise comparison (the relational functions).
+    Compare(BinaryOperator),
+    /// `mix(x, y, b)` with a bool selector: `b ? y : x` per component.
+    Select,
+}
+
 /// Whether the text uses float16 types (then the prototypes are needed when
 /// it calls a builtin on them; unused ones are compacted away).
 pub(crate) fn wanted(src: &str, toks: &[Token]) -> bool {
@@ -119,6 +147,13 @@ pub(crate) fn prototypes() -> String {
         s += &format!("{g} refract({g} i, {g} n, {SCALAR} eta); ");
     }
     s += "f16vec3 cross(f16vec3 x, f16vec3 y); ";
+    s += &format!("{SCALAR} mix({SCALAR} x, {SCALAR} y, bool a); ");
+    for (g, n) in VECTORS.iter().zip(2..) {
+        for (f, _) in RELATIONAL {
+            s += &format!("bvec{n} {f}({g} x, {g} y); ");
+        }
+        s += &format!("{g} mix({g} x, {g} y, bvec{n} a); ");
+    }
     s.push('\n');
     // Scalar-argument forms of vectors: splat, then the same-type form.
     for g in VECTORS {
@@ -136,9 +171,9 @@ pub(crate) fn prototypes() -> String {
     s
 }
 
-/// Replaces every call of a prototype by its `Math` expression; returns how many.
+/// Replaces every call of a prototype by its expression; returns how many.
 pub(crate) fn lower(module: &mut Module) -> usize {
-    let protos: HashMap<Handle<Function>, MathFunction> = module
+    let protos: HashMap<Handle<Function>, Lowered> = module
         .functions
         .iter()
         .filter(|(_, f)| f.body.is_empty() && f.result.is_some())
@@ -150,6 +185,17 @@ pub(crate) fn lower(module: &mut Module) -> usize {
             if scalar != naga::Scalar::F16 {
                 return None;
             }
+            let bool_last = f
+                .arguments
+                .last()
+                .and_then(|a| module.types[a.ty].inner.scalar())
+                == Some(naga::Scalar::BOOL);
+            if name == "mix" && bool_last {
+                return Some((h, Lowered::Select));
+            }
+            if let Some((_, op)) = RELATIONAL.iter().find(|(n, _)| *n == name) {
+                return Some((h, Lowered::Compare(*op)));
+            }
             let table = match f.arguments.len() {
                 1 => UNARY,
                 2 => BINARY,
@@ -159,7 +205,7 @@ pub(crate) fn lower(module: &mut Module) -> usize {
                 .iter()
                 .chain(table)
                 .find(|(n, _)| *n == name)
-                .map(|(_, m)| *m);
+                .map(|(_, m)| Lowered::Math(*m));
             found.map(|m| (h, m))
         })
         .collect();
@@ -182,7 +228,7 @@ pub(crate) fn lower(module: &mut Module) -> usize {
 fn lower_block(
     block: &mut Block,
     exprs: &mut naga::Arena<Expression>,
-    protos: &HashMap<Handle<Function>, MathFunction>,
+    protos: &HashMap<Handle<Function>, Lowered>,
 ) -> usize {
     let mut n = 0;
     for (s, _) in block.span_iter_mut() {
@@ -193,12 +239,25 @@ fn lower_block(
                 result: Some(r),
             } if protos.contains_key(function) => {
                 let a = |i: usize| arguments.get(i).copied();
-                exprs[*r] = Expression::Math {
-                    fun: protos[function],
-                    arg: arguments[0],
-                    arg1: a(1),
-                    arg2: a(2),
-                    arg3: None,
+                // The arguments are older than the call's result: no forward reference.
+                exprs[*r] = match protos[function] {
+                    Lowered::Math(fun) => Expression::Math {
+                        fun,
+                        arg: arguments[0],
+                        arg1: a(1),
+                        arg2: a(2),
+                        arg3: None,
+                    },
+                    Lowered::Compare(op) => Expression::Binary {
+                        op,
+                        left: arguments[0],
+                        right: arguments[1],
+                    },
+                    Lowered::Select => Expression::Select {
+                        condition: arguments[2],
+                        accept: arguments[1],
+                        reject: arguments[0],
+                    },
                 };
                 *s = Statement::Emit(naga::Range::new_from_bounds(*r, *r));
                 n += 1;

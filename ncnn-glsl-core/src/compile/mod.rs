@@ -4,8 +4,9 @@
 //! finished GLSL -> refusals (reject.rs) -> text passes (drop_writeonly.rs,
 //! local_size_id.rs, array_2d.rs, spec_constants.rs) -> naga-only prototypes
 //! (atomics, memory barriers, fp16 builtins) -> naga parse -> push-constant layout check
-//! (push_constant_layout.rs) -> IR passes (spec_constants.rs checks, atomics.rs,
-//! barrier_scope.rs, memory_barriers.rs, fp16_builtins.rs, switch_fallthrough.rs) -> validation
+//! (push_constant_layout.rs) -> layout-only copies refused (layout_copies.rs) -> IR passes (spec_constants.rs checks, atomics.rs,
+//! barrier_scope.rs, memory_barriers.rs, fp16_builtins.rs, vector_modulo.rs,
+//! switch_fallthrough.rs) -> validation
 //! -> compaction -> SPIR-V (writer options in naga_run.rs) -> word passes (spec_constants.rs,
 //! workgroup_size.rs, trim_capabilities.rs, writeonly_decoration.rs) -> reflection (reflect.rs)
 //! ```
@@ -19,6 +20,7 @@ mod atomics;
 mod barrier_scope;
 mod drop_writeonly;
 mod fp16_builtins;
+mod layout_copies;
 mod local_size_id;
 mod memory_barriers;
 mod naga_run;
@@ -31,6 +33,7 @@ mod spirv;
 mod switch_fallthrough;
 mod tokens;
 mod trim_capabilities;
+mod vector_modulo;
 mod workgroup_size;
 mod writeonly_decoration;
 
@@ -184,6 +187,21 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     if let Some(d) = push_constant_layout::check(&origin, &naga_text, &module) {
         return Err(d.into());
     }
+    let copies = layout_copies::find(&module);
+    if !copies.is_empty() {
+        let rule = reject::LAYOUT_COPY;
+        return Err(Diagnostics(
+            copies
+                .into_iter()
+                .map(|span| {
+                    let r = span.to_range();
+                    let construct = r.clone().and_then(|r| naga_text.get(r)).unwrap_or("");
+                    naga_run::at(&origin, r, format!("{} (`{construct}`)", rule.reason))
+                        .note(rule.advice)
+                })
+                .collect(),
+        ));
+    }
     let unsupported: Vec<Diagnostic> = atomics::lower(&mut module)
         .into_iter()
         .map(|u| naga_run::at(&origin, u.span.to_range(), u.what))
@@ -211,11 +229,34 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
     barrier_scope::fix_barrier_scope(&mut module);
     memory_barriers::lower(&mut module);
     fp16_builtins::lower(&mut module);
+    let splatted = vector_modulo::splat_scalar_operands(&mut module);
     let bad_switches = switch_fallthrough::check(&origin, &module);
     if !bad_switches.is_empty() {
         return Err(Diagnostics(bad_switches));
     }
-    naga_run::validate(&origin, &module)?;
+    naga_run::validate(&origin, &module).map_err(|naga| {
+        if splatted.scalar_left.is_empty() {
+            return Diagnostics::from(naga);
+        }
+        // naga typed each `scalar % vector` as a scalar while parsing.
+        Diagnostics(
+            splatted
+                .scalar_left
+                .iter()
+                .map(|span| {
+                    naga_run::at(
+                        &origin,
+                        span.to_range(),
+                        "naga's GLSL frontend gives `scalar % vector` the scalar's type, so an \
+                         expression built on its result does not compile"
+                            .into(),
+                    )
+                    .note("write the scalar as a vector: `ivec4(s) % v`")
+                    .note(format!("naga: {}", naga.message))
+                })
+                .collect(),
+        )
+    })?;
     // Reflection describes what the user declared, before compaction drops the unused.
     let declared = module.clone();
     let info = naga_run::compact(&origin, &mut module)?;

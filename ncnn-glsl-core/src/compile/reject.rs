@@ -181,6 +181,31 @@ pub const RULES: &[Rule] = &[
     },
 ];
 
+/// A refusal that needs naga's types, so it is made after parsing, at the
+/// construct (its README row is the reason after "(after parsing) ").
+#[derive(Clone, Copy, Debug)]
+pub struct AfterParsing {
+    /// Why it is refused.
+    pub reason: &'static str,
+    /// What the user can do instead.
+    pub advice: &'static str,
+}
+
+/// A whole struct or array copied between a std430 block and a variable
+/// (`layout_copies.rs`).
+pub const LAYOUT_COPY: AfterParsing = AfterParsing {
+    reason: "a whole copy of a struct or array between a std430 block and a \
+             variable: naga gives a struct or array inside a std430 block (a buffer, or `std430` \
+             push constants) the block's array strides as a second type, and the variable keeps \
+             its own, so the copy does not compile",
+    advice: "copy member by member, and arrays element by element \
+             (`for (int k = 0; k < 4; k++) s.v[k] = buf.items[i].v[k];`), or read the block \
+             directly (`buf.items[i].v[k]`)",
+};
+
+/// Every refusal made after parsing with a reason of this module.
+pub const AFTER_PARSING: &[AfterParsing] = &[LAYOUT_COPY];
+
 /// Deepest nesting of `(`, `[` and `{` accepted.
 pub const MAX_NESTING: usize = 256;
 

@@ -810,6 +810,10 @@ fn readme_lists_every_refusal() {
         let line = format!("| {} |", rule.reason.replace('|', "\\|"));
         assert!(readme.contains(&line), "README.md lacks the row:\n{line}");
     }
+    for rule in reject::AFTER_PARSING {
+        let line = format!("| (after parsing) {} |", rule.reason.replace('|', "\\|"));
+        assert!(readme.contains(&line), "README.md lacks the row:\n{line}");
+    }
 }
 
 /// `(scope, semantics)` of every `OpMemoryBarrier`, in order, from a disassembly.
@@ -969,6 +973,280 @@ void main() {
             assert!(d.contains(&format!(" {ext} ")), "{ext}\n{d}");
         }
         assert!(d.contains("OpDot"), "{d}");
+    }
+}
+
+/// Every instruction with a result: (opcode, result type, operand types),
+/// types written short (`v4half`, `bool`), read from a `--raw-id` disassembly.
+fn typed_ops(d: &str) -> Vec<(String, String, Vec<String>)> {
+    use std::collections::HashMap;
+    let defs: HashMap<&str, Vec<&str>> = d
+        .lines()
+        .filter_map(|l| {
+            let (id, rest) = l.trim().split_once(" = ")?;
+            Some((id, rest.split_whitespace().collect()))
+        })
+        .collect();
+    fn ty(defs: &HashMap<&str, Vec<&str>>, id: &str) -> String {
+        match defs.get(id).map(|v| v.as_slice()) {
+            Some(["OpTypeFloat", "16"]) => "half".into(),
+            Some(["OpTypeFloat", "32"]) => "float".into(),
+            Some(["OpTypeBool"]) => "bool".into(),
+            Some(["OpTypeInt", "32", "1"]) => "int".into(),
+            Some(["OpTypeInt", "32", "0"]) => "uint".into(),
+            Some(["OpTypeVector", c, n]) => format!("v{n}{}", ty(defs, c)),
+            _ => id.into(),
+        }
+    }
+    let value_ty = |id: &str| {
+        defs.get(id)
+            .and_then(|v| v.get(1))
+            .map_or_else(|| id.to_string(), |t| ty(&defs, t))
+    };
+    defs.values()
+        .filter(|v| v.len() >= 2 && !v[0].starts_with("OpType"))
+        .map(|v| {
+            let operands = v[2..].iter().map(|a| value_ty(a)).collect();
+            (v[0].to_string(), ty(&defs, v[1]), operands)
+        })
+        .collect()
+}
+
+#[test]
+fn fp16_relational_functions_become_comparisons() {
+    let src = "#version 450
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer B { f16vec4 b[]; };
+layout(binding = 1) buffer U { uvec4 u[]; };
+void main() {
+    f16vec4 v = b[0];
+    b[1] = mix(v, v * float16_t(0.25), lessThan(v, f16vec4(0)));
+    u[0] = uvec4(lessThanEqual(v, b[2])) + uvec4(greaterThan(v, b[2]))
+        + uvec4(greaterThanEqual(v, b[2])) + uvec4(equal(v, b[2])) + uvec4(notEqual(v, b[2]));
+    u[1].xy = uvec2(lessThan(v.xy, b[3].zw));
+    u[1].z = uint(any(lessThan(v.xyz, b[3].xyz)));
+    b[4].x = mix(v.x, v.y, v.z < v.w);
+    // The float forms next to them stay float.
+    u[2] = uvec4(lessThan(vec4(v), vec4(b[5])));
+}
+";
+    let c = ok_mode(src, "fp16s+fp16a");
+    assert_valid(&c.spirv);
+    if let Some(d) = disassemble(&c.spirv) {
+        let ops = typed_ops(&d);
+        let has = |op: &str, result: &str, operand: &str| {
+            ops.iter().any(|(o, r, a)| {
+                o == op && r == result && a.first().map(String::as_str) == Some(operand)
+            })
+        };
+        for op in [
+            "OpFOrdLessThan",
+            "OpFOrdLessThanEqual",
+            "OpFOrdGreaterThan",
+            "OpFOrdGreaterThanEqual",
+            "OpFOrdEqual",
+            "OpFOrdNotEqual",
+        ] {
+            assert!(has(op, "v4bool", "v4half"), "{op}\n{d}");
+        }
+        assert!(has("OpFOrdLessThan", "v2bool", "v2half"), "{d}");
+        assert!(has("OpFOrdLessThan", "v3bool", "v3half"), "{d}");
+        assert!(has("OpFOrdLessThan", "v4bool", "v4float"), "{d}");
+        // mix with a bool vector, and with a bool scalar: selects of halves.
+        assert!(has("OpSelect", "v4half", "v4bool"), "{d}");
+        assert!(has("OpSelect", "half", "bool"), "{d}");
+        // Inline: the only call is the entry point's call of `main`.
+        assert_eq!(d.matches("OpFunctionCall").count(), 1, "{d}");
+    }
+    // Without fp16 arithmetic the same shader never needed the prototypes:
+    // the extension's afp is float there, and the blob holds no half type.
+    let fp32 = ok_mode(
+        &src.replace("f16vec4", "vec4")
+            .replace("f16vec", "vec")
+            .replace("float16_t", "float"),
+        "fp32",
+    );
+    if let Some(d) = disassemble(&fp32.spirv) {
+        assert!(!d.contains("half"), "{d}");
+    }
+}
+
+#[test]
+fn vector_modulo_scalar_splats_the_scalar() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer I { ivec4 i[]; };
+layout(binding = 1) buffer U { uvec3 u[]; };
+layout(binding = 2) buffer S { int s[]; };
+void main() {
+    int k = s[0];
+    i[0] = i[1] % k;
+    i[2] = (k + 7) % i[3];
+    i[3] = i[4] % (k * 2) % 3 * k;
+    u[0] = u[1] % uint(k);
+    s[1] = s[2] % k;
+}
+";
+    let c = ok(src);
+    assert_valid(&c.spirv);
+    if let Some(d) = disassemble(&c.spirv) {
+        let ops = typed_ops(&d);
+        let has = |op: &str, result: &str, operands: &[&str]| {
+            ops.iter().any(|(o, r, a)| {
+                o == op && r == result && a.iter().map(String::as_str).eq(operands.iter().copied())
+            })
+        };
+        // The scalar becomes a vector (naga's `Splat`), then the `%` is on vectors.
+        assert!(has("OpCompositeConstruct", "v4int", &["int"; 4]), "{d}");
+        assert!(has("OpUMod", "v3uint", &["v3uint", "v3uint"]), "{d}");
+        // Signed `%` goes through naga's wrapper, `a - b * (a / b)`, for
+        // vectors as for `int % int`: never glslang's OpSMod nor OpSRem.
+        assert!(has("OpSDiv", "v4int", &["v4int", "v4int"]), "{d}");
+        assert!(has("OpSDiv", "int", &["int", "int"]), "{d}");
+        assert!(!d.contains("OpSMod") && !d.contains("OpSRem"), "{d}");
+    }
+    // A shader without it is not touched: no pass output differs from
+    // naga's own for `int % int` alone (the snapshot tests pin the rest).
+    let e = expanded(src, "fp32");
+    let mut module = naga_run::parse(&naga_run::Origin::new(&e), e.text()).unwrap();
+    let done = vector_modulo::splat_scalar_operands(&mut module);
+    assert_eq!((done.count, done.scalar_left.len()), (5, 1));
+    naga_run::validate(&naga_run::Origin::new(&e), &module).unwrap();
+    // Splatting by hand gives the repair's SPIR-V (the splat right before
+    // the `%`, where naga puts it for `/`); nothing to do then.
+    let right = src.replace("    i[2] = (k + 7) % i[3];\n", "");
+    let by_hand = right
+        .replace("i[1] % k", "i[1] % ivec4(k)")
+        .replace("% (k * 2) % 3", "% ivec4(k * 2) % ivec4(3)")
+        .replace("u[1] % uint(k)", "u[1] % uvec3(uint(k))");
+    assert_eq!(ok(&by_hand).spirv, ok(&right).spirv);
+    let e = expanded(&by_hand, "fp32");
+    let mut module = naga_run::parse(&naga_run::Origin::new(&e), e.text()).unwrap();
+    let before = format!("{module:?}");
+    assert_eq!(vector_modulo::splat_scalar_operands(&mut module).count, 0);
+    assert_eq!(before, format!("{module:?}"));
+    // naga typed `scalar % vector` as the scalar while parsing: an
+    // expression built on it fails, and the error names the `%`.
+    let built_on = src.replace("i[2] = (k + 7) % i[3];", "i[2] = ((k + 7) % i[3]) + i[1];");
+    let d = errs(&built_on, "fp32");
+    assert_eq!(span(&d.0[0]), (9, 14), "{d}");
+    assert!(
+        d.0[0]
+            .message
+            .contains("`scalar % vector` the scalar's type"),
+        "{d}"
+    );
+    assert!(d.0[0].notes[0].contains("ivec4(s) % v"), "{d}");
+}
+
+#[test]
+fn layout_only_copies_are_refused_at_the_copy() {
+    let shader = |decls: &str, body: &str| {
+        format!(
+            "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer O {{ float o[]; }};\n{decls}\nvoid main() {{\n    int i = int(gl_GlobalInvocationID.x);\n{body}\n}}\n"
+        )
+    };
+    let buf = "struct S { float v[4]; int n; };\nlayout(binding = 1) buffer A { S items[]; } buf;";
+    let pc = "struct T { float m[3]; };\nlayout(push_constant, std430) uniform P { T t; } p;";
+    for (decls, body, column, construct) in [
+        (
+            buf,
+            "    S s = buf.items[i];\n    o[i] = s.v[1];",
+            7,
+            "s = buf.items[i]",
+        ),
+        (
+            buf,
+            "    S s;\n    s.n = 1;\n    buf.items[i] = s;\n    o[i] = 1.0;",
+            8,
+            ".items[i] = s",
+        ),
+        (
+            buf,
+            "    S s;\n    s.v = buf.items[i].v;\n    o[i] = s.v[1];",
+            6,
+            ".v = buf.items[i].v",
+        ),
+        (pc, "    T q = p.t;\n    o[i] = q.m[2];", 7, "q = p.t"),
+    ] {
+        let src = shader(decls, body);
+        let d = errs(&src, "fp32");
+        let line = 6
+            + decls.lines().count() as u32
+            + body.lines().position(|l| l.contains(construct)).unwrap() as u32;
+        assert_eq!(span(&d.0[0]), (line, column), "{d}");
+        assert_eq!(
+            d.0[0].message,
+            format!("{} (`{construct}`)", reject::LAYOUT_COPY.reason),
+            "{d}"
+        );
+        assert_eq!(d.0[0].notes, [reject::LAYOUT_COPY.advice], "{d}");
+        // The same text straight into naga fails with its raw message.
+        let e = expanded(&src, "fp32");
+        let module = naga_run::parse(&naga_run::Origin::new(&e), e.text()).unwrap();
+        let raw = naga_run::validate(&naga_run::Origin::new(&e), &module).unwrap_err();
+        assert!(
+            raw.message.contains("doesn't match the type stored"),
+            "{raw}"
+        );
+    }
+    // The advised forms compile; so do copies whose layouts agree (vec4
+    // arrays, matrices) and copies within one layout.
+    for (decls, body) in [
+        (buf, "    S s;\n    for (int k = 0; k < 4; k++) s.v[k] = buf.items[i].v[k];\n    s.n = buf.items[i].n;\n    o[i] = s.v[1] + float(s.n);"),
+        (buf, "    buf.items[i] = buf.items[i + 1];\n    S s;\n    S t = s;\n    o[i] = t.v[0];"),
+        ("struct S { vec4 v[2]; mat3 m; };\nlayout(binding = 1) buffer A { S items[]; } buf;", "    S s = buf.items[i];\n    o[i] = s.v[1].x + s.m[2].z;"),
+    ] {
+        assert_valid(&ok(&shader(decls, body)).spirv);
+    }
+}
+
+#[test]
+fn two_dimensional_arrays_in_push_constants() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer O { float o[]; };
+layout(push_constant) uniform parameter { int w; float m[2][3]; int h; } p;
+void main() { o[0] = p.m[1][2] + float(p.w + p.h); }
+";
+    // naga's std140 layout of the block differs from glslang's std430: refused.
+    let d = errs(src, "fp32");
+    assert_eq!(span(&d.0[0]), (4, 8), "{d}");
+    assert!(
+        d.0[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("m@16[stride 48[stride 16]]")),
+        "{d}"
+    );
+    assert!(
+        d.0[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("m@4[stride 12[stride 4]]")),
+        "{d}"
+    );
+    // With std430 it compiles to glslang's layout: the dimensions in the
+    // right order (array_2d.rs), strides 12 and 4, `h` at 28.
+    let c = ok(&src.replace("push_constant)", "push_constant, std430)"));
+    assert_valid(&c.spirv);
+    assert_eq!(c.reflection.push_constant_size, 32);
+    if let Some(d) = disassemble(&c.spirv) {
+        let strides: Vec<&str> = d
+            .lines()
+            .filter(|l| l.contains("ArrayStride"))
+            .filter_map(|l| l.split_whitespace().last())
+            .collect();
+        // `o[]`, then the inner and the outer array of `m`.
+        assert_eq!(strides, ["4", "4", "12"], "{d}");
+        let offsets: Vec<&str> = d
+            .lines()
+            .filter(|l| l.contains("OpMemberDecorate") && l.contains("Offset"))
+            .filter_map(|l| l.split_whitespace().last())
+            .collect();
+        assert!(offsets.windows(3).any(|w| w == ["0", "4", "28"]), "{d}");
     }
 }
 

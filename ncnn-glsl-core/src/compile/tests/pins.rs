@@ -82,6 +82,30 @@ fn naga_has_no_float16_builtins() {
     let decls = "layout(binding = 0) buffer A { float16_t a[]; };";
     let e = raw(&shader(decls, "a[0] = max(a[1], a[2]);")).unwrap_err();
     assert!(e.contains("Unknown function"), "{e}");
+    let decls = "layout(binding = 0) buffer A { f16vec4 a[]; };";
+    for body in [
+        "a[0] = f16vec4(lessThan(a[1], a[2]));",
+        "a[0] = f16vec4(notEqual(a[1], a[2]));",
+        "a[0] = mix(a[1], a[2], bvec4(true));",
+    ] {
+        let e = raw(&shader(decls, body)).unwrap_err();
+        assert!(e.contains("Unknown function"), "`{body}`: {e}");
+    }
+}
+
+/// naga splats the scalar of `ivec4 / int` but not of `ivec4 % int`
+/// (`vector_modulo.rs`), and types `int % ivec4` as `int`.
+#[test]
+fn naga_rejects_vector_modulo_scalar() {
+    let decls = "layout(binding = 0) buffer A { ivec4 a[]; };";
+    assert!(raw(&shader(decls, "a[0] = a[1] / a[2].x;")).is_ok());
+    for body in ["a[0] = a[1] % a[2].x;", "a[0] = a[2].x % a[1] + a[3];"] {
+        let e = raw(&shader(decls, body)).unwrap_err();
+        assert!(
+            e.contains("InvalidBinaryOperandTypes { op: Modulo"),
+            "`{body}`: {e}"
+        );
+    }
 }
 
 #[test]
