@@ -386,6 +386,37 @@ fn a_sequence_orders_its_steps_and_times_each() {
     );
 }
 
+/// A queue family the device lacks, or one without compute, is refused with
+/// the families that would do; the one given is the one used.
+#[test]
+fn a_queue_family_is_checked_and_used() {
+    let Some((ctx, log)) = context(opts()) else {
+        return;
+    };
+    let chosen = ctx.queue_family_index();
+    drop(ctx);
+    let Some((again, _)) = context(ContextOptions {
+        queue_family: Some(chosen),
+        ..opts()
+    }) else {
+        return;
+    };
+    assert_eq!(again.queue_family_index(), chosen);
+    let e = match ncnn_glsl_runtime::Context::new(ContextOptions {
+        queue_family: Some(99),
+        ..opts()
+    }) {
+        Ok(_) => panic!("queue family 99 was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("queue_family = 99"), "{e}");
+    assert!(
+        e.contains(&format!("families with compute are [{chosen}")),
+        "{e}"
+    );
+    assert_clean(&log);
+}
+
 #[test]
 fn two_threads_share_one_context() {
     let Some((ctx, log)) = context(opts()) else {
