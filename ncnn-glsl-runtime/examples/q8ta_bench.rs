@@ -23,6 +23,8 @@
 //! output is poisoned first and checked byte for byte against the CPU
 //! reference afterwards; a mismatch fails the run.
 //!
+//! `--executables FILE` times nothing: it writes what the driver compiled
+//! for each kernel (`VK_KHR_pipeline_executable_properties`).
 //! `--glslang DIR` (from `cargo xtask glslang-variants --out DIR`) adds the
 //! rewrite built by `glslangValidator` from the same committed finished GLSL.
 //! `--spec-constants` adds the issue-6 experiment: the same kernel with its
@@ -74,13 +76,14 @@ struct Args {
     from_json: Option<PathBuf>,
     spec_constants: bool,
     heat_ms: Option<u64>,
+    executables: Option<PathBuf>,
 }
 
 fn usage() -> String {
     "usage: q8ta_bench [--cases seed|large|all|N,C,H,W;...] [--quant passthrough|requant|both] \
      [--reps R] [--warmup W] [--device SELECTOR] [--validation] [--glslang DIR] \
      [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] [--best FILE] [--locals FILE] \
-     [--json FILE] [--svg FILE] [--from-json FILE] [--spec-constants] [--heat-ms MS]"
+     [--json FILE] [--svg FILE] [--from-json FILE] [--spec-constants] [--heat-ms MS] [--executables FILE]"
         .to_string()
 }
 
@@ -133,6 +136,7 @@ fn parse_args() -> Result<Args, String> {
         from_json: None,
         spec_constants: false,
         heat_ms: None,
+        executables: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -181,6 +185,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--from-json" => a.from_json = Some(value()?.into()),
             "--spec-constants" => a.spec_constants = true,
+            "--executables" => a.executables = Some(value()?.into()),
             "--heat-ms" => {
                 a.heat_ms = Some(value()?.parse().map_err(|e| format!("--heat-ms: {e}"))?)
             }
@@ -611,6 +616,7 @@ fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
     let ctx = Context::new(ContextOptions {
         device: a.device.clone(),
         validation: a.validation,
+        pipeline_statistics: a.executables.is_some(),
         ..Default::default()
     })?;
     let t_ctx = t0.elapsed();
@@ -759,6 +765,9 @@ fn run(a: &Args) -> Result<(), Fail> {
     }
     let (ctx, start) = startup(a)?;
     let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT);
+    if let Some(path) = &a.executables {
+        return executables(&ops, a, path);
+    }
     let caps = ctx.caps();
     let max_range = ctx.limits().max_storage_buffer_range as usize;
     let seed = std::time::SystemTime::now()
@@ -859,6 +868,42 @@ fn run(a: &Args) -> Result<(), Fail> {
         std::fs::write(path, svg(&records, &caps.name))?;
         eprintln!("wrote {}", path.display());
     }
+    Ok(())
+}
+
+/// `--executables FILE`: no timing; what the driver compiled for every
+/// kernel of every pair (statistics such as registers and instruction
+/// counts, and any text it shows), naga's and glslang's builds side by side.
+fn executables(ops: &Q8taOps, a: &Args, path: &std::path::Path) -> Result<(), Fail> {
+    let mut out = Vec::new();
+    for &il in &Layout::ALL {
+        for &ol in &Layout::ALL {
+            for &pt in &a.quant {
+                for k in kernels(ops, a, il, ol, pt)? {
+                    let exes: Vec<Value> = k
+                        .pipeline
+                        .executables()?
+                        .into_iter()
+                        .map(|x| {
+                            json!({
+                                "name": x.name, "description": x.description,
+                                "subgroup_size": x.subgroup_size,
+                                "statistics": x.statistics.into_iter().collect::<BTreeMap<_, _>>(),
+                                "representations": x.representations.into_iter().collect::<BTreeMap<_, _>>(),
+                            })
+                        })
+                        .collect();
+                    out.push(json!({
+                        "pair": pair_key(il, ol, pt), "kernel": k.name,
+                        "local_size": k.pipeline.local_size(), "executables": exes,
+                    }));
+                }
+            }
+        }
+    }
+    let doc = json!({ "device": ops.context().caps().name, "kernels": out });
+    std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")?;
+    eprintln!("wrote {}", path.display());
     Ok(())
 }
 

@@ -145,6 +145,10 @@ pub struct ContextOptions {
     /// The queue family to run on; `None`: a compute-only family where the
     /// device has one, else the first family with compute.
     pub queue_family: Option<u32>,
+    /// Enable `VK_KHR_pipeline_executable_properties` and have the driver
+    /// keep what it compiled ([`crate::Pipeline::executables`]); an error
+    /// where the device lacks the extension.
+    pub pipeline_statistics: bool,
 }
 
 impl fmt::Debug for ContextOptions {
@@ -162,6 +166,7 @@ impl fmt::Debug for ContextOptions {
             .field("force_staging", &self.force_staging)
             .field("pipeline_cache_dir", &self.pipeline_cache_dir)
             .field("queue_family", &self.queue_family)
+            .field("pipeline_statistics", &self.pipeline_statistics)
             .finish()
     }
 }
@@ -499,6 +504,23 @@ impl Context {
             }
         }
         f2.p_next = probe::link(&mut raws);
+        let mut executable_info =
+            vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+                .pipeline_executable_info(true);
+        if options.pipeline_statistics {
+            let ext = ash::khr::pipeline_executable_properties::NAME;
+            let name = ext.to_str().expect("an ASCII extension name");
+            if !caps.has_extension(name) {
+                return Err(Error::bad(
+                    "pipeline_statistics",
+                    true,
+                    format!("the device lacks {name}"),
+                ));
+            }
+            ext_names.push(ext.to_owned());
+            executable_info.p_next = f2.p_next;
+            f2.p_next = (&mut executable_info) as *mut _ as *mut c_void;
+        }
         let ext_ptrs: Vec<*const i8> = ext_names.iter().map(|c| c.as_ptr()).collect();
         let priorities = [1.0f32];
         let queue_info = [vk::DeviceQueueCreateInfo::default()

@@ -28,6 +28,7 @@ pub mod buffer;
 pub mod context;
 pub mod dispatch;
 pub mod error;
+pub mod executable;
 pub mod pipeline;
 pub mod probe;
 pub mod sequence;
@@ -40,6 +41,7 @@ pub use context::{
 };
 pub use dispatch::{Dispatch, DispatchStats};
 pub use error::{Error, Result};
+pub use executable::Executable;
 pub use pipeline::{Pipeline, PipelineOptions, Slot, SpecValue};
 pub use sequence::Sequence;
 pub use shipped::SHIPPED;

@@ -286,10 +286,15 @@ impl Pipeline {
         }
         // DISPATCH_BASE: `vkCmdDispatchBase` needs it, to run a grid as
         // several pieces (`Dispatch::max_piece`).
+        let mut flags = vk::PipelineCreateFlags::DISPATCH_BASE;
+        if ctx.options().pipeline_statistics {
+            flags |= vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+                | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR;
+        }
         let info = [vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(p.layout)
-            .flags(vk::PipelineCreateFlags::DISPATCH_BASE)];
+            .flags(flags)];
         let created = unsafe { d.create_compute_pipelines(cache, &info, None) };
         unsafe { d.destroy_shader_module(module, None) };
         match created {

@@ -417,6 +417,52 @@ fn a_queue_family_is_checked_and_used() {
     assert_clean(&log);
 }
 
+/// With `pipeline_statistics`, the driver reports what it compiled (lavapipe
+/// lists the extension); without it, asking is an error that says so.
+#[test]
+fn pipeline_executables_are_reported_when_asked_for() {
+    let Some((plain, log)) = context(opts()) else {
+        return;
+    };
+    let v = plain.select(SEED, Options::FP32, &[]).unwrap().variant;
+    let p = Pipeline::for_variant(&plain, SEED, v, None).unwrap();
+    let e = p.executables().unwrap_err().to_string();
+    assert!(e.contains("ContextOptions::pipeline_statistics"), "{e}");
+    let listed = plain
+        .caps()
+        .has_extension("VK_KHR_pipeline_executable_properties");
+    drop((p, plain));
+    assert_clean(&log);
+    let asked = ContextOptions {
+        pipeline_statistics: true,
+        ..opts()
+    };
+    if !listed {
+        let e = match ncnn_glsl_runtime::Context::new(asked) {
+            Ok(_) => panic!("pipeline_statistics accepted without the extension"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            e.contains("lacks VK_KHR_pipeline_executable_properties"),
+            "{e}"
+        );
+        return;
+    }
+    let Some((ctx, log)) = context(asked) else {
+        return;
+    };
+    let p = Pipeline::for_variant(&ctx, SEED, v, None).unwrap();
+    let exes = p.executables().unwrap();
+    assert!(!exes.is_empty());
+    assert!(
+        exes.iter()
+            .any(|x| !x.statistics.is_empty() || !x.representations.is_empty()),
+        "{exes:?}"
+    );
+    drop((p, ctx));
+    assert_clean(&log);
+}
+
 #[test]
 fn two_threads_share_one_context() {
     let Some((ctx, log)) = context(opts()) else {
