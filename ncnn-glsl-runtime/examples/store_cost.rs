@@ -2,7 +2,7 @@
 //! share 32-bit words, timed on one device in one run.
 //!
 //! ```text
-//! cargo run --release -p ncnn-glsl-runtime --example store_cost -- [--n ELEMENTS] [--reps R] [--json FILE]
+//! cargo run --release -p ncnn-glsl-runtime --example store_cost -- [--n ELEMENTS] [--reps R] [--json FILE] [--heat-ms MS]
 //! ```
 //!
 //! Kernels (`examples/shaders/`):
@@ -18,14 +18,21 @@
 //!   wider accesses move more bytes on the device.
 //!
 //! Every output except the racy one is checked against the input, every byte.
+//! Each kernel's repetitions run in one submission, after `--heat-ms`
+//! (default 500 on a GPU, 0 on a CPU driver) of load (`common/heat.rs`).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use heat::Heater;
 use ncnn_glsl_runtime::{
-    include_ncnn_shader, Buffer, Context, ContextOptions, Dispatch, Options, Pipeline, VariantSet,
+    include_ncnn_shader, Buffer, Context, ContextOptions, DeviceType, Dispatch, Options, Pipeline,
+    Sequence, VariantSet,
 };
 use serde_json::json;
+
+#[path = "common/heat.rs"]
+mod heat;
 
 static STORE_ST1: &VariantSet = include_ncnn_shader!("examples/shaders/store_st1.comp");
 static STORE_PLAIN_RMW: &VariantSet = include_ncnn_shader!("examples/shaders/store_plain_rmw.comp");
@@ -54,6 +61,7 @@ fn run() -> Result<(), Fail> {
     let mut n: usize = 1 << 24;
     let mut reps = 20;
     let mut json_out = None;
+    let mut heat_ms = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut v = || args.next().ok_or(format!("{a} needs a value"));
@@ -61,6 +69,7 @@ fn run() -> Result<(), Fail> {
             "--n" => n = v()?.parse()?,
             "--reps" => reps = v()?.parse()?,
             "--json" => json_out = Some(v()?),
+            "--heat-ms" => heat_ms = Some(v()?.parse()?),
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }
@@ -120,6 +129,13 @@ fn run() -> Result<(), Fail> {
         ),
         ("q8ta_bench's copy shader", BENCH_COPY, "fp32", 0, true),
     ];
+    let heat_ms = heat_ms.unwrap_or(match ctx.caps().device_type {
+        DeviceType::Cpu => 0,
+        _ => 500,
+    });
+    let copy_variant = ctx.select(BENCH_COPY, Options::NCNN_DEFAULT, &[])?.variant;
+    let heat_shader = Pipeline::for_variant(&ctx, BENCH_COPY, copy_variant, None)?;
+    let heater = Heater::new(&ctx, &heat_shader, heat_ms)?;
     let mut rows = Vec::new();
     let mut floor_ns = None;
     for (name, set, mode, invocations, checked) in kernels {
@@ -150,12 +166,17 @@ fn run() -> Result<(), Fail> {
         } else {
             groups_for(invocations)?
         };
-        let mut times = Vec::new();
-        for r in 0..reps + 3 {
-            let s = pipeline.dispatch(&Dispatch::new(&[&a, &b], &copy_push, groups))?;
-            if r >= 3 {
-                times.extend(s.gpu_ns);
-            }
+        // All repetitions in one submission, after a load that brings a GPU
+        // to the clocks of a busy device (`common/heat.rs`).
+        let bufs = [&a, &b];
+        let mut seq = Sequence::new(&ctx);
+        for _ in 0..reps + 3 {
+            seq.dispatch(&pipeline, Dispatch::new(&bufs, &copy_push, groups))?;
+        }
+        heater.heat()?;
+        let times: Vec<f64> = seq.run()?.iter().skip(3).filter_map(|s| s.gpu_ns).collect();
+        if times.is_empty() {
+            return Err("this queue has no timestamps: nothing to measure".into());
         }
         let mut out = vec![0u8; words * 4];
         b.read(&mut out)?;
@@ -194,7 +215,8 @@ fn run() -> Result<(), Fail> {
     if let Some(path) = json_out {
         let doc = json!({
             "command": std::env::args().collect::<Vec<_>>().join(" "),
-            "device": ctx.caps().name, "elements": n, "reps": reps, "records": records,
+            "device": ctx.caps().name, "elements": n, "reps": reps, "heat_ms": heat_ms,
+            "records": records,
         });
         std::fs::write(&path, serde_json::to_string_pretty(&doc)? + "\n")?;
         eprintln!("wrote {path}");
