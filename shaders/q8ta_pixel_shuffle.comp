@@ -1,6 +1,11 @@
 #version 450
 // q8ta pixel shuffle, upscale factor 2 (spec: shared/spec/q8ta-pixel-shuffle.md; seed 001).
 //
+// The input and output layouts and the passthrough flag are specialization constants 3, 4, 5,
+// not build-time axes: one blob (29 KB) serves all 18 combinations where axes built 18 blobs
+// (379 KB), and on an NVIDIA H200 the specialized blob ran as fast as the axes' variants
+// (BENCHMARKS.md, "Axes or specialization constants for the pixel shuffle").
+//
 //   out[n, c, 2h + dy, 2w + dx] = requant(in[n, 4c + 2dy + dx, h, w])
 //
 // One invocation per (output channel block k, input pixel (n, h, w)). Input word j (input
@@ -9,14 +14,11 @@
 // s = 2dy + dx takes byte s of input words 0..3 as its lanes 0..3: a 4x4 byte transpose, so
 // every loaded and stored byte is used once and every store is a whole word.
 //
-// Layout codes (the axes' values; Rust: ncnn_glsl_runtime::q8ta::Layout discriminants):
+// Layout codes (the values of IN_LAYOUT and OUT_LAYOUT; Rust: ncnn_glsl_runtime::q8ta::Layout
+// discriminants):
 //   0 = PACKED_INT8_4W4C  word (((n*H + h)*W4 + w/4)*C4 + c/4)*4 + w%4
 //   1 = PACKED_INT8_4C    word ((n*H + h)*W + w)*C4 + c/4
 //   2 = PACKED_INT8_4C1W  word ((n*H + h)*C4 + c/4)*W + w
-#pragma ncnn_glsl axis IN_LAYOUT 0 1 2
-#pragma ncnn_glsl axis OUT_LAYOUT 0 1 2
-// 1 when (scale_in, zp_in) == (scale_out, zp_out): the requantization compiles out.
-#pragma ncnn_glsl axis PASSTHROUGH 0 1
 
 // The host picks the workgroup shape per layout pair (Rust: q8ta::shuffle_local_size); the
 // literals are the defaults, the ids let the runtime patch them (Pipeline::for_variant). The ids
@@ -49,8 +51,15 @@ layout (push_constant) uniform parameter
                     //    C_out % 16 == 0, 2 also C_out % 4 == 0 and an output other than 4C)
 } p;
 
+// Set by the host at pipeline creation (Rust: q8ta::PixelShuffle::specialization), so the
+// driver folds every branch on them: the layouts (codes above), and PASSTHROUGH = 1 when
+// (scale_in, zp_in) == (scale_out, zp_out), which drops the requantization.
+layout (constant_id = 3) const int IN_LAYOUT = 0;
+layout (constant_id = 4) const int OUT_LAYOUT = 0;
+layout (constant_id = 5) const int PASSTHROUGH = 0;
+
 // Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel
-// blocks, stored in `lay`. The layout is a build-time constant, so the branches fold; unsigned,
+// blocks, stored in `lay`. The layout is a specialization constant, so the branches fold; unsigned,
 // so that /4 and %4 are shifts and masks.
 uint word_index(int lay, uint n, uint cb, uint y, uint x, uint hh, uint ww, uint cc4)
 {
@@ -75,7 +84,6 @@ void store_word(uint i, uint v)
     out_data[i >> 2][i & 3u] = v;
 }
 
-#if PASSTHROUGH == 0
 // Fixed-point requantization of one lane, integer arithmetic only so that every device gives
 // the same byte (the host computes M and S once: Requant in ncnn_glsl_runtime::q8ta, whose
 // apply() is this function step for step). M = mult_hi * 2^24 + mult_lo has 48 significant bits,
@@ -108,7 +116,6 @@ uint requant_word(uint w)
     return lut[w & 255u] | (lut[(w >> 8) & 255u] << 8) | (lut[(w >> 16) & 255u] << 16)
         | (lut[w >> 24] << 24);
 }
-#endif
 
 // The 4x4 byte transpose: word s of the result holds byte s of w0, w1, w2, w3 as lanes 0..3.
 // Two rounds of masked shifts (bytes, then 16-bit halves): a dozen ALU operations.
@@ -136,13 +143,14 @@ void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
     uint w1 = cb + 1u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 1u, y, x, h, w, c4_in)) : zp_word;
     uint w2 = cb + 2u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 2u, y, x, h, w, c4_in)) : zp_word;
     uint w3 = cb + 3u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 3u, y, x, h, w, c4_in)) : zp_word;
-#if PASSTHROUGH == 0
+    if (PASSTHROUGH == 0)
+    {
     // Lane-wise, so it commutes with the transpose; zp_in maps to zp_out (output padding lanes).
     w0 = requant_word(w0);
     w1 = requant_word(w1);
     w2 = requant_word(w2);
     w3 = requant_word(w3);
-#endif
+    }
     uvec4 o = transpose_bytes(w0, w1, w2, w3);
 
     // Output word s = 2dy + dx at output pixel (2y + dy, 2x + dx).
@@ -153,7 +161,8 @@ void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
     store_word(word_index(OUT_LAYOUT, n, k, 2u * y + 1u, 2u * x, oh, ow, c4_out), o.z);
     store_word(word_index(OUT_LAYOUT, n, k, 2u * y + 1u, 2u * x + 1u, oh, ow, c4_out), o.w);
 
-#if OUT_LAYOUT == 0
+    if (OUT_LAYOUT == 0)
+    {
     // 4W4C output: when W is odd, 2W % 4 == 2 and output widths 2W, 2W + 1 of the last 4-wide
     // block are padding. The invocation of the last input column writes them (all lanes zp_out):
     // one invocation per (k, n, y), so each padding word is written exactly once.
@@ -163,7 +172,7 @@ void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
         for (uint s = 0u; s < 4u; s++)
             store_word(word_index(0, n, k, 2u * y + s / 2u, ow + s % 2u, oh, ow, c4_out), zp);
     }
-#endif
+    }
 }
 
 // The tiled paths (p.path 1 and 2). Path 1: one invocation per (4 output channel blocks kq, 4
@@ -179,9 +188,10 @@ void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
 // pixel whose 4 input words (lane j = channel block 4k + j) are v.
 uvec4 shuffle_pixel(uvec4 v)
 {
-#if PASSTHROUGH == 0
+    if (PASSTHROUGH == 0)
+    {
     v = uvec4(requant_word(v.x), requant_word(v.y), requant_word(v.z), requant_word(v.w));
-#endif
+    }
     return transpose_bytes(v.x, v.y, v.z, v.w);
 }
 
@@ -190,7 +200,8 @@ void tile_block(uint q, uint kq, uint row, uint xq, out uvec4 o0, out uvec4 o1, 
 {
     uint w = uint(p.w);
     uint c4_in = uint(p.c_out);
-#if IN_LAYOUT == 1
+    if (IN_LAYOUT == 1)
+    {
     // 4C: the 4 input blocks of one pixel are one uvec4.
     uint first = ((row * w + 4u * xq) * c4_in) / 4u + 4u * kq + q;
     uint step = c4_in / 4u;
@@ -198,17 +209,14 @@ void tile_block(uint q, uint kq, uint row, uint xq, out uvec4 o0, out uvec4 o1, 
     o1 = shuffle_pixel(in_data[first + step]);
     o2 = shuffle_pixel(in_data[first + 2u * step]);
     o3 = shuffle_pixel(in_data[first + 3u * step]);
-#else
+    }
+    else
+    {
     // 4C1W: block cb at the 4 pixels is one uvec4 ((row*C4 + cb)*W + 4xq), blocks W apart.
     // 4W4C: block cb at the 4 pixels of quad xq is one uvec4 ((row*W4 + xq)*C4 + cb).
     uint cb = 16u * kq + 4u * q;
-#if IN_LAYOUT == 2
-    uint first = (row * c4_in + cb) * (w / 4u) + xq;
-    uint step = w / 4u;
-#else
-    uint first = (row * (w / 4u) + xq) * c4_in + cb;
-    uint step = 1u;
-#endif
+    uint first = IN_LAYOUT == 2 ? (row * c4_in + cb) * (w / 4u) + xq : (row * (w / 4u) + xq) * c4_in + cb;
+    uint step = IN_LAYOUT == 2 ? w / 4u : 1u;
     uvec4 b0 = in_data[first];
     uvec4 b1 = in_data[first + step];
     uvec4 b2 = in_data[first + 2u * step];
@@ -218,10 +226,9 @@ void tile_block(uint q, uint kq, uint row, uint xq, out uvec4 o0, out uvec4 o1, 
     o1 = shuffle_pixel(uvec4(b0.y, b1.y, b2.y, b3.y));
     o2 = shuffle_pixel(uvec4(b0.z, b1.z, b2.z, b3.z));
     o3 = shuffle_pixel(uvec4(b0.w, b1.w, b2.w, b3.w));
-#endif
+    }
 }
 
-#if OUT_LAYOUT == 1
 // 4C output: at each of the 4 output pixels of input pixel 4xq + i, blocks 4kq .. 4kq + 3
 // are one uvec4 (a, b, c, d: that pixel's output words of blocks 4kq + 0..3).
 void store_pixel_4c(uint orow0, uint ox0, uint kq, uvec4 a, uvec4 b, uvec4 c, uvec4 d)
@@ -235,7 +242,6 @@ void store_pixel_4c(uint orow0, uint ox0, uint kq, uvec4 a, uvec4 b, uvec4 c, uv
         out_data[((orow * ow + ox) * c4_out) / 4u + kq] = uvec4(a[s], b[s], c[s], d[s]);
     }
 }
-#else
 // 4C1W and 4W4C outputs: output widths 8xq .. 8xq + 7 of block k, per output row, are two
 // uvec4, each [pixel 2hh dx 0, pixel 2hh dx 1, pixel 2hh+1 dx 0, pixel 2hh+1 dx 1].
 void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
@@ -248,20 +254,21 @@ void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec
         uint s = 2u * dy;
         uvec4 lo = uvec4(o0[s], o0[s + 1u], o1[s], o1[s + 1u]);
         uvec4 hi = uvec4(o2[s], o2[s + 1u], o3[s], o3[s + 1u]);
-#if OUT_LAYOUT == 2
+    if (OUT_LAYOUT == 2)
+    {
         uint first = ((orow * c4_out + k) * ow) / 4u + 2u * xq;
         out_data[first] = lo;
         out_data[first + 1u] = hi;
-#else
+    }
+    else
+    {
         uint first = (orow * (ow / 4u) + 2u * xq) * c4_out + k;
         out_data[first] = lo;
         out_data[first + c4_out] = hi;
-#endif
+    }
     }
 }
-#endif
 
-#if OUT_LAYOUT != 1
 // Path 2: block k = 4kq + q is tile_block's block q of quad kq.
 void shuffle_quad(uint k, uint n, uint y, uint xq)
 {
@@ -270,7 +277,6 @@ void shuffle_quad(uint k, uint n, uint y, uint xq)
     tile_block(k % 4u, k / 4u, row, xq, o0, o1, o2, o3);
     store_block(2u * row, xq, k, o0, o1, o2, o3);
 }
-#endif
 
 void shuffle_tile(uint kq, uint n, uint y, uint xq)
 {
@@ -285,27 +291,31 @@ void shuffle_tile(uint kq, uint n, uint y, uint xq)
     tile_block(1u, kq, row, xq, b0, b1, b2, b3);
     tile_block(2u, kq, row, xq, c0, c1, c2, c3);
     tile_block(3u, kq, row, xq, d0, d1, d2, d3);
-#if OUT_LAYOUT == 1
+    if (OUT_LAYOUT == 1)
+    {
     store_pixel_4c(orow0, 8u * xq + 0u, kq, a0, b0, c0, d0);
     store_pixel_4c(orow0, 8u * xq + 2u, kq, a1, b1, c1, d1);
     store_pixel_4c(orow0, 8u * xq + 4u, kq, a2, b2, c2, d2);
     store_pixel_4c(orow0, 8u * xq + 6u, kq, a3, b3, c3, d3);
-#else
+    }
+    else
+    {
     store_block(orow0, xq, 4u * kq + 0u, a0, a1, a2, a3);
     store_block(orow0, xq, 4u * kq + 1u, b0, b1, b2, b3);
     store_block(orow0, xq, 4u * kq + 2u, c0, c1, c2, c3);
     store_block(orow0, xq, 4u * kq + 3u, d0, d1, d2, d3);
-#endif
+    }
 }
 
 void main()
 {
-#if PASSTHROUGH == 0
+    if (PASSTHROUGH == 0)
+    {
     // The table first, by the whole workgroup (before any invocation returns).
     for (uint i = gl_LocalInvocationIndex; i < 256u; i += max(p.local_count, 1u))
         lut[i] = uint(requant(int(i << 24) >> 24)) & 255u;
     barrier();
-#endif
+    }
     // Grid: (output channel blocks, input width, input height x batch); path 1: (quads of
     // output channel blocks, quads of input width, rows); path 2: (blocks, quads, rows). The host
     // clamps the launched grid to maxComputeWorkGroupCount (which also bounds
@@ -327,10 +337,8 @@ void main()
         {
             if (p.path == 1u)
                 shuffle_tile(kx, n, y, x);
-#if OUT_LAYOUT != 1
-            else if (p.path == 2u)
+            else if (OUT_LAYOUT != 1 && p.path == 2u)
                 shuffle_quad(kx, n, y, x);
-#endif
             else
                 shuffle_one(kx, n, y, x, c4_out);
         }

@@ -26,9 +26,9 @@
 //! `--executables FILE` times nothing: it writes what the driver compiled
 //! for each kernel (`VK_KHR_pipeline_executable_properties`).
 //! `--glslang DIR` (from `cargo xtask glslang-variants --out DIR`) adds the
-//! rewrite built by `glslangValidator` from the same committed finished GLSL.
-//! `--spec-constants` adds the issue-6 experiment: the same kernel with its
-//! axes as specialization constants, one blob for all 18 variants.
+//! rewrite built by `glslangValidator` from the same committed finished GLSL,
+//! specialized the same way (one blob; the layouts and passthrough are
+//! specialization constants 3, 4, 5).
 //! `--from-json FILE` re-reads an earlier run's JSON and derives "rewrite"
 //! (the path the runtime takes for each case) again by this build's rule,
 //! without a device: the kernel's paths are measured separately ("path
@@ -46,13 +46,13 @@ use heat::Heater;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ncnn_glsl_runtime::q8ta::{
-    model, reference, Layout, PixelShuffle, Q8taOps, QTensor, QuantParams, Requant, Shape,
-    ShufflePath,
+    model, reference, shuffle_specialization, Layout, PixelShuffle, Q8taOps, QTensor, QuantParams,
+    Requant, Shape, ShufflePath,
 };
 use ncnn_glsl_runtime::shipped::{Q8TA_PIXEL_SHUFFLE, Q8TA_PIXEL_SHUFFLE_BASELINE};
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Blob, Buffer, Context, ContextOptions, DeviceSelector, DeviceType,
-    Dispatch, Options, Pipeline, PipelineOptions, Sequence, SpecValue, Variant, VariantSet,
+    Dispatch, Options, Pipeline, PipelineOptions, Sequence, Variant, VariantSet,
 };
 use serde_json::{json, Value};
 
@@ -79,7 +79,6 @@ struct Args {
     locals: BTreeMap<String, [u32; 3]>,
     sweep_path: ShufflePath,
     from_json: Option<PathBuf>,
-    spec_constants: bool,
     heat_ms: Option<u64>,
     executables: Option<PathBuf>,
 }
@@ -88,7 +87,7 @@ fn usage() -> String {
     "usage: q8ta_bench [--cases seed|large|all|N,C,H,W;...] [--quant passthrough|requant|both] \
      [--reps R] [--warmup W] [--device SELECTOR] [--validation] [--glslang DIR] \
      [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] [--best FILE] [--locals FILE] \
-     [--json FILE] [--svg FILE] [--from-json FILE] [--spec-constants] [--heat-ms MS] [--executables FILE]"
+     [--json FILE] [--svg FILE] [--from-json FILE] [--heat-ms MS] [--executables FILE]"
         .to_string()
 }
 
@@ -139,7 +138,6 @@ fn parse_args() -> Result<Args, String> {
         locals: BTreeMap::new(),
         sweep_path: ShufflePath::Tile,
         from_json: None,
-        spec_constants: false,
         heat_ms: None,
         executables: None,
     };
@@ -189,7 +187,6 @@ fn parse_args() -> Result<Args, String> {
                 a.locals = serde_json::from_str(&text).map_err(|e| format!("--locals {v}: {e}"))?;
             }
             "--from-json" => a.from_json = Some(value()?.into()),
-            "--spec-constants" => a.spec_constants = true,
             "--executables" => a.executables = Some(value()?.into()),
             "--heat-ms" => {
                 a.heat_ms = Some(value()?.parse().map_err(|e| format!("--heat-ms: {e}"))?)
@@ -217,20 +214,14 @@ impl Rng {
 }
 
 /// A kernel under test: a pipeline, its path (`None`: the baseline, whose
-/// grid differs) and whether it is another build of the rewrite (glslang's,
-/// or the specialization-constant experiment's): those run only where their
-/// path is the runtime's choice, as "rewrite (glslang)" and so on.
+/// grid differs) and whether it is glslang's build of the rewrite, which
+/// runs only where its path is the runtime's choice, as "rewrite (glslang)".
 struct Kernel {
     name: String,
     pipeline: Arc<Pipeline>,
     path: Option<ShufflePath>,
     glslang: bool,
 }
-
-/// The issue-6 experiment: the pixel shuffle with its axes as specialization
-/// constants 3, 4, 5 (`examples/shaders/q8ta_pixel_shuffle_spec.comp`).
-static SPEC_SHUFFLE: &VariantSet =
-    include_ncnn_shader!("examples/shaders/q8ta_pixel_shuffle_spec.comp");
 
 /// Median and the 10th / 90th percentiles of GPU times, in microseconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -254,19 +245,15 @@ fn spread(mut ns: Vec<f64>) -> Option<Spread> {
 }
 
 /// The glslang-built blob of `variant` from `dir`: the artifact file name
-/// with `.spv`. glslang turns `local_size_*_id` into specialization constants
-/// 0, 1, 2, which the pipeline sets from the local size (as for ours), and
-/// the same GLSL has the same bindings: our reflection serves.
+/// with `.spv` (the set has no axes: `<target>.spv`). glslang turns
+/// `local_size_*_id` into specialization constants 0, 1, 2, which the
+/// pipeline sets from the local size (as for ours), and keeps the layouts'
+/// and passthrough's ids 3, 4, 5; the same GLSL has the same bindings and
+/// constants: our reflection serves.
 fn glslang_blob(dir: &std::path::Path, variant: &Variant) -> Result<Blob, Fail> {
-    let axes: String = Q8TA_PIXEL_SHUFFLE
-        .axes
-        .iter()
-        .zip(variant.axes)
-        .map(|(a, v)| format!(".{}-{v}", a.name))
-        .collect();
     let path = dir
         .join("q8ta_pixel_shuffle")
-        .join(format!("{}{axes}.spv", variant.target));
+        .join(format!("{}.spv", variant.target));
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let words: Vec<u32> = bytes
         .chunks_exact(4)
@@ -443,8 +430,6 @@ fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
             "rewrite"
         } else if r.kernel == format!("path {chosen} (glslang)") {
             "rewrite (glslang)"
-        } else if r.kernel == format!("path {chosen} (spec constants)") {
-            "rewrite (spec constants)"
         } else {
             continue;
         };
@@ -453,18 +438,14 @@ fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
             ..r.clone()
         });
     }
-    records.retain(|r| {
-        !matches!(
-            r.kernel.as_str(),
-            "rewrite" | "rewrite (glslang)" | "rewrite (spec constants)"
-        )
-    });
+    records.retain(|r| !matches!(r.kernel.as_str(), "rewrite" | "rewrite (glslang)"));
     records.extend(extra);
 }
 
 /// The kernels of one (pair, quantization): each path of the rewrite at its
 /// workgroup shape (or the tile path at each sweep shape), the baseline, and
-/// glslang's build of each path.
+/// glslang's build of each path. The rewrite is one blob, specialized for
+/// the pair and quantization; the baseline has a variant for each.
 fn kernels(
     ops: &Q8taOps,
     a: &Args,
@@ -478,9 +459,14 @@ fn kernels(
         ("OUT_LAYOUT", ol.axis_value()),
         ("PASSTHROUGH", passthrough as i64),
     ];
-    let v = ops.variant(Q8TA_PIXEL_SHUFFLE, &axes)?;
+    let spec = shuffle_specialization(il, ol, passthrough);
+    let options = |local| PipelineOptions {
+        local_size: Some(local),
+        specialization: &spec,
+    };
+    let v = ops.variant(Q8TA_PIXEL_SHUFFLE, &[])?;
     let mut out = Vec::new();
-    let pipe = |local| Pipeline::for_variant(ctx, Q8TA_PIXEL_SHUFFLE, v, Some(local));
+    let pipe = |local| Pipeline::for_variant_with(ctx, Q8TA_PIXEL_SHUFFLE, v, &options(local));
     if let Some(shapes) = &a.sweep {
         for &s in shapes {
             out.push(Kernel {
@@ -506,31 +492,16 @@ fn kernels(
             path: Some(path),
             glslang: false,
         });
-        if a.spec_constants {
-            let spec = [
-                (3, SpecValue::Int(il.axis_value() as i32)),
-                (4, SpecValue::Int(ol.axis_value() as i32)),
-                (5, SpecValue::Int(passthrough as i32)),
-            ];
-            let options = PipelineOptions {
-                local_size: Some(local),
-                specialization: &spec,
-            };
-            let sv = ctx
-                .select(SPEC_SHUFFLE, Options::NCNN_DEFAULT, &[])?
-                .variant;
-            out.push(Kernel {
-                name: format!("path {} (spec constants)", path.name()),
-                pipeline: Arc::new(Pipeline::for_variant_with(ctx, SPEC_SHUFFLE, sv, &options)?),
-                path: Some(path),
-                glslang: true,
-            });
-        }
         if let Some(dir) = &a.glslang {
             let blob = glslang_blob(dir, v)?;
             out.push(Kernel {
                 name: format!("path {} (glslang)", path.name()),
-                pipeline: Arc::new(Pipeline::new(ctx, "glslang build", &blob, Some(local))?),
+                pipeline: Arc::new(Pipeline::with_options(
+                    ctx,
+                    "glslang build",
+                    &blob,
+                    &options(local),
+                )?),
                 path: Some(path),
                 glslang: true,
             });
@@ -552,8 +523,9 @@ fn kernels(
 }
 
 /// Wall-clock start-up: context creation, then the first pixel shuffle's
-/// result on the host, then one more variant's pipeline made from its
-/// embedded SPIR-V (nothing is compiled from GLSL at run time).
+/// result on the host, then one more pipeline of the shuffle's blob,
+/// specialized for another layout pair and quantization, from its embedded
+/// SPIR-V (nothing is compiled from GLSL at run time).
 fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
     let t0 = Instant::now();
     let ctx = Context::new(ContextOptions {
@@ -583,12 +555,14 @@ fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
     if got != want {
         return Err("start-up run: the first result differs from the reference".into());
     }
-    let v = ops.variant(
-        Q8TA_PIXEL_SHUFFLE,
-        &[("IN_LAYOUT", 0), ("OUT_LAYOUT", 2), ("PASSTHROUGH", 0)],
-    )?;
+    let v = ops.variant(Q8TA_PIXEL_SHUFFLE, &[])?;
+    let spec = shuffle_specialization(Layout::Packed4W4C, Layout::Packed4C1W, false);
+    let options = PipelineOptions {
+        local_size: Some([8, 8, 1]),
+        specialization: &spec,
+    };
     let t1 = Instant::now();
-    let p = Pipeline::for_variant(&ctx, Q8TA_PIXEL_SHUFFLE, v, Some([8, 8, 1]))?;
+    let p = Pipeline::for_variant_with(&ctx, Q8TA_PIXEL_SHUFFLE, v, &options)?;
     let t_pipe = t1.elapsed();
     drop(p);
     // Variants share identical blobs: count each once.

@@ -6,8 +6,11 @@
 //! (lavapipe in CI) on the same random, valid q8ta inputs: shapes with and
 //! without padding, random quantization parameters, every path of the new
 //! pixel-shuffle kernel the shape allows, grids clamped so the shuffle
-//! kernels' grid-stride loops run. Outputs start poisoned; integer outputs
-//! must be identical, float outputs within one ulp of their storage type.
+//! kernels' grid-stride loops run. The new pixel-shuffle kernel is one blob
+//! whose layouts and passthrough are specialization constants: both blobs
+//! run under every one of its 18 specializations. Outputs start poisoned;
+//! integer outputs must be identical, float outputs within one ulp of their
+//! storage type.
 //!
 //! Variants with identical finished GLSL are one shader and run once.
 //! Variants the device cannot run (a feature either blob needs is missing)
@@ -237,14 +240,27 @@ fn params(rng: &mut Rng) -> QuantParams {
 /// (the word-by-word path only; its grid is clamped below).
 const SHUFFLE_SHAPES: [[usize; 4]; 2] = [[2, 64, 3, 8], [1, 20, 5, 7]];
 
-/// The shuffle of `input` between the variant's layouts, with a requant
-/// that is the identity exactly when the variant is the passthrough one.
+/// The shuffle of `input` between the variant's layouts (the baseline's
+/// axes), with a requant that is the identity exactly when the variant is
+/// the passthrough one.
 fn shuffle(set: &VariantSet, v: &Variant, input: Shape, rng: &mut Rng) -> PixelShuffle {
     let (in_l, out_l) = (
         layout(axis(set, v, "IN_LAYOUT")),
         layout(axis(set, v, "OUT_LAYOUT")),
     );
     let passthrough = axis(set, v, "PASSTHROUGH") == 1;
+    shuffle_between(in_l, out_l, passthrough, input, rng)
+}
+
+/// The shuffle of `input` from `in_l` to `out_l`, with random quantization
+/// parameters whose requant is the identity exactly when `passthrough`.
+fn shuffle_between(
+    in_l: Layout,
+    out_l: Layout,
+    passthrough: bool,
+    input: Shape,
+    rng: &mut Rng,
+) -> PixelShuffle {
     let q_in = params(rng);
     let q_out = if passthrough {
         q_in
@@ -275,28 +291,56 @@ fn shuffle_case(name: String, ps: &PixelShuffle, rng: &mut Rng) -> (Case, Vec<Ve
 /// that the kernels' grid-stride loops over those axes run.
 const CLAMPED: [u32; 3] = [65535, 1, 2];
 
+/// The new kernel: one blob, run under each of its 18 specializations
+/// (layout pair x passthrough), on every path each shape allows.
 #[test]
-fn pixel_shuffle_variants_match_glslang() {
+fn pixel_shuffle_specializations_match_glslang() {
     let set = Q8TA_PIXEL_SHUFFLE;
-    check_set(set, |v, rng| {
+    assert!(
+        set.axes.is_empty(),
+        "the layouts are specialization constants"
+    );
+    check_set(set, |_, rng| {
         let mut runs = Vec::new();
-        for (k, dims) in SHUFFLE_SHAPES.iter().enumerate() {
-            for path in ShufflePath::ALL {
-                let ps = shuffle(set, v, Shape::from_dims(*dims), rng);
-                if path.check(ps.input, ps.out_layout).is_err() {
-                    continue;
+        let mut specializations = 0;
+        for in_l in Layout::ALL {
+            for out_l in Layout::ALL {
+                for passthrough in [false, true] {
+                    specializations += 1;
+                    for (k, dims) in SHUFFLE_SHAPES.iter().enumerate() {
+                        for path in ShufflePath::ALL {
+                            let input = Shape::from_dims(*dims);
+                            let ps = shuffle_between(in_l, out_l, passthrough, input, rng);
+                            if path.check(ps.input, ps.out_layout).is_err() {
+                                continue;
+                            }
+                            let local = shuffle_local_size(ps.in_layout, ps.out_layout, path);
+                            let max = if k == 0 { [65535; 3] } else { CLAMPED };
+                            let launch = ps.launch(Some(path), local, max).expect("a launch");
+                            let name = format!(
+                                "{in_l}->{out_l} {} {dims:?} path {}",
+                                if passthrough {
+                                    "passthrough"
+                                } else {
+                                    "requant"
+                                },
+                                path.name()
+                            );
+                            let (mut case, inputs) = shuffle_case(name, &ps, rng);
+                            case.push_constants = launch.push.to_bytes().to_vec();
+                            case.groups = launch.groups;
+                            case.local_size = Some(local);
+                            case.specialization = ps.specialization().to_vec();
+                            runs.push(Run { case, inputs });
+                        }
+                    }
                 }
-                let local = shuffle_local_size(ps.in_layout, ps.out_layout, path);
-                let max = if k == 0 { [65535; 3] } else { CLAMPED };
-                let launch = ps.launch(Some(path), local, max).expect("a launch");
-                let name = format!("{dims:?} path {}", path.name());
-                let (mut case, inputs) = shuffle_case(name, &ps, rng);
-                case.push_constants = launch.push.to_bytes().to_vec();
-                case.groups = launch.groups;
-                case.local_size = Some(local);
-                runs.push(Run { case, inputs });
             }
         }
+        // Every pair and quantization: the full shape on every path (no quad
+        // path into 4C), the odd shape word by word.
+        assert_eq!(specializations, 18);
+        assert_eq!(runs.len(), 6 * (2 + 1) + 12 * (3 + 1));
         runs
     });
 }

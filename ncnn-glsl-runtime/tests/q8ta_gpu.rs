@@ -220,6 +220,56 @@ fn every_layout_pair_shape_and_mode_matches_the_reference() {
     assert_clean(&log);
 }
 
+/// The new kernel is one blob specialized per layout pair and passthrough:
+/// runs that differ only in a specialization constant (same variant, same
+/// workgroup shape) must not share a cached pipeline.
+#[test]
+fn pipelines_are_cached_per_specialization() {
+    let Some((_ctx, log, ops)) = setup(Options::NCNN_DEFAULT) else {
+        return;
+    };
+    let mut g = Rng(seed());
+    let shape = Shape::new(1, 64, 2, 8);
+    let (il, ol) = (Layout::Packed4C, Layout::Packed4C);
+    for _ in 0..2 {
+        // PASSTHROUGH 1, then 0, then 1 again: the same local size each time.
+        random_case(
+            &ops,
+            &mut g,
+            shape,
+            il,
+            ol,
+            qp(0.02, 3),
+            qp(0.02, 3),
+            "passthrough",
+        );
+        random_case(
+            &ops,
+            &mut g,
+            shape,
+            il,
+            ol,
+            qp(0.02, 3),
+            qp(0.05, -7),
+            "requant",
+        );
+    }
+    // OUT_LAYOUT 4C1W then 4W4C: the tile path's shape is 4x8x1 for both.
+    for ol in [Layout::Packed4C1W, Layout::Packed4W4C, Layout::Packed4C1W] {
+        random_case(
+            &ops,
+            &mut g,
+            shape,
+            il,
+            ol,
+            qp(0.02, 3),
+            qp(0.05, -7),
+            "layout",
+        );
+    }
+    assert_clean(&log);
+}
+
 #[test]
 fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
     let Some((ctx, log, ops)) = setup(Options::NCNN_DEFAULT) else {

@@ -1,10 +1,11 @@
 //! The q8ta shaders build in every variant the macro enumerates, with the
-//! axes, bindings, push-constant sizes and local sizes the host side relies on.
+//! axes (or, for the pixel shuffle, specialization constants), bindings,
+//! push-constant sizes and local sizes the host side relies on.
 
 use std::collections::BTreeSet;
 
 use ncnn_glsl_runtime::q8ta::model::{DequantizePush, QuantizePush, ShufflePush};
-use ncnn_glsl_runtime::q8ta::Layout;
+use ncnn_glsl_runtime::q8ta::{shuffle_specialization, Layout};
 use ncnn_glsl_runtime::reflection::Access;
 use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet};
 
@@ -65,10 +66,34 @@ fn pixel_shuffle_sets() {
         ("OUT_LAYOUT", LAYOUTS),
         ("PASSTHROUGH", &[0, 1]),
     ];
-    check(SHUFFLE, axes, ShufflePush::SIZE, [4, 16, 1]);
+    // The new kernel: no axes, one blob; the layouts and passthrough are
+    // specialization constants 3, 4, 5 (int, default 0), which
+    // `shuffle_specialization` sets.
+    check(SHUFFLE, &[], ShufflePush::SIZE, [4, 16, 1]);
+    let (variants, blobs, _) = summary("q8ta_pixel_shuffle", SHUFFLE);
+    assert_eq!((variants, blobs), (1, 1));
+    let r = &SHUFFLE.variants[0].blob.reflection;
+    let consts: Vec<(u32, &str, &str)> = r
+        .spec_constants
+        .iter()
+        .filter(|c| c.id >= 3)
+        .map(|c| (c.id, &*c.name, &*c.ty))
+        .collect();
+    assert_eq!(
+        consts,
+        [
+            (3, "IN_LAYOUT", "int"),
+            (4, "OUT_LAYOUT", "int"),
+            (5, "PASSTHROUGH", "int")
+        ]
+    );
+    let ids: Vec<u32> = shuffle_specialization(Layout::Packed4C, Layout::Packed4C1W, true)
+        .iter()
+        .map(|s| s.0)
+        .collect();
+    assert_eq!(ids, [3, 4, 5]);
+    // The baseline keeps its build-time axes: one blob per combination.
     check(BASELINE, axes, ShufflePush::SIZE, [64, 1, 1]);
-    let (_, blobs, _) = summary("q8ta_pixel_shuffle", SHUFFLE);
-    assert_eq!(blobs, 18);
     let (_, blobs, _) = summary("q8ta_pixel_shuffle_baseline", BASELINE);
     assert_eq!(blobs, 18);
     // int8 words only: no device feature needed.

@@ -32,9 +32,6 @@ static STORE_WORD: &VariantSet =
     include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_word.comp");
 static STORE_QUAD: &VariantSet =
     include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_quad.comp");
-/// The benchmark's specialization-constant experiment.
-static SPEC_SHUFFLE: &VariantSet =
-    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/q8ta_pixel_shuffle_spec.comp");
 /// The benchmark's copy shader (`ncnn-glsl-runtime/examples/q8ta_bench.rs`).
 static BENCH_COPY: &VariantSet =
     include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/bench_copy.comp");
@@ -49,7 +46,6 @@ fn embedded_sets() -> Vec<(&'static VariantSet, PathBuf)> {
     out.push((SEED, Path::new("tests").join(SEED.name)));
     for (set, file) in [
         (BENCH_COPY, "bench_copy.comp"),
-        (SPEC_SHUFFLE, "q8ta_pixel_shuffle_spec.comp"),
         (STORE_ST1, "store_st1.comp"),
         (STORE_PLAIN_RMW, "store_plain_rmw.comp"),
         (STORE_WORD, "store_word.comp"),

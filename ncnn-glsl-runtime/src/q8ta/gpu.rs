@@ -13,7 +13,8 @@ use crate::shipped::{
     Q8TA_DEQUANTIZE, Q8TA_PIXEL_SHUFFLE, Q8TA_PIXEL_SHUFFLE_BASELINE, Q8TA_QUANTIZE,
 };
 use crate::{
-    Buffer, Context, Dispatch, DispatchStats, Error, Flag, Options, Pipeline, Variant, VariantSet,
+    Buffer, Context, Dispatch, DispatchStats, Error, Flag, Options, Pipeline, PipelineOptions,
+    SpecValue, Variant, VariantSet,
 };
 
 use super::error::Q8taError;
@@ -183,7 +184,8 @@ pub struct ShuffleRun {
     pub stats: DispatchStats,
     /// The variant's target (mode), e.g. `fp32` or `fp16p+int8p`.
     pub target: String,
-    /// The variant's axes as `NAME=value` pairs.
+    /// The layouts and passthrough as `NAME=value` pairs: the new kernel's
+    /// specialization constants, the baseline variant's axes.
     pub axes: String,
     /// The workgroup shape.
     pub local: [u32; 3],
@@ -210,11 +212,24 @@ fn check_size(what: &'static str, needed: usize, len: u64) -> Result<(), Q8taErr
     Ok(())
 }
 
-type PipelineKey = (usize, usize, [u32; 3]);
+/// (variant set, variant, local size, specialization constants as
+/// `(id, type, bits)`).
+type PipelineKey = (usize, usize, [u32; 3], Vec<(u32, &'static str, u32)>);
+
+/// A specialization value's type and 32 bits, for [`PipelineKey`].
+fn spec_key(v: SpecValue) -> (&'static str, u32) {
+    let bits = match v {
+        SpecValue::Bool(b) => b as u32,
+        SpecValue::Int(i) => i as u32,
+        SpecValue::Uint(u) => u,
+        SpecValue::Float(f) => f.to_bits(),
+    };
+    (v.type_name(), bits)
+}
 
 /// The q8ta operations on one context: quantize, the pixel shuffle (the
 /// seed's kernel and the baseline) and dequantize, with a pipeline cache
-/// keyed by (variant set, variant, local size).
+/// keyed by (variant set, variant, local size, specialization constants).
 pub struct Q8taOps {
     ctx: Arc<Context>,
     wanted: Options,
@@ -254,23 +269,39 @@ impl Q8taOps {
         Ok(self.ctx.select(set, self.wanted, axes)?.variant)
     }
 
+    /// The pipeline of `variant` at `local` (`None`: the compiled size) with
+    /// `specialization`, cached.
     fn pipeline(
         &self,
         set: &'static VariantSet,
         variant: &'static Variant,
         local: Option<[u32; 3]>,
+        specialization: &[(u32, SpecValue)],
     ) -> Result<Arc<Pipeline>, Error> {
         let size = local.unwrap_or(variant.blob.reflection.local_size);
         let key = (
             set as *const VariantSet as usize,
             variant as *const Variant as usize,
             size,
+            specialization
+                .iter()
+                .map(|&(id, v)| {
+                    let (ty, bits) = spec_key(v);
+                    (id, ty, bits)
+                })
+                .collect(),
         );
         let mut cache = self.pipelines.lock().unwrap();
         if let Some(p) = cache.get(&key) {
             return Ok(p.clone());
         }
-        let p = Arc::new(Pipeline::for_variant(&self.ctx, set, variant, local)?);
+        let options = PipelineOptions {
+            local_size: local,
+            specialization,
+        };
+        let p = Arc::new(Pipeline::for_variant_with(
+            &self.ctx, set, variant, &options,
+        )?);
         cache.insert(key, p.clone());
         Ok(p)
     }
@@ -392,7 +423,7 @@ impl Q8taOps {
         )?;
         let variant = self.variant(Q8TA_QUANTIZE, &[("OUT_LAYOUT", layout.axis_value())])?;
         let storage = Storage::of(variant.target.options);
-        let pipeline = self.pipeline(Q8TA_QUANTIZE, variant, None)?;
+        let pipeline = self.pipeline(Q8TA_QUANTIZE, variant, None, &[])?;
         let data = storage.encode(&x[..shape.elements()]);
         let mut input = Buffer::new(&self.ctx, data.len() as u64)?;
         input.write(&data)?;
@@ -416,7 +447,7 @@ impl Q8taOps {
         )?;
         let variant = self.variant(Q8TA_DEQUANTIZE, &dequantize_axes(t.shape, t.layout))?;
         let storage = Storage::of(variant.target.options);
-        let pipeline = self.pipeline(Q8TA_DEQUANTIZE, variant, None)?;
+        let pipeline = self.pipeline(Q8TA_DEQUANTIZE, variant, None, &[])?;
         let n = t.shape.elements();
         let mut out = Buffer::new(&self.ctx, storage.buffer_bytes(n) as u64)?;
         let push = DequantizePush::new(t.shape, t.params).to_bytes();
@@ -495,15 +526,22 @@ impl Q8taOps {
     ) -> Result<ShuffleRun, OpError> {
         let ps = self.plan(input, output, upscale_factor)?;
         let path = kernel.map(|p| p.unwrap_or_else(|| self.shuffle_path(&ps)));
-        let (set, local) = match path {
-            None => (Q8TA_PIXEL_SHUFFLE_BASELINE, None),
+        // The new kernel is one variant specialized per layout pair and
+        // passthrough; the baseline has a variant for each.
+        let spec = ps.specialization();
+        let (set, variant, local, specialization) = match path {
+            None => {
+                let set = Q8TA_PIXEL_SHUFFLE_BASELINE;
+                (set, self.variant(set, &ps.axis_values())?, None, &[][..])
+            }
             Some(p) => (
                 Q8TA_PIXEL_SHUFFLE,
+                self.variant(Q8TA_PIXEL_SHUFFLE, &[])?,
                 Some(self.shuffle_local_size(ps.in_layout, ps.out_layout, p)),
+                &spec[..],
             ),
         };
-        let variant = self.variant(set, &ps.axis_values())?;
-        let pipeline = self.pipeline(set, variant, local)?;
+        let pipeline = self.pipeline(set, variant, local, specialization)?;
         let local = pipeline.local_size();
         let launch = ps.launch(path, local, self.ctx.limits().max_compute_work_group_count)?;
         let push = launch.push.to_bytes();
@@ -512,11 +550,10 @@ impl Q8taOps {
             &push,
             launch.groups,
         ))?;
-        let axes = set
-            .axes
+        let axes = ps
+            .axis_values()
             .iter()
-            .zip(variant.axes)
-            .map(|(a, v)| format!("{}={v}", a.name))
+            .map(|(name, v)| format!("{name}={v}"))
             .collect::<Vec<_>>()
             .join(",");
         Ok(ShuffleRun {

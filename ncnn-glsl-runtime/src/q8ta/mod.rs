@@ -18,8 +18,8 @@
 //!
 //! | shader | axes | push constants | local size | grid (invocations) |
 //! |---|---|---|---|---|
-//! | `q8ta_pixel_shuffle.comp` | `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` | [`model::ShufflePush`], 52 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per pair and path: [`shuffle_local_size`] | [`model::shuffle_grid`] |
-//! | `q8ta_pixel_shuffle_baseline.comp` | the same | the same | 64x1x1 | [`model::baseline_grid`] |
+//! | `q8ta_pixel_shuffle.comp` | none: one blob; `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` are specialization constants 3, 4, 5 ([`shuffle_specialization`]) | [`model::ShufflePush`], 52 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per pair and path: [`shuffle_local_size`] | [`model::shuffle_grid`] |
+//! | `q8ta_pixel_shuffle_baseline.comp` | `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` | the same | 64x1x1 | [`model::baseline_grid`] |
 //! | `q8ta_quantize.comp` | `OUT_LAYOUT` | [`model::QuantizePush`], 32 B | 64x1x1 | [`model::quantize_grid`] |
 //! | `q8ta_dequantize.comp` | `IN_LAYOUT`, `VEC` ([`model::dequantize_vec_width`]) | [`model::DequantizePush`], 24 B | 64x1x1 | [`model::dequantize_grid`] |
 //!
@@ -47,7 +47,7 @@ pub use error::Q8taError;
 pub use gpu::{OpError, Q8taOps, QTensor, ShuffleRun, Storage};
 pub use layout::{pack, unpack, Layout, Shape};
 pub use model::ShufflePath;
-pub use op::{shuffle_local_size, Launch, PixelShuffle};
+pub use op::{shuffle_local_size, shuffle_specialization, Launch, PixelShuffle};
 pub use quant::{
     dequantize_value, quantize_value, round_half_away, QuantParams, QuantizeConsts, Requant,
 };

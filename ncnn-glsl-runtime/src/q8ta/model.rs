@@ -273,7 +273,8 @@ fn byte(w: i32, s: i32) -> i32 {
     (w >> (8 * s)) as i8 as i32
 }
 
-/// The layouts and passthrough of one variant (the shaders' build-time axes).
+/// The layouts and passthrough of one shuffle: the new kernel's
+/// specialization constants, the baseline's build-time axes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Axes {
     /// `IN_LAYOUT`.

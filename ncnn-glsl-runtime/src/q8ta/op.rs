@@ -1,6 +1,7 @@
 //! A validated pixel shuffle, ready for a dispatch: everything the Vulkan glue
-//! needs (variant axes, push constants, grids, local sizes, buffer sizes),
-//! checked once on the host so that a bad call dispatches nothing.
+//! needs (specialization constants or variant axes, push constants, grids,
+//! local sizes, buffer sizes), checked once on the host so that a bad call
+//! dispatches nothing.
 
 use ncnn_glsl_core::DeviceType;
 
@@ -9,6 +10,7 @@ use super::error::Q8taError;
 use super::layout::{Layout, Shape};
 use super::model::{self, Axes, ShufflePath, ShufflePush};
 use super::quant::{QuantParams, Requant};
+use crate::SpecValue;
 
 /// One q8ta pixel shuffle: shapes, layouts and quantization, validated.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,7 +74,7 @@ impl PixelShuffle {
         Ok(())
     }
 
-    /// The variant's build-time axes.
+    /// The layouts and passthrough the shaders are specialized or built for.
     pub fn axes(&self) -> Axes {
         Axes {
             in_layout: self.in_layout,
@@ -81,13 +83,21 @@ impl PixelShuffle {
         }
     }
 
-    /// The `(name, value)` pairs to select the variant of either shuffle shader.
+    /// The `(name, value)` pairs to select the baseline's variant
+    /// (`q8ta_pixel_shuffle_baseline.comp` has build-time axes `IN_LAYOUT`,
+    /// `OUT_LAYOUT`, `PASSTHROUGH`).
     pub fn axis_values(&self) -> [(&'static str, i64); 3] {
         [
             ("IN_LAYOUT", self.in_layout.axis_value()),
             ("OUT_LAYOUT", self.out_layout.axis_value()),
             ("PASSTHROUGH", self.requant.passthrough as i64),
         ]
+    }
+
+    /// The new kernel's specialization constants for this shuffle
+    /// ([`shuffle_specialization`]).
+    pub fn specialization(&self) -> [(u32, SpecValue); 3] {
+        shuffle_specialization(self.in_layout, self.out_layout, self.requant.passthrough)
     }
 
     /// The new kernel's path for this shuffle on a device of type `device`
@@ -112,6 +122,24 @@ impl PixelShuffle {
     pub fn local_size(&self, path: ShufflePath) -> [u32; 3] {
         shuffle_local_size(self.in_layout, self.out_layout, path)
     }
+}
+
+/// The specialization constants of `q8ta_pixel_shuffle.comp`, one blob for
+/// every layout pair and quantization, as
+/// [`crate::PipelineOptions::specialization`] takes them: `IN_LAYOUT` (id 3)
+/// and `OUT_LAYOUT` (id 4), [`Layout`]'s discriminants, and `PASSTHROUGH`
+/// (id 5), 1 when the requantization is the identity
+/// ([`Requant::passthrough`]); all `int`.
+pub fn shuffle_specialization(
+    in_layout: Layout,
+    out_layout: Layout,
+    passthrough: bool,
+) -> [(u32, SpecValue); 3] {
+    [
+        (3, SpecValue::Int(in_layout.axis_value() as i32)),
+        (4, SpecValue::Int(out_layout.axis_value() as i32)),
+        (5, SpecValue::Int(passthrough as i32)),
+    ]
 }
 
 /// See [`PixelShuffle::local_size`]. The tiled and quad paths' shapes were

@@ -4,6 +4,7 @@
 use super::model::{self, Axes, DequantizePush, Memory, QuantizePush, ShufflePath, ShufflePush};
 use super::reference::{self, pixel_shuffle, pixel_shuffle_nchw};
 use super::*;
+use crate::SpecValue;
 use ncnn_glsl_core::DeviceType;
 
 /// A small deterministic generator (no dependency): the seed is printed on failure.
@@ -883,6 +884,14 @@ fn pixel_shuffle_plan_validates_and_splits() {
         ps.axis_values(),
         [("IN_LAYOUT", 0), ("OUT_LAYOUT", 1), ("PASSTHROUGH", 0)]
     );
+    assert_eq!(
+        ps.specialization(),
+        [
+            (3, SpecValue::Int(0)),
+            (4, SpecValue::Int(1)),
+            (5, SpecValue::Int(0))
+        ]
+    );
     assert_eq!(ps.path(DeviceType::DiscreteGpu), ShufflePath::Words);
     assert_eq!(ps.local_size(ShufflePath::Words), [16, 4, 1]);
     assert_eq!(ps.grid(ShufflePath::Words), [2, 5, 6]);
@@ -926,4 +935,43 @@ fn pixel_shuffle_plan_validates_and_splits() {
     let (out, writes, _) = run_model(&c, Some(ShufflePath::Words), [1, 1, 1], 255);
     assert_eq!(out, c.expected);
     assert!(writes.iter().all(|&w| w == 1));
+}
+
+/// The shipped shuffle is one blob whose specialization constants 3, 4, 5 are
+/// the `int`s `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` that
+/// `shuffle_specialization` sets, for every layout pair and passthrough.
+#[test]
+fn shuffle_specialization_matches_the_shipped_blob() {
+    let set = crate::shipped::Q8TA_PIXEL_SHUFFLE;
+    assert!(set.axes.is_empty(), "the shipped shuffle has no axes");
+    let blobs: std::collections::HashSet<*const u32> =
+        set.variants.iter().map(|v| v.blob.spirv.as_ptr()).collect();
+    assert_eq!(blobs.len(), 1, "one blob for every target");
+    for v in set.variants.iter() {
+        let consts = &v.blob.reflection.spec_constants;
+        for (i, name) in ["IN_LAYOUT", "OUT_LAYOUT", "PASSTHROUGH"]
+            .iter()
+            .enumerate()
+        {
+            let c = consts
+                .iter()
+                .find(|c| c.id == 3 + i as u32)
+                .unwrap_or_else(|| panic!("{}: no constant_id {}", v.target, 3 + i));
+            assert_eq!((&*c.name, &*c.ty), (*name, "int"), "{}", v.target);
+        }
+    }
+    for inl in Layout::ALL {
+        for outl in Layout::ALL {
+            for pass in [false, true] {
+                assert_eq!(
+                    super::shuffle_specialization(inl, outl, pass),
+                    [
+                        (3, SpecValue::Int(inl as i32)),
+                        (4, SpecValue::Int(outl as i32)),
+                        (5, SpecValue::Int(pass as i32))
+                    ]
+                );
+            }
+        }
+    }
 }
