@@ -16,11 +16,15 @@
 
 use std::process::ExitCode;
 
+use copy_shader::CopyLaunch;
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, Context, ContextOptions, Dispatch, Options, Pipeline, Sequence,
     VariantSet,
 };
 use serde_json::json;
+
+#[path = "common/copy_shader.rs"]
+mod copy_shader;
 
 static STORE_QUAD: &VariantSet = include_ncnn_shader!("examples/shaders/store_quad.comp");
 static BENCH_COPY: &VariantSet = include_ncnn_shader!("examples/shaders/bench_copy.comp");
@@ -206,19 +210,14 @@ fn run() -> Result<(), Fail> {
             Step::Ramp(ms, batch) => {
                 let bytes = 64 * MIB;
                 let (src, dst) = (Buffer::new(&ctx, bytes)?, Buffer::new(&ctx, bytes)?);
-                let quads = (bytes / 16) as u32;
-                let groups = quads.div_ceil(4 * 256).clamp(1, max_x);
-                let push: Vec<u8> = [quads, groups * 256]
-                    .iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .collect();
+                let copy = CopyLaunch::new(&ctx, bytes);
                 let bufs = [&src, &dst];
                 let start = std::time::Instant::now();
                 let mut series = Vec::new();
                 while start.elapsed().as_millis() < u128::from(ms) {
                     let mut seq = Sequence::new(&ctx);
                     for _ in 0..batch {
-                        seq.dispatch(&copy_shader, Dispatch::new(&bufs, &push, [groups, 1, 1]))?;
+                        seq.dispatch(&copy_shader, Dispatch::new(&bufs, &copy.push, copy.groups))?;
                     }
                     let ns: Vec<f64> = seq.run()?.iter().filter_map(|s| s.gpu_ns).collect();
                     if ns.is_empty() {
@@ -268,12 +267,8 @@ fn run() -> Result<(), Fail> {
         if r.written {
             src.write(&input)?;
         }
+        let copy = CopyLaunch::new(&ctx, bytes);
         let quads = (bytes / 16) as u32;
-        let copy_groups = quads.div_ceil(4 * 256).clamp(1, max_x);
-        let copy_push: Vec<u8> = [quads, copy_groups * 256]
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
         let quad_push = ((bytes / 2) as i32).to_le_bytes();
         let quad_groups = quads.div_ceil(256);
         if quad_groups > max_x {
@@ -285,11 +280,7 @@ fn run() -> Result<(), Fail> {
         }
         let mut ns = [Vec::new(), Vec::new(), Vec::new()];
         for rep in 0..reps + 3 {
-            let a = copy_shader.dispatch(&Dispatch::new(
-                &[&src, &dst],
-                &copy_push,
-                [copy_groups, 1, 1],
-            ))?;
+            let a = copy_shader.dispatch(&Dispatch::new(&[&src, &dst], &copy.push, copy.groups))?;
             let b = quad_shader.dispatch(&Dispatch::new(
                 &[&src, &dst],
                 &quad_push,

@@ -42,7 +42,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use heat::Heater;
+use copy_shader::{CopyLaunch, Heater};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ncnn_glsl_runtime::q8ta::{
@@ -56,8 +56,8 @@ use ncnn_glsl_runtime::{
 };
 use serde_json::{json, Value};
 
-#[path = "common/heat.rs"]
-mod heat;
+#[path = "common/copy_shader.rs"]
+mod copy_shader;
 
 type Fail = Box<dyn std::error::Error>;
 
@@ -340,12 +340,7 @@ fn measure(
     let copy_src = Buffer::new(ctx, copy_bytes)?;
     let copy_dst = Buffer::new(ctx, copy_bytes)?;
     let max_groups = ctx.limits().max_compute_work_group_count;
-    let quads = (copy_bytes / 16) as u32;
-    let copy_groups = quads.div_ceil(4 * 256).clamp(1, max_groups[0]);
-    let copy_push: Vec<u8> = [quads, copy_groups * 256]
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
+    let copy = CopyLaunch::new(ctx, copy_bytes);
     // Every repetition of every kernel in one submission, back to back:
     // no host time between them for the GPU's clocks to fall in.
     let launches = kernels
@@ -367,7 +362,7 @@ fn measure(
         seq.copy(&copy_src, &copy_dst, copy_bytes)?;
         seq.dispatch(
             copy_shader,
-            Dispatch::new(&copy_bindings, &copy_push, [copy_groups, 1, 1]),
+            Dispatch::new(&copy_bindings, &copy.push, copy.groups),
         )?;
     }
     heater.heat()?;

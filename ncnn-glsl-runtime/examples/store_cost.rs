@@ -19,20 +19,20 @@
 //!
 //! Every output except the racy one is checked against the input, every byte.
 //! Each kernel's repetitions run in one submission, after `--heat-ms`
-//! (default 500 on a GPU, 0 on a CPU driver) of load (`common/heat.rs`).
+//! (default 500 on a GPU, 0 on a CPU driver) of load (`common/copy_shader.rs`).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use heat::Heater;
+use copy_shader::{CopyLaunch, Heater};
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, Context, ContextOptions, DeviceType, Dispatch, Options, Pipeline,
     Sequence, VariantSet,
 };
 use serde_json::json;
 
-#[path = "common/heat.rs"]
-mod heat;
+#[path = "common/copy_shader.rs"]
+mod copy_shader;
 
 static STORE_ST1: &VariantSet = include_ncnn_shader!("examples/shaders/store_st1.comp");
 static STORE_PLAIN_RMW: &VariantSet = include_ncnn_shader!("examples/shaders/store_plain_rmw.comp");
@@ -148,26 +148,15 @@ fn run() -> Result<(), Fail> {
         let pipeline = Arc::new(Pipeline::for_variant(&ctx, set, choice.variant, None)?);
         let mut b = Buffer::new(&ctx, (words * 4) as u64)?;
         b.write(&vec![0xa5; words * 4])?;
-        // The benchmark's copy shader: quads, four per invocation, its own push constants.
-        let copy_push: Vec<u8> = if invocations == 0 {
-            let quads = (words * 4 / 16) as u32;
-            let g = quads
-                .div_ceil(4 * 256)
-                .clamp(1, ctx.limits().max_compute_work_group_count[0]);
-            [quads, g * 256]
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .collect()
+        // The benchmark's copy shader (invocations 0) has its own launch.
+        let (copy_push, groups) = if invocations == 0 {
+            let l = CopyLaunch::new(&ctx, (words * 4) as u64);
+            (l.push, l.groups)
         } else {
-            push.to_vec()
-        };
-        let groups = if invocations == 0 {
-            [u32::from_le_bytes(copy_push[4..8].try_into()?) / 256, 1, 1]
-        } else {
-            groups_for(invocations)?
+            (push.to_vec(), groups_for(invocations)?)
         };
         // All repetitions in one submission, after a load that brings a GPU
-        // to the clocks of a busy device (`common/heat.rs`).
+        // to the clocks of a busy device (`common/copy_shader.rs`).
         let bufs = [&a, &b];
         let mut seq = Sequence::new(&ctx);
         for _ in 0..reps + 3 {

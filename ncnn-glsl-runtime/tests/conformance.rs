@@ -171,6 +171,18 @@ fn run(
     }
 }
 
+/// [`run`] for a family whose only push constant is its element count `n`,
+/// one invocation per element in workgroups of 64.
+fn run_elements(
+    ctx: &Arc<Context>,
+    what: &str,
+    blob: &Blob,
+    io: &[Io],
+    n: usize,
+) -> Result<(), String> {
+    run(ctx, what, blob, io, &push_i32(&[n as i32]), (n / 64) as u32)
+}
+
 /// [`run`], returning the number of wrong elements of each output and the
 /// messages about them.
 fn run_counting(
@@ -512,14 +524,7 @@ fn float_case(ctx: &Arc<Context>, b: &Built, blob: &Blob, rng: &mut Rng) -> Resu
         Io::Out("buffer_cp1to4", Out::exact(sz, cp1to4)),
         Io::Out("buffer_cp4to1", Out::exact(sz, cp4to1)),
     ];
-    run(
-        ctx,
-        &format!("float {}", b.target),
-        blob,
-        &io,
-        &push_i32(&[n as i32]),
-        (n / 64) as u32,
-    )
+    run_elements(ctx, &format!("float {}", b.target), blob, &io, n)
 }
 
 #[test]
@@ -633,14 +638,7 @@ fn local_case(ctx: &Arc<Context>, b: &Built, blob: &Blob, rng: &mut Rng) -> Resu
             },
         ),
     ];
-    run(
-        ctx,
-        &format!("local {}", b.target),
-        blob,
-        &io,
-        &push_i32(&[n as i32]),
-        (n / 64) as u32,
-    )
+    run_elements(ctx, &format!("local {}", b.target), blob, &io, n)
 }
 
 #[test]
@@ -797,14 +795,7 @@ fn int8_case(ctx: &Arc<Context>, b: &Built, blob: &Blob, rng: &mut Rng) -> Resul
             },
         ),
     ];
-    run(
-        ctx,
-        &format!("int8 {}", b.target),
-        blob,
-        &io,
-        &push_i32(&[n as i32]),
-        (n / 64) as u32,
-    )
+    run_elements(ctx, &format!("int8 {}", b.target), blob, &io, n)
 }
 
 #[test]
@@ -915,14 +906,7 @@ fn int16_case(ctx: &Arc<Context>, b: &Built, blob: &Blob, rng: &mut Rng) -> Resu
         Io::Out("i16buffer_st2 (odd)", st2o),
         Io::Out("i16buffer_st4", Out::exact(sz, st)),
     ];
-    run(
-        ctx,
-        &format!("int16 {}", b.target),
-        blob,
-        &io,
-        &push_i32(&[n as i32]),
-        (n / 64) as u32,
-    )
+    run_elements(ctx, &format!("int16 {}", b.target), blob, &io, n)
 }
 
 #[test]

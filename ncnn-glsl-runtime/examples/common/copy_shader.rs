@@ -1,5 +1,7 @@
-//! Keeping a GPU at the clocks of a busy device before timing it; shared by
-//! the benchmark examples.
+//! The benchmark examples' copy shader (`examples/shaders/bench_copy.comp`):
+//! its launch over a number of bytes, and the load that keeps a GPU at the
+//! clocks of a busy device before timing it. Each example uses part of it.
+#![allow(dead_code)]
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -7,6 +9,33 @@ use std::time::Instant;
 use ncnn_glsl_runtime::{Buffer, Context, Dispatch, Pipeline, Sequence};
 
 type Fail = Box<dyn std::error::Error>;
+
+/// A launch of the copy shader over the first `bytes` bytes (whole 16-byte
+/// quads): four quads in flight per invocation, over a grid-stride loop
+/// whose grid is clamped to the device's x limit.
+pub struct CopyLaunch {
+    /// Workgroups of 256.
+    pub groups: [u32; 3],
+    /// The shader's push constants: quads to copy, invocations launched.
+    pub push: Vec<u8>,
+}
+
+impl CopyLaunch {
+    /// The launch copying `bytes` bytes (rounded down to whole quads).
+    pub fn new(ctx: &Context, bytes: u64) -> CopyLaunch {
+        let quads = (bytes / 16) as u32;
+        let groups = quads
+            .div_ceil(4 * 256)
+            .clamp(1, ctx.limits().max_compute_work_group_count[0]);
+        CopyLaunch {
+            groups: [groups, 1, 1],
+            push: [quads, groups * 256]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect(),
+        }
+    }
+}
 
 /// Keeps the GPU busy for a while before each case's timed submission. A
 /// GPU whose clocks follow its load lowers them while the host prepares a
@@ -20,8 +49,7 @@ pub struct Heater<'a> {
     ctx: Arc<Context>,
     shader: &'a Pipeline,
     buffers: Option<[Buffer; 2]>,
-    push: Vec<u8>,
-    groups: u32,
+    launch: CopyLaunch,
     ms: u64,
 }
 
@@ -29,10 +57,6 @@ impl<'a> Heater<'a> {
     /// A heater running `shader` (`examples/shaders/bench_copy.comp`).
     pub fn new(ctx: &Arc<Context>, shader: &'a Pipeline, ms: u64) -> Result<Heater<'a>, Fail> {
         let bytes: u64 = 64 << 20;
-        let quads = (bytes / 16) as u32;
-        let groups = quads
-            .div_ceil(4 * 256)
-            .clamp(1, ctx.limits().max_compute_work_group_count[0]);
         let buffers = if ms > 0 {
             Some([Buffer::new(ctx, bytes)?, Buffer::new(ctx, bytes)?])
         } else {
@@ -42,11 +66,7 @@ impl<'a> Heater<'a> {
             ctx: ctx.clone(),
             shader,
             buffers,
-            push: [quads, groups * 256]
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .collect(),
-            groups,
+            launch: CopyLaunch::new(ctx, bytes),
             ms,
         })
     }
@@ -63,7 +83,7 @@ impl<'a> Heater<'a> {
             for _ in 0..256 {
                 seq.dispatch(
                     self.shader,
-                    Dispatch::new(&bufs, &self.push, [self.groups, 1, 1]),
+                    Dispatch::new(&bufs, &self.launch.push, self.launch.groups),
                 )?;
             }
             seq.run()?;
