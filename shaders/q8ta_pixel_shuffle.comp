@@ -1,10 +1,11 @@
 #version 450
 // q8ta pixel shuffle, upscale factor 2 (spec: shared/spec/q8ta-pixel-shuffle.md; seed 001).
 //
-// The input and output layouts and the passthrough flag are specialization constants 3, 4, 5,
-// not build-time axes: one blob (29 KB) serves all 18 combinations where axes built 18 blobs
-// (379 KB), and on an NVIDIA H200 the specialized blob ran as fast as the axes' variants
-// (BENCHMARKS.md, "Axes or specialization constants for the pixel shuffle").
+// The input and output layouts, the passthrough flag and the path are specialization constants
+// 3, 4, 5, 6, not build-time axes: one blob (34 KB) serves every combination where axes built 18
+// blobs (379 KB) for the layouts and passthrough alone, and on an NVIDIA H200 the specialized
+// blob ran as fast as the axes' variants (BENCHMARKS.md, "Axes or specialization constants for
+// the pixel shuffle").
 //
 //   out[n, c, 2h + dy, 2w + dx] = requant(in[n, 4c + 2dy + dx, h, w])
 //
@@ -46,17 +47,20 @@ layout (push_constant) uniform parameter
     int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
     int z_stride;   // 40 the same on z
     uint local_count; // 44 invocations per workgroup (the product of the local size)
-    uint path;      // 48 0: word by word, 1: 4 blocks x 4 pixels, 2: 1 block x 4 pixels (the host's
-                    //    choice, q8ta::model::shuffle_path; 1 and 2 need W % 4 == 0, 1 also
-                    //    C_out % 16 == 0, 2 also C_out % 4 == 0 and an output other than 4C)
 } p;
 
 // Set by the host at pipeline creation (Rust: q8ta::PixelShuffle::specialization), so the
-// driver folds every branch on them: the layouts (codes above), and PASSTHROUGH = 1 when
-// (scale_in, zp_in) == (scale_out, zp_out), which drops the requantization.
+// driver folds every branch on them: the layouts (codes above), PASSTHROUGH = 1 when
+// (scale_in, zp_in) == (scale_out, zp_out), which drops the requantization, and the PATH:
+// 0 word by word, 1 4 blocks x 4 pixels, 2 1 block x 4 pixels (the host's choice,
+// q8ta::model::shuffle_path; 1 and 2 need W % 4 == 0, 1 also C_out % 16 == 0, 2 also
+// C_out % 4 == 0). The path is a constant, not a push constant, so that each pipeline holds
+// the code of one path only: with all three, the word-by-word path took 8-10% longer than the
+// baseline on the smallest tensors on an H200, where a dispatch takes 4-5 us (BENCHMARKS.md).
 layout (constant_id = 3) const int IN_LAYOUT = 0;
 layout (constant_id = 4) const int OUT_LAYOUT = 0;
 layout (constant_id = 5) const int PASSTHROUGH = 0;
+layout (constant_id = 6) const int PATH = 0;
 
 // Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel
 // blocks, stored in `lay`. The layout is a specialization constant, so the branches fold; unsigned,
@@ -175,11 +179,11 @@ void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
     }
 }
 
-// The tiled paths (p.path 1 and 2). Path 1: one invocation per (4 output channel blocks kq, 4
+// The tiled paths (PATH 1 and 2). Path 1: one invocation per (4 output channel blocks kq, 4
 // input pixels xq, row), so that every load and store is a whole, aligned uvec4 in every
 // layout. Path 2: one invocation per (1 output block k, 4 input pixels xq, row), loads and
-// stores uvec4 too, with 4 times the invocations and neighbouring blocks in neighbouring
-// invocations (what a 4W4C output wants).
+// stores uvec4 too (words into a 4C output), with 4 times the invocations and neighbouring
+// blocks in neighbouring invocations (what a 4W4C output wants).
 // Written without local arrays: naga's SPIR-V copies a local array into a temporary for
 // every dynamically indexed read, which halved this kernel's speed on an H200 (glslang's
 // build of the same text did not); vectors indexed dynamically cost nothing.
@@ -229,44 +233,78 @@ void tile_block(uint q, uint kq, uint row, uint xq, out uvec4 o0, out uvec4 o1, 
     }
 }
 
+// The stores below name every vector lane statically: glslang's SPIR-V of a lane picked by a loop
+// counter (`o[s]`) ran 23% slower on an H200 than naga's of the same text (BENCHMARKS.md).
+
 // 4C output: at each of the 4 output pixels of input pixel 4xq + i, blocks 4kq .. 4kq + 3
-// are one uvec4 (a, b, c, d: that pixel's output words of blocks 4kq + 0..3).
+// are one uvec4 (a, b, c, d: that pixel's output words of blocks 4kq + 0..3, lane s = 2dy + dx).
 void store_pixel_4c(uint orow0, uint ox0, uint kq, uvec4 a, uvec4 b, uvec4 c, uvec4 d)
 {
     uint ow = 2u * uint(p.w);
     uint c4_out = uint(p.c_out) / 4u;
-    for (uint s = 0u; s < 4u; s++)
-    {
-        uint orow = orow0 + s / 2u;
-        uint ox = ox0 + s % 2u;
-        out_data[((orow * ow + ox) * c4_out) / 4u + kq] = uvec4(a[s], b[s], c[s], d[s]);
-    }
+    uint top = ((orow0 * ow + ox0) * c4_out) / 4u + kq;
+    uint bottom = (((orow0 + 1u) * ow + ox0) * c4_out) / 4u + kq;
+    uint right = c4_out / 4u; // the next output pixel
+    out_data[top] = uvec4(a.x, b.x, c.x, d.x);
+    out_data[top + right] = uvec4(a.y, b.y, c.y, d.y);
+    out_data[bottom] = uvec4(a.z, b.z, c.z, d.z);
+    out_data[bottom + right] = uvec4(a.w, b.w, c.w, d.w);
 }
+
 // 4C1W and 4W4C outputs: output widths 8xq .. 8xq + 7 of block k, per output row, are two
 // uvec4, each [pixel 2hh dx 0, pixel 2hh dx 1, pixel 2hh+1 dx 0, pixel 2hh+1 dx 1].
 void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
 {
     uint ow = 2u * uint(p.w);
     uint c4_out = uint(p.c_out) / 4u;
-    for (uint dy = 0u; dy < 2u; dy++)
-    {
-        uint orow = orow0 + dy;
-        uint s = 2u * dy;
-        uvec4 lo = uvec4(o0[s], o0[s + 1u], o1[s], o1[s + 1u]);
-        uvec4 hi = uvec4(o2[s], o2[s + 1u], o3[s], o3[s + 1u]);
+    uvec4 top_lo = uvec4(o0.x, o0.y, o1.x, o1.y);
+    uvec4 top_hi = uvec4(o2.x, o2.y, o3.x, o3.y);
+    uvec4 bottom_lo = uvec4(o0.z, o0.w, o1.z, o1.w);
+    uvec4 bottom_hi = uvec4(o2.z, o2.w, o3.z, o3.w);
+    uint top, bottom, next;
     if (OUT_LAYOUT == 2)
     {
-        uint first = ((orow * c4_out + k) * ow) / 4u + 2u * xq;
-        out_data[first] = lo;
-        out_data[first + 1u] = hi;
+        top = ((orow0 * c4_out + k) * ow) / 4u + 2u * xq;
+        bottom = (((orow0 + 1u) * c4_out + k) * ow) / 4u + 2u * xq;
+        next = 1u;
     }
     else
     {
-        uint first = (orow * (ow / 4u) + 2u * xq) * c4_out + k;
-        out_data[first] = lo;
-        out_data[first + c4_out] = hi;
+        top = (orow0 * (ow / 4u) + 2u * xq) * c4_out + k;
+        bottom = ((orow0 + 1u) * (ow / 4u) + 2u * xq) * c4_out + k;
+        next = c4_out;
     }
-    }
+    out_data[top] = top_lo;
+    out_data[top + next] = top_hi;
+    out_data[bottom] = bottom_lo;
+    out_data[bottom + next] = bottom_hi;
+}
+
+// 4C output, one block k: the output words of one input pixel (lane s = 2dy + dx) at word
+// `top` (dy = 0) and `bottom` (dy = 1); the pixel to the right is c4_out words on.
+void store_pixel_words(uint top, uint bottom, uint c4_out, uvec4 o)
+{
+    store_word(top, o.x);
+    store_word(top + c4_out, o.y);
+    store_word(bottom, o.z);
+    store_word(bottom + c4_out, o.w);
+}
+
+// 4C output, one block k, the 4 input pixels of quad xq. Whole words only, but neighbouring
+// invocations (blocks) write neighbouring words, and each invocation's loads are 64-byte runs,
+// where the tile path's 256-byte runs make each load instruction of a warp touch 32 cache
+// lines (4W4C input).
+void store_words_4c(uint orow0, uint ox0, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
+{
+    uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    uint top = (orow0 * ow + ox0) * c4_out + k;
+    uint bottom = ((orow0 + 1u) * ow + ox0) * c4_out + k;
+    uint step = 2u * c4_out; // input pixel i + 1: two output pixels on
+    store_pixel_words(top, bottom, c4_out, o0);
+    store_pixel_words(top + step, bottom + step, c4_out, o1);
+    store_pixel_words(top + 2u * step, bottom + 2u * step, c4_out, o2);
+    store_pixel_words(top + 3u * step, bottom + 3u * step, c4_out, o3);
 }
 
 // Path 2: block k = 4kq + q is tile_block's block q of quad kq.
@@ -275,7 +313,10 @@ void shuffle_quad(uint k, uint n, uint y, uint xq)
     uint row = n * uint(p.h) + y;
     uvec4 o0, o1, o2, o3;
     tile_block(k % 4u, k / 4u, row, xq, o0, o1, o2, o3);
-    store_block(2u * row, xq, k, o0, o1, o2, o3);
+    if (OUT_LAYOUT == 1)
+        store_words_4c(2u * row, 8u * xq, k, o0, o1, o2, o3);
+    else
+        store_block(2u * row, xq, k, o0, o1, o2, o3);
 }
 
 void shuffle_tile(uint kq, uint n, uint y, uint xq)
@@ -324,20 +365,20 @@ void main()
     uint c4_out = (uint(p.c_out) + 3u) / 4u;
     uint kx = gl_GlobalInvocationID.x;
     // Rounded-up grids: invocations past the tensor do nothing.
-    if (kx >= (p.path == 1u ? c4_out / 4u : c4_out))
+    if (kx >= (PATH == 1 ? c4_out / 4u : c4_out))
         return;
     uint h = uint(p.h);
     uint hn = h * uint(p.n);
-    uint xs = p.path != 0u ? uint(p.w) / 4u : uint(p.w);
+    uint xs = PATH != 0 ? uint(p.w) / 4u : uint(p.w);
     for (uint z = gl_GlobalInvocationID.z; z < hn; z += uint(p.z_stride))
     {
         uint n = z / h;
         uint y = z - n * h;
         for (uint x = gl_GlobalInvocationID.y; x < xs; x += uint(p.y_stride))
         {
-            if (p.path == 1u)
+            if (PATH == 1)
                 shuffle_tile(kx, n, y, x);
-            else if (OUT_LAYOUT != 1 && p.path == 2u)
+            else if (PATH == 2)
                 shuffle_quad(kx, n, y, x);
             else
                 shuffle_one(kx, n, y, x, c4_out);

@@ -7,7 +7,8 @@
 //! cargo run --release -p ncnn-glsl-runtime --example q8ta_bench -- \
 //!     [--cases seed|large|all|N,C,H,W;...] [--quant passthrough|requant|both] \
 //!     [--reps R] [--warmup W] [--device SELECTOR] [--validation] \
-//!     [--glslang DIR] [--sweep X,Y,Z;...] [--json FILE] [--svg FILE]
+//!     [--glslang DIR] [--sweep X,Y,Z;...] [--json FILE] [--svg FILE] \
+//!     [--cold] [--pairs IN->OUT,...]
 //! ```
 //!
 //! Cases: `seed` is the seed's 81 (9 layout pairs x `[1,256,H,H]`, H = 16 ..
@@ -25,16 +26,22 @@
 //!
 //! `--executables FILE` times nothing: it writes what the driver compiled
 //! for each kernel (`VK_KHR_pipeline_executable_properties`).
-//! `--glslang DIR` (from `cargo xtask glslang-variants --out DIR`) adds the
-//! rewrite built by `glslangValidator` from the same committed finished GLSL,
-//! specialized the same way (one blob; the layouts and passthrough are
-//! specialization constants 3, 4, 5).
+//! `--glslang DIR` (from `cargo xtask glslang-variants --out DIR`) adds each
+//! path of the rewrite built by `glslangValidator` from the same committed
+//! finished GLSL, specialized the same way (one blob; the layouts,
+//! passthrough and path are specialization constants 3, 4, 5, 6).
 //! `--from-json FILE` re-reads an earlier run's JSON and derives "rewrite"
 //! (the path the runtime takes for each case) again by this build's rule,
 //! without a device: the kernel's paths are measured separately ("path
 //! words", "path tile", "path quad"), so a changed rule needs no new run.
 //! `--sweep` times the rewrite at each listed workgroup shape instead of the
-//! runtime's choice, the copy beside it, and prints the best shape per pair.
+//! runtime's choice, the baseline and the copy beside it, and prints the best
+//! shape per pair.
+//! `--pairs 4W4C->4C,...` limits the run to those layout pairs.
+//! `--cold` gives each kernel and each copy its own copy of the input, so
+//! that none reads what the kernel before it left in the GPU's cache (by
+//! default they share one input: a tensor that fits the cache stays there
+//! from one kernel to the next).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -81,13 +88,16 @@ struct Args {
     from_json: Option<PathBuf>,
     heat_ms: Option<u64>,
     executables: Option<PathBuf>,
+    cold: bool,
+    pairs: Option<Vec<(Layout, Layout)>>,
 }
 
 fn usage() -> String {
     "usage: q8ta_bench [--cases seed|large|all|N,C,H,W;...] [--quant passthrough|requant|both] \
      [--reps R] [--warmup W] [--device SELECTOR] [--validation] [--glslang DIR] \
      [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] [--best FILE] [--locals FILE] \
-     [--json FILE] [--svg FILE] [--from-json FILE] [--heat-ms MS] [--executables FILE]"
+     [--json FILE] [--svg FILE] [--from-json FILE] [--heat-ms MS] [--executables FILE] \
+     [--cold] [--pairs IN->OUT,...]"
         .to_string()
 }
 
@@ -108,6 +118,24 @@ fn cases(spec: &str) -> Result<Vec<Shape>, String> {
             })
             .collect::<Result<_, String>>()?,
     })
+}
+
+/// `4W4C->4C,4C->4C1W`: layout pairs by their names.
+fn pairs(spec: &str) -> Result<Vec<(Layout, Layout)>, String> {
+    let layout = |name: &str| {
+        Layout::ALL
+            .into_iter()
+            .find(|l| l.name() == name.trim())
+            .ok_or_else(|| format!("--pairs: `{name}` is not a layout (4W4C, 4C, 4C1W)"))
+    };
+    spec.split(',')
+        .map(|p| {
+            let (i, o) = p
+                .split_once("->")
+                .ok_or_else(|| format!("--pairs: `{p}` is not IN->OUT"))?;
+            Ok((layout(i)?, layout(o)?))
+        })
+        .collect()
 }
 
 fn numbers<T: std::str::FromStr>(s: &str, n: usize) -> Result<Vec<T>, String> {
@@ -140,6 +168,8 @@ fn parse_args() -> Result<Args, String> {
         from_json: None,
         heat_ms: None,
         executables: None,
+        cold: false,
+        pairs: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -188,6 +218,8 @@ fn parse_args() -> Result<Args, String> {
             }
             "--from-json" => a.from_json = Some(value()?.into()),
             "--executables" => a.executables = Some(value()?.into()),
+            "--cold" => a.cold = true,
+            "--pairs" => a.pairs = Some(pairs(&value()?)?),
             "--heat-ms" => {
                 a.heat_ms = Some(value()?.parse().map_err(|e| format!("--heat-ms: {e}"))?)
             }
@@ -213,14 +245,12 @@ impl Rng {
     }
 }
 
-/// A kernel under test: a pipeline, its path (`None`: the baseline, whose
-/// grid differs) and whether it is glslang's build of the rewrite, which
-/// runs only where its path is the runtime's choice, as "rewrite (glslang)".
+/// A kernel under test: a pipeline and its path (`None`: the baseline, whose
+/// grid differs).
 struct Kernel {
     name: String,
     pipeline: Arc<Pipeline>,
     path: Option<ShufflePath>,
-    glslang: bool,
 }
 
 /// Median and the 10th / 90th percentiles of GPU times, in microseconds.
@@ -247,8 +277,8 @@ fn spread(mut ns: Vec<f64>) -> Option<Spread> {
 /// The glslang-built blob of `variant` from `dir`: the artifact file name
 /// with `.spv` (the set has no axes: `<target>.spv`). glslang turns
 /// `local_size_*_id` into specialization constants 0, 1, 2, which the
-/// pipeline sets from the local size (as for ours), and keeps the layouts'
-/// and passthrough's ids 3, 4, 5; the same GLSL has the same bindings and
+/// pipeline sets from the local size (as for ours), and keeps the ids 3, 4,
+/// 5, 6 of the layouts, passthrough and path; the same GLSL has the same bindings and
 /// constants: our reflection serves.
 fn glslang_blob(dir: &std::path::Path, variant: &Variant) -> Result<Blob, Fail> {
     let path = dir
@@ -309,7 +339,13 @@ fn measure(
     let words: Vec<u32> = (0..il.word_count(shape))
         .map(|_| rng.next() as u32)
         .collect();
-    let input = ops.tensor_from_words(&words, shape, il, q_in)?;
+    // --cold: each kernel (and each copy) reads its own copy of the input, so
+    // that none finds it in a cache from the kernel before.
+    let input_copies = |n: usize| -> Result<Vec<QTensor>, Fail> {
+        (0..n)
+            .map(|_| Ok(ops.tensor_from_words(&words, shape, il, q_in)?))
+            .collect()
+    };
     let ps = PixelShuffle::new(shape, os, 2, il, ol, q_in, q_out)?;
     let expected: Vec<u8> =
         reference::pixel_shuffle(&words, il, shape, ol, &Requant::new(q_in, q_out)?)?
@@ -318,16 +354,13 @@ fn measure(
             .collect();
     let out_bytes = ol.byte_count(os);
     let in_bytes = il.byte_count(shape);
-    // The paths this shape allows; glslang's build on the runtime's path only.
+    // The paths this shape allows, each built by naga and (--glslang) by glslang.
     let device = ctx.caps().device_type;
-    let chosen = ops.shuffle_path(&ps);
     let kernels: Vec<&Kernel> = kernels
         .iter()
-        .filter(|k| match k.path {
-            None => true,
-            Some(p) => p.check(shape, ol).is_ok() && (!k.glslang || p == chosen),
-        })
+        .filter(|k| k.path.is_none_or(|p| p.check(shape).is_ok()))
         .collect();
+    let inputs = input_copies(if a.cold { kernels.len() } else { 1 })?;
     let mut outs: Vec<QTensor> = Vec::new();
     for _ in &kernels {
         let mut t = ops.tensor(os, ol, q_out)?;
@@ -338,6 +371,11 @@ fn measure(
     // vkCmdCopyBuffer and the copy shader (whole 16-byte quads).
     let copy_bytes = ((in_bytes + out_bytes) / 2 / 16 * 16) as u64;
     let copy_src = Buffer::new(ctx, copy_bytes)?;
+    let shader_src = if a.cold {
+        Some(Buffer::new(ctx, copy_bytes)?)
+    } else {
+        None
+    };
     let copy_dst = Buffer::new(ctx, copy_bytes)?;
     let max_groups = ctx.limits().max_compute_work_group_count;
     let copy = CopyLaunch::new(ctx, copy_bytes);
@@ -348,8 +386,12 @@ fn measure(
         .map(|k| ps.launch(k.path, k.pipeline.local_size(), max_groups))
         .collect::<Result<Vec<_>, _>>()?;
     let pushes: Vec<_> = launches.iter().map(|l| l.push.to_bytes()).collect();
-    let bindings: Vec<[&Buffer; 2]> = outs.iter().map(|o| [&input.buffer, &o.buffer]).collect();
-    let copy_bindings = [&copy_src, &copy_dst];
+    let bindings: Vec<[&Buffer; 2]> = outs
+        .iter()
+        .enumerate()
+        .map(|(i, o)| [&inputs[i % inputs.len()].buffer, &o.buffer])
+        .collect();
+    let copy_bindings = [shader_src.as_ref().unwrap_or(&copy_src), &copy_dst];
     let mut seq = Sequence::new(ctx);
     let steps_per_rep = kernels.len() + 2;
     for _ in 0..a.warmup + a.reps {
@@ -420,7 +462,12 @@ fn measure(
 fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
     let mut extra = Vec::new();
     for r in records.iter() {
-        let chosen = model::shuffle_path(r.shape, r.pair.1, device).name();
+        let axes = model::Axes {
+            in_layout: r.pair.0,
+            out_layout: r.pair.1,
+            passthrough: r.passthrough,
+        };
+        let chosen = model::shuffle_path(r.shape, axes, device).name();
         let name = if r.kernel == format!("path {chosen}") {
             "rewrite"
         } else if r.kernel == format!("path {chosen} (glslang)") {
@@ -437,16 +484,37 @@ fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
     records.extend(extra);
 }
 
+/// The workgroup shape of each path of the rewrite ([`ShufflePath::ALL`]'s
+/// order) on `shape`: the runtime's, or `--locals`' for the swept path.
+fn locals(
+    ops: &Q8taOps,
+    a: &Args,
+    shape: Shape,
+    il: Layout,
+    ol: Layout,
+    pt: bool,
+) -> Vec<[u32; 3]> {
+    ShufflePath::ALL
+        .iter()
+        .map(|&path| match a.locals.get(&pair_key(il, ol, pt)) {
+            Some(&l) if path == a.sweep_path => l,
+            _ => ops.shuffle_local_size(shape, il, ol, path),
+        })
+        .collect()
+}
+
 /// The kernels of one (pair, quantization): each path of the rewrite at its
-/// workgroup shape (or the tile path at each sweep shape), the baseline, and
-/// glslang's build of each path. The rewrite is one blob, specialized for
-/// the pair and quantization; the baseline has a variant for each.
+/// workgroup shape `locals` (or the swept path at each sweep shape), the
+/// baseline, and glslang's build of each path. The rewrite is one blob,
+/// specialized for the pair, quantization and path; the baseline has a
+/// variant for each pair and quantization.
 fn kernels(
     ops: &Q8taOps,
     a: &Args,
     il: Layout,
     ol: Layout,
     passthrough: bool,
+    locals: &[[u32; 3]],
 ) -> Result<Vec<Kernel>, Fail> {
     let ctx = ops.context();
     let axes = [
@@ -454,38 +522,42 @@ fn kernels(
         ("OUT_LAYOUT", ol.axis_value()),
         ("PASSTHROUGH", passthrough as i64),
     ];
-    let spec = shuffle_specialization(il, ol, passthrough);
-    let options = |local| PipelineOptions {
+    let specs = ShufflePath::ALL.map(|path| shuffle_specialization(il, ol, passthrough, path));
+    let options = |local, path: ShufflePath| PipelineOptions {
         local_size: Some(local),
-        specialization: &spec,
+        specialization: &specs[path as usize],
     };
     let v = ops.variant(Q8TA_PIXEL_SHUFFLE, &[])?;
+    let vb = ops.variant(Q8TA_PIXEL_SHUFFLE_BASELINE, &axes)?;
+    let baseline = Kernel {
+        name: "baseline".into(),
+        pipeline: Arc::new(Pipeline::for_variant(
+            ctx,
+            Q8TA_PIXEL_SHUFFLE_BASELINE,
+            vb,
+            None,
+        )?),
+        path: None,
+    };
     let mut out = Vec::new();
-    let pipe = |local| Pipeline::for_variant_with(ctx, Q8TA_PIXEL_SHUFFLE, v, &options(local));
+    let pipe =
+        |local, path| Pipeline::for_variant_with(ctx, Q8TA_PIXEL_SHUFFLE, v, &options(local, path));
     if let Some(shapes) = &a.sweep {
         for &s in shapes {
             out.push(Kernel {
                 name: format!("rewrite {}x{}x{}", s[0], s[1], s[2]),
-                pipeline: Arc::new(pipe(s)?),
+                pipeline: Arc::new(pipe(s, a.sweep_path)?),
                 path: Some(a.sweep_path),
-                glslang: false,
             });
         }
+        out.push(baseline);
         return Ok(out);
     }
-    for path in ShufflePath::ALL {
-        if path == ShufflePath::Quad && ol == Layout::Packed4C {
-            continue;
-        }
-        let local = match a.locals.get(&pair_key(il, ol, passthrough)) {
-            Some(&l) if path == a.sweep_path => l,
-            _ => ops.shuffle_local_size(il, ol, path),
-        };
+    for (path, &local) in ShufflePath::ALL.into_iter().zip(locals) {
         out.push(Kernel {
             name: format!("path {}", path.name()),
-            pipeline: Arc::new(pipe(local)?),
+            pipeline: Arc::new(pipe(local, path)?),
             path: Some(path),
-            glslang: false,
         });
         if let Some(dir) = &a.glslang {
             let blob = glslang_blob(dir, v)?;
@@ -495,25 +567,13 @@ fn kernels(
                     ctx,
                     "glslang build",
                     &blob,
-                    &options(local),
+                    &options(local, path),
                 )?),
                 path: Some(path),
-                glslang: true,
             });
         }
     }
-    let vb = ops.variant(Q8TA_PIXEL_SHUFFLE_BASELINE, &axes)?;
-    out.push(Kernel {
-        name: "baseline".into(),
-        pipeline: Arc::new(Pipeline::for_variant(
-            ctx,
-            Q8TA_PIXEL_SHUFFLE_BASELINE,
-            vb,
-            None,
-        )?),
-        path: None,
-        glslang: false,
-    });
+    out.push(baseline);
     Ok(out)
 }
 
@@ -551,7 +611,12 @@ fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
         return Err("start-up run: the first result differs from the reference".into());
     }
     let v = ops.variant(Q8TA_PIXEL_SHUFFLE, &[])?;
-    let spec = shuffle_specialization(Layout::Packed4W4C, Layout::Packed4C1W, false);
+    let spec = shuffle_specialization(
+        Layout::Packed4W4C,
+        Layout::Packed4C1W,
+        false,
+        ShufflePath::Words,
+    );
     let options = PipelineOptions {
         local_size: Some([8, 8, 1]),
         specialization: &spec,
@@ -691,10 +756,12 @@ fn run(a: &Args) -> Result<(), Fail> {
         "device: {} (driver {:#x}), seed {seed:#x}; start-up {start}",
         caps.name, caps.driver_version
     );
-    let pairs: Vec<(Layout, Layout)> = Layout::ALL
-        .iter()
-        .flat_map(|&i| Layout::ALL.iter().map(move |&o| (i, o)))
-        .collect();
+    let pairs: Vec<(Layout, Layout)> = a.pairs.clone().unwrap_or_else(|| {
+        Layout::ALL
+            .iter()
+            .flat_map(|&i| Layout::ALL.iter().map(move |&o| (i, o)))
+            .collect()
+    });
     let total = (a.cases.len() * pairs.len() * a.quant.len()) as u64;
     let bar = ProgressBar::new(total).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
@@ -711,8 +778,17 @@ fn run(a: &Args) -> Result<(), Fail> {
     let mut skipped = Vec::new();
     for &(il, ol) in &pairs {
         for &pt in &a.quant {
-            let ks = kernels(&ops, a, il, ol, pt)?;
+            // Pipelines per set of workgroup shapes (they depend on the size).
+            let mut built: BTreeMap<Vec<[u32; 3]>, Vec<Kernel>> = BTreeMap::new();
             for &shape in &a.cases {
+                let l = locals(&ops, a, shape, il, ol, pt);
+                let ks = match built.entry(l) {
+                    std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::btree_map::Entry::Vacant(e) => {
+                        let k = kernels(&ops, a, il, ol, pt, e.key())?;
+                        e.insert(k)
+                    }
+                };
                 bar.set_message(format!(
                     "{il}->{ol} {} {}",
                     shape_str(shape),
@@ -734,7 +810,7 @@ fn run(a: &Args) -> Result<(), Fail> {
                         il,
                         ol,
                         pt,
-                        &ks,
+                        ks,
                         &copy_shader,
                         &heater,
                     )?);
@@ -768,6 +844,7 @@ fn run(a: &Args) -> Result<(), Fail> {
             "seed": seed,
             "reps": a.reps,
             "heat_ms": heat_ms,
+            "cold": a.cold,
             "warmup": a.warmup,
             "startup": start,
             "skipped": skipped,
@@ -784,14 +861,24 @@ fn run(a: &Args) -> Result<(), Fail> {
 }
 
 /// `--executables FILE`: no timing; what the driver compiled for every
-/// kernel of every pair (statistics such as registers and instruction
+/// kernel of every pair, at each workgroup shape the cases take (statistics such as registers and instruction
 /// counts, and any text it shows), naga's and glslang's builds side by side.
 fn executables(ops: &Q8taOps, a: &Args, path: &std::path::Path) -> Result<(), Fail> {
     let mut out = Vec::new();
     for &il in &Layout::ALL {
         for &ol in &Layout::ALL {
             for &pt in &a.quant {
-                for k in kernels(ops, a, il, ol, pt)? {
+                // Each set of workgroup shapes the cases take.
+                let sets: std::collections::BTreeSet<Vec<[u32; 3]>> = a
+                    .cases
+                    .iter()
+                    .map(|&shape| locals(ops, a, shape, il, ol, pt))
+                    .collect();
+                let ks = sets
+                    .iter()
+                    .map(|l| kernels(ops, a, il, ol, pt, l))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for k in ks.into_iter().flatten() {
                     let exes: Vec<Value> = k
                         .pipeline
                         .executables()?
@@ -899,7 +986,7 @@ fn report(a: &Args, records: &[Record]) -> Report {
     let best = a.sweep.as_ref().map(|_| {
         // Per pair and quantization: the shape with the least total time over the cases.
         let mut total: BTreeMap<(String, [u32; 3]), f64> = BTreeMap::new();
-        for r in records.iter().filter(|r| !r.kernel.starts_with("copy")) {
+        for r in records.iter().filter(|r| r.kernel.starts_with("rewrite ")) {
             let pair = pair_key(r.pair.0, r.pair.1, r.passthrough);
             *total.entry((pair, r.local)).or_default() += r.time.median;
         }

@@ -7,8 +7,9 @@
 //! without padding, random quantization parameters, every path of the new
 //! pixel-shuffle kernel the shape allows, grids clamped so the shuffle
 //! kernels' grid-stride loops run. The new pixel-shuffle kernel is one blob
-//! whose layouts and passthrough are specialization constants: both blobs
-//! run under every one of its 18 specializations. Outputs start poisoned;
+//! whose layouts, passthrough and path are specialization constants: both
+//! blobs run under every one of its 18 layout and passthrough
+//! specializations, on every path each shape allows. Outputs start poisoned;
 //! integer outputs must be identical, float outputs within one ulp of their
 //! storage type.
 //!
@@ -291,8 +292,9 @@ fn shuffle_case(name: String, ps: &PixelShuffle, rng: &mut Rng) -> (Case, Vec<Ve
 /// that the kernels' grid-stride loops over those axes run.
 const CLAMPED: [u32; 3] = [65535, 1, 2];
 
-/// The new kernel: one blob, run under each of its 18 specializations
-/// (layout pair x passthrough), on every path each shape allows.
+/// The new kernel: one blob, run under each of its 18 layout pair and
+/// passthrough specializations, on every path each shape allows (the path is
+/// the fourth constant).
 #[test]
 fn pixel_shuffle_specializations_match_glslang() {
     let set = Q8TA_PIXEL_SHUFFLE;
@@ -311,10 +313,11 @@ fn pixel_shuffle_specializations_match_glslang() {
                         for path in ShufflePath::ALL {
                             let input = Shape::from_dims(*dims);
                             let ps = shuffle_between(in_l, out_l, passthrough, input, rng);
-                            if path.check(ps.input, ps.out_layout).is_err() {
+                            if path.check(ps.input).is_err() {
                                 continue;
                             }
-                            let local = shuffle_local_size(ps.in_layout, ps.out_layout, path);
+                            let local =
+                                shuffle_local_size(ps.input, ps.in_layout, ps.out_layout, path);
                             let max = if k == 0 { [65535; 3] } else { CLAMPED };
                             let launch = ps.launch(Some(path), local, max).expect("a launch");
                             let name = format!(
@@ -330,17 +333,17 @@ fn pixel_shuffle_specializations_match_glslang() {
                             case.push_constants = launch.push.to_bytes().to_vec();
                             case.groups = launch.groups;
                             case.local_size = Some(local);
-                            case.specialization = ps.specialization().to_vec();
+                            case.specialization = ps.specialization(path).to_vec();
                             runs.push(Run { case, inputs });
                         }
                     }
                 }
             }
         }
-        // Every pair and quantization: the full shape on every path (no quad
-        // path into 4C), the odd shape word by word.
+        // Every pair and quantization: the full shape on every path, the odd
+        // shape word by word.
         assert_eq!(specializations, 18);
-        assert_eq!(runs.len(), 6 * (2 + 1) + 12 * (3 + 1));
+        assert_eq!(runs.len(), 18 * (3 + 1));
         runs
     });
 }

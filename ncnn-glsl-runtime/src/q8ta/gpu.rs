@@ -325,18 +325,19 @@ impl Q8taOps {
         Ok(Storage::of(v.target.options))
     }
 
-    /// The shuffle's workgroup shape for a layout pair
+    /// The shuffle's workgroup shape for an input shape and layout pair
     /// ([`shuffle_local_size`]), fitted to the device's
     /// `maxComputeWorkGroupSize` and `maxComputeWorkGroupInvocations`.
     /// `path`: the kernel's path ([`model::shuffle_path`]).
     pub fn shuffle_local_size(
         &self,
+        input: Shape,
         in_layout: Layout,
         out_layout: Layout,
         path: ShufflePath,
     ) -> [u32; 3] {
         let l = self.ctx.limits();
-        let mut s = shuffle_local_size(in_layout, out_layout, path);
+        let mut s = shuffle_local_size(input, in_layout, out_layout, path);
         for (i, d) in s.iter_mut().enumerate() {
             *d = (*d).min(l.max_compute_work_group_size[i]).max(1);
         }
@@ -526,20 +527,21 @@ impl Q8taOps {
     ) -> Result<ShuffleRun, OpError> {
         let ps = self.plan(input, output, upscale_factor)?;
         let path = kernel.map(|p| p.unwrap_or_else(|| self.shuffle_path(&ps)));
-        // The new kernel is one variant specialized per layout pair and
-        // passthrough; the baseline has a variant for each.
-        let spec = ps.specialization();
-        let (set, variant, local, specialization) = match path {
-            None => {
+        // The new kernel is one variant specialized per layout pair,
+        // passthrough and path; the baseline has a variant for each pair and
+        // passthrough.
+        let spec = path.map(|p| ps.specialization(p));
+        let (set, variant, local, specialization) = match (path, &spec) {
+            (Some(p), Some(spec)) => (
+                Q8TA_PIXEL_SHUFFLE,
+                self.variant(Q8TA_PIXEL_SHUFFLE, &[])?,
+                Some(self.shuffle_local_size(ps.input, ps.in_layout, ps.out_layout, p)),
+                &spec[..],
+            ),
+            _ => {
                 let set = Q8TA_PIXEL_SHUFFLE_BASELINE;
                 (set, self.variant(set, &ps.axis_values())?, None, &[][..])
             }
-            Some(p) => (
-                Q8TA_PIXEL_SHUFFLE,
-                self.variant(Q8TA_PIXEL_SHUFFLE, &[])?,
-                Some(self.shuffle_local_size(ps.in_layout, ps.out_layout, p)),
-                &spec[..],
-            ),
         };
         let pipeline = self.pipeline(set, variant, local, specialization)?;
         let local = pipeline.local_size();

@@ -18,7 +18,7 @@
 //!
 //! | shader | axes | push constants | local size | grid (invocations) |
 //! |---|---|---|---|---|
-//! | `q8ta_pixel_shuffle.comp` | none: one blob; `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` are specialization constants 3, 4, 5 ([`shuffle_specialization`]) | [`model::ShufflePush`], 52 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per pair and path: [`shuffle_local_size`] | [`model::shuffle_grid`] |
+//! | `q8ta_pixel_shuffle.comp` | none: one blob; `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH`, `PATH` are specialization constants 3, 4, 5, 6 ([`shuffle_specialization`]) | [`model::ShufflePush`], 48 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per pair and path: [`shuffle_local_size`] | [`model::shuffle_grid`] |
 //! | `q8ta_pixel_shuffle_baseline.comp` | `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` | the same | 64x1x1 | [`model::baseline_grid`] |
 //! | `q8ta_quantize.comp` | `OUT_LAYOUT` | [`model::QuantizePush`], 32 B | 64x1x1 | [`model::quantize_grid`] |
 //! | `q8ta_dequantize.comp` | `IN_LAYOUT`, `VEC` ([`model::dequantize_vec_width`]) | [`model::DequantizePush`], 24 B | 64x1x1 | [`model::dequantize_grid`] |

@@ -14,7 +14,7 @@ use super::layout::{Layout, Shape};
 use super::quant::{QuantParams, QuantizeConsts, Requant};
 
 /// The push-constant block of `q8ta_pixel_shuffle.comp` and
-/// `q8ta_pixel_shuffle_baseline.comp`: thirteen 32-bit scalars, std430, 52 bytes.
+/// `q8ta_pixel_shuffle_baseline.comp`: twelve 32-bit scalars, std430, 48 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct ShufflePush {
@@ -43,24 +43,16 @@ pub struct ShufflePush {
     /// Offset 44: invocations per workgroup (the new kernel fills its
     /// requantization table with this stride).
     pub local_count: u32,
-    /// Offset 48: the new kernel's [`ShufflePath`].
-    pub path: u32,
 }
 
 impl ShufflePush {
     /// Size of the block in bytes.
-    pub const SIZE: usize = 52;
+    pub const SIZE: usize = 48;
 
     /// The block for an input shape (validated by the caller), a
     /// requantization, the invocations launched per axis (workgroups times
-    /// local size, see [`launch`]), the local size and the path.
-    pub fn new(
-        input: Shape,
-        r: &Requant,
-        launched: [u32; 3],
-        local: [u32; 3],
-        path: ShufflePath,
-    ) -> Self {
+    /// local size, see [`launch`]) and the local size.
+    pub fn new(input: Shape, r: &Requant, launched: [u32; 3], local: [u32; 3]) -> Self {
         ShufflePush {
             n: input.n as i32,
             c_out: (input.c / 4) as i32,
@@ -74,7 +66,6 @@ impl ShufflePush {
             y_stride: launched[1] as i32,
             z_stride: launched[2] as i32,
             local_count: local.iter().product(),
-            path: path as u32,
         }
     }
 
@@ -93,7 +84,6 @@ impl ShufflePush {
             self.y_stride as u32,
             self.z_stride as u32,
             self.local_count,
-            self.path,
         ];
         let mut b = [0u8; Self::SIZE];
         for (i, x) in v.iter().enumerate() {
@@ -114,7 +104,8 @@ impl ShufflePush {
     }
 }
 
-/// The new kernel's ways through a tensor (the shader's `p.path`).
+/// The new kernel's ways through a tensor (the shader's specialization
+/// constant `PATH`, id 6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ShufflePath {
     /// One invocation per (output channel block, input pixel), word by word.
@@ -139,9 +130,9 @@ impl ShufflePath {
         }
     }
 
-    /// `Ok` where this path can run `input` into `out_layout`, else what it
+    /// `Ok` where this path can run `input` (into any layout), else what it
     /// needs: the tiled paths read and write whole aligned word quads.
-    pub fn check(self, input: Shape, out_layout: Layout) -> Result<(), &'static str> {
+    pub fn check(self, input: Shape) -> Result<(), &'static str> {
         let c_out = input.c / 4;
         match self {
             ShufflePath::Words => Ok(()),
@@ -151,40 +142,42 @@ impl ShufflePath {
             ShufflePath::Quad if input.w % 4 != 0 || c_out % 4 != 0 => {
                 Err("W % 4 == 0 and C_out % 4 == 0")
             }
-            ShufflePath::Quad if out_layout == Layout::Packed4C => {
-                Err("an output layout other than 4C")
-            }
             _ => Ok(()),
         }
     }
 }
 
-/// The path the runtime takes for `input` into `out_layout`: the tiled
-/// paths only where the tensor is large enough that their 16 or 4 times
-/// fewer invocations still fill the GPU. The thresholds are where the tiled
-/// path became the fastest of the three on an H200, over the seed's 81 cases
-/// and the large ones (`BENCHMARKS.md`, `bench/h200-raw.json`): from
-/// `[1,256,128,128]` (2^22 input elements) for the tile path into 4C, from
-/// `[1,256,96,96]` (over 2^21) for the quad path into 4C1W and 4W4C. On a
-/// CPU device (lavapipe) every invocation costs, and the tile path was the
-/// fastest on nearly every case (`bench/lavapipe.json`): tile, else quad,
-/// wherever allowed.
-pub fn shuffle_path(input: Shape, out_layout: Layout, device: DeviceType) -> ShufflePath {
+/// The path the runtime takes for `input` shuffled as `axes` says. On a GPU,
+/// the tiled paths only where the tensor is large enough that their 16 or 4
+/// times fewer invocations still fill it: the quad path from 2^19 input
+/// elements (`[1,256,48,48]`), the tile path from 4C1W into 4C from 2^21
+/// (`[1,256,96,96]`); and word by word from 4C1W or 4W4C into 4C1W without
+/// requantization from 2^25 (tensors past the L2 cache, with whole rows per
+/// workgroup: [`super::shuffle_local_size`]). These are where each became
+/// the fastest on an H200 (`BENCHMARKS.md`, `bench/h200-raw.json`). On a CPU device
+/// (lavapipe) every invocation costs, and the tile path was the fastest on
+/// nearly every case (`bench/lavapipe.json`): tile, else quad, wherever
+/// allowed.
+pub fn shuffle_path(input: Shape, axes: Axes, device: DeviceType) -> ShufflePath {
     if device == DeviceType::Cpu {
         return [ShufflePath::Tile, ShufflePath::Quad]
             .into_iter()
-            .find(|p| p.check(input, out_layout).is_ok())
+            .find(|p| p.check(input).is_ok())
             .unwrap_or(ShufflePath::Words);
     }
     let elements = input.elements();
-    if out_layout == Layout::Packed4C {
-        if elements >= 1 << 22 && ShufflePath::Tile.check(input, out_layout).is_ok() {
-            return ShufflePath::Tile;
-        }
-    } else if elements >= 1 << 21 && ShufflePath::Quad.check(input, out_layout).is_ok() {
-        return ShufflePath::Quad;
+    use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
+    let path = match (axes.in_layout, axes.out_layout) {
+        (C1W | W4C, C1W) if axes.passthrough && elements >= 1 << 25 => ShufflePath::Words,
+        (C1W, C) if elements >= 1 << 21 => ShufflePath::Tile,
+        _ if elements >= 1 << 19 => ShufflePath::Quad,
+        _ => ShufflePath::Words,
+    };
+    if path.check(input).is_ok() {
+        path
+    } else {
+        ShufflePath::Words
     }
-    ShufflePath::Words
 }
 
 /// The new kernel's global grid in invocations for `path` (which must be
@@ -285,40 +278,48 @@ pub struct Axes {
     pub passthrough: bool,
 }
 
-/// One invocation of `q8ta_pixel_shuffle.comp` at global id `gid`: the
-/// grid-stride loops of its `main()` over `shuffle_one()`.
-pub fn shuffle_invocation(gid: [u32; 3], p: &ShufflePush, a: Axes, m: &mut Memory) {
+/// One invocation of `q8ta_pixel_shuffle.comp` on `path` at global id
+/// `gid`: the grid-stride loops of its `main()` over `shuffle_one()`,
+/// `shuffle_tile()` or `shuffle_quad()`.
+pub fn shuffle_invocation(
+    gid: [u32; 3],
+    p: &ShufflePush,
+    a: Axes,
+    path: ShufflePath,
+    m: &mut Memory,
+) {
     let k = gid[0] as i32;
     let c4_out = (p.c_out + 3) / 4;
-    if k >= if p.path == 1 { c4_out / 4 } else { c4_out } {
+    if k >= if path == ShufflePath::Tile {
+        c4_out / 4
+    } else {
+        c4_out
+    } {
         return;
     }
     let hn = p.h * p.n;
-    let xs = if p.path != 0 { p.w / 4 } else { p.w };
+    let xs = if path != ShufflePath::Words {
+        p.w / 4
+    } else {
+        p.w
+    };
     let mut z = gid[2] as i32;
     while z < hn {
         let mut x = gid[1] as i32;
         while x < xs {
-            match p.path {
-                1 => shuffle_tile(k, z, x, 0..4, c4_out, p, a, m),
-                2 => {
-                    assert_ne!(
-                        a.out_layout,
-                        Layout::Packed4C,
-                        "the quad path has no 4C output"
-                    );
-                    shuffle_tile(
-                        k / 4,
-                        z,
-                        x,
-                        (k % 4) as usize..(k % 4) as usize + 1,
-                        c4_out,
-                        p,
-                        a,
-                        m,
-                    )
-                }
-                _ => shuffle_one(k, z, x, c4_out, p, a, m),
+            match path {
+                ShufflePath::Tile => shuffle_tile(k, z, x, 0..4, c4_out, p, a, m),
+                ShufflePath::Quad => shuffle_tile(
+                    k / 4,
+                    z,
+                    x,
+                    (k % 4) as usize..(k % 4) as usize + 1,
+                    c4_out,
+                    p,
+                    a,
+                    m,
+                ),
+                ShufflePath::Words => shuffle_one(k, z, x, c4_out, p, a, m),
             }
             x += p.y_stride;
         }
@@ -407,23 +408,36 @@ fn shuffle_tile(
             o
         })
     });
-    let mut store_quad = |first: i32, v: [i32; 4]| {
+    fn store_quad(m: &mut Memory, first: i32, v: [i32; 4]) {
         assert_eq!(first % 4, 0, "unaligned quad store");
         for (l, x) in v.iter().enumerate() {
             m.st4(first + l as i32, bytes(*x));
         }
-    };
+    }
     for dy in 0..2 {
         let oy = 2 * y + dy;
+        if out_l == 1 && qs.len() == 1 {
+            // 4C, one block (the quad path): a word per output pixel.
+            let q = qs.start;
+            for i in 0..4 {
+                for dx in 0..2 {
+                    let ox = 8 * xq + 2 * i as i32 + dx;
+                    let s = (2 * dy + dx) as usize;
+                    let at = word_index(1, n, 4 * kq + q as i32, oy, ox, oh, ow, c4_out);
+                    m.st4(at, bytes(out[q][i][s]));
+                }
+            }
+            continue;
+        }
         if out_l == 1 {
             // 4C: blocks 4kq .. 4kq + 3 of one output pixel are one quad.
-            assert_eq!(qs, 0..4, "a 4C output takes whole tiles");
+            assert_eq!(qs, 0..4, "a 4C output takes whole tiles or one block");
             for i in 0..4 {
                 for dx in 0..2 {
                     let ox = 8 * xq + 2 * i as i32 + dx;
                     let s = (2 * dy + dx) as usize;
                     let first = word_index(1, n, 4 * kq, oy, ox, oh, ow, c4_out);
-                    store_quad(first, std::array::from_fn(|qq| out[qq][i][s]));
+                    store_quad(m, first, std::array::from_fn(|qq| out[qq][i][s]));
                 }
             }
             continue;
@@ -443,6 +457,7 @@ fn shuffle_tile(
                     );
                     let s0 = (2 * dy) as usize;
                     store_quad(
+                        m,
                         first,
                         [
                             out[q][2 * hh][s0],

@@ -94,16 +94,21 @@ impl PixelShuffle {
         ]
     }
 
-    /// The new kernel's specialization constants for this shuffle
+    /// The new kernel's specialization constants for this shuffle on `path`
     /// ([`shuffle_specialization`]).
-    pub fn specialization(&self) -> [(u32, SpecValue); 3] {
-        shuffle_specialization(self.in_layout, self.out_layout, self.requant.passthrough)
+    pub fn specialization(&self, path: ShufflePath) -> [(u32, SpecValue); 4] {
+        shuffle_specialization(
+            self.in_layout,
+            self.out_layout,
+            self.requant.passthrough,
+            path,
+        )
     }
 
     /// The new kernel's path for this shuffle on a device of type `device`
     /// ([`model::shuffle_path`]).
     pub fn path(&self, device: DeviceType) -> ShufflePath {
-        model::shuffle_path(self.input, self.out_layout, device)
+        model::shuffle_path(self.input, self.axes(), device)
     }
 
     /// The new kernel's grid in invocations (not workgroups) on `path`.
@@ -120,61 +125,75 @@ impl PixelShuffle {
     /// ([`shuffle_local_size`]). The shader declares `local_size_*_id`, so the
     /// runtime patches it.
     pub fn local_size(&self, path: ShufflePath) -> [u32; 3] {
-        shuffle_local_size(self.in_layout, self.out_layout, path)
+        shuffle_local_size(self.input, self.in_layout, self.out_layout, path)
     }
 }
 
 /// The specialization constants of `q8ta_pixel_shuffle.comp`, one blob for
-/// every layout pair and quantization, as
+/// every layout pair, quantization and path, as
 /// [`crate::PipelineOptions::specialization`] takes them: `IN_LAYOUT` (id 3)
-/// and `OUT_LAYOUT` (id 4), [`Layout`]'s discriminants, and `PASSTHROUGH`
+/// and `OUT_LAYOUT` (id 4), [`Layout`]'s discriminants, `PASSTHROUGH`
 /// (id 5), 1 when the requantization is the identity
-/// ([`Requant::passthrough`]); all `int`.
+/// ([`Requant::passthrough`]), and `PATH` (id 6), [`ShufflePath`]'s
+/// discriminants; all `int`.
 pub fn shuffle_specialization(
     in_layout: Layout,
     out_layout: Layout,
     passthrough: bool,
-) -> [(u32, SpecValue); 3] {
+    path: ShufflePath,
+) -> [(u32, SpecValue); 4] {
     [
         (3, SpecValue::Int(in_layout.axis_value() as i32)),
         (4, SpecValue::Int(out_layout.axis_value() as i32)),
         (5, SpecValue::Int(passthrough as i32)),
+        (6, SpecValue::Int(path as i32)),
     ]
 }
 
 /// See [`PixelShuffle::local_size`]. The tiled and quad paths' shapes were
 /// chosen on an NVIDIA H200 by `q8ta_bench --sweep` at `[8,256,256,256]`,
 /// passthrough, with the GPU at full clocks (the sweeps and choices are
-/// `bench/h200-sweep-{tile,quad}.json` and `bench/h200-best-{tile,quad}.json`).
-/// A GPU runs the tile path only into 4C; elsewhere it serves CPU drivers,
+/// `bench/h200-sweep-{tile,quad}.json` and `bench/h200-best-{tile,quad}.json`;
+/// the quad path into 4C, `bench/h200-sweep-quad-4c.json`, at both large sizes).
+/// A GPU runs the tile path only from 4C1W into 4C; elsewhere it serves CPU drivers,
 /// so those pairs take the compact `4x8x1` (best or within 3% of it on the
 /// H200 for every such pair but 4C1W -> 4C1W, whose best, `2x128x1`, leaves
-/// most of a 16-wide row's invocations idle). The word-by-word path keeps
-/// the seed's Adreno 830 shapes.
-pub fn shuffle_local_size(in_layout: Layout, out_layout: Layout, path: ShufflePath) -> [u32; 3] {
+/// most of a 16-wide row's invocations idle). The word-by-word path takes
+/// `4x16x4` (of 8 shapes swept on the H200 from `[1,256,16,16]` to
+/// `[1,256,128,128]`, `bench/h200-sweep-words.json`, it had the best or
+/// nearly the best speedup over the baseline at every size, and the best worst
+/// case; the seed's Adreno 830 shapes were 1-10% slower), except into 4C1W
+/// on tensors of 2^25 elements or more (32 MiB: input and output no longer
+/// fit the H200's 50 MB L2), where whole rows of 128 pixels per workgroup
+/// (`1x128x1`, from 4C1W or 4W4C, W >= 128) or `4x32x2` (from 4C) moved
+/// 95-100% and 90-92% of a copy's bandwidth, against 89-93% for `4x16x4`
+/// (`bench/h200-sweep-words-4c1w.json`).
+pub fn shuffle_local_size(
+    input: Shape,
+    in_layout: Layout,
+    out_layout: Layout,
+    path: ShufflePath,
+) -> [u32; 3] {
     use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
     match path {
-        ShufflePath::Tile => {
-            return match (in_layout, out_layout) {
-                (C1W, C) => [4, 8, 2],
-                (W4C, C) => [4, 2, 8],
-                _ => [4, 8, 1],
-            }
-        }
-        ShufflePath::Quad => {
-            return match (in_layout, out_layout) {
-                (C | W4C, W4C) => [16, 1, 4],
-                (C1W, W4C) => [8, 16, 1],
-                (C1W, C1W) => [1, 128, 1],
-                _ => [8, 4, 1],
-            }
-        }
-        ShufflePath::Words => {}
-    }
-    match (in_layout, out_layout) {
-        (_, C) => [16, 4, 1],
-        (C1W, C1W) => [1, 64, 1],
-        _ => [4, 16, 1],
+        ShufflePath::Tile => match (in_layout, out_layout) {
+            (C1W, C) => [4, 8, 2],
+            (W4C, C) => [4, 2, 8],
+            _ => [4, 8, 1],
+        },
+        ShufflePath::Quad => match (in_layout, out_layout) {
+            (C | W4C, W4C) => [16, 1, 4],
+            (C1W, W4C) => [8, 16, 1],
+            (C1W, C1W) => [1, 128, 1],
+            (C | W4C, C) => [16, 2, 1],
+            (C1W, C) => [16, 8, 1],
+            _ => [8, 4, 1],
+        },
+        ShufflePath::Words => match (in_layout, out_layout) {
+            (C1W | W4C, C1W) if input.elements() >= 1 << 25 && input.w >= 128 => [1, 128, 1],
+            (C, C1W) if input.elements() >= 1 << 25 => [4, 32, 2],
+            _ => [4, 16, 4],
+        },
     }
 }
 
@@ -203,11 +222,10 @@ impl PixelShuffle {
         let grid = match path {
             None => self.baseline_grid(),
             Some(p) => {
-                p.check(self.input, self.out_layout)
-                    .map_err(|needs| Q8taError::Path {
-                        path: p.name(),
-                        needs,
-                    })?;
+                p.check(self.input).map_err(|needs| Q8taError::Path {
+                    path: p.name(),
+                    needs,
+                })?;
                 model::shuffle_grid(self.input, p)
             }
         };
@@ -223,13 +241,7 @@ impl PixelShuffle {
         Ok(Launch {
             groups,
             local,
-            push: ShufflePush::new(
-                self.input,
-                &self.requant,
-                launched,
-                local,
-                path.unwrap_or(ShufflePath::Words),
-            ),
+            push: ShufflePush::new(self.input, &self.requant, launched, local),
         })
     }
 }

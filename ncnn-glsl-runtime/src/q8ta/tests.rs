@@ -290,33 +290,25 @@ fn run_model(
     local: [u32; 3],
     max_groups: u32,
 ) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let baseline = path.is_none();
     let grid = match path {
         None => model::baseline_grid(c.in_shape, c.out_layout),
         Some(p) => model::shuffle_grid(c.in_shape, p),
     };
     let (_, launched) = model::launch(grid, local, [u32::MAX, max_groups, max_groups]);
-    let p = ShufflePush::new(
-        c.in_shape,
-        &c.requant,
-        launched,
-        local,
-        path.unwrap_or(ShufflePath::Words),
-    );
+    let p = ShufflePush::new(c.in_shape, &c.requant, launched, local);
     let a = Axes {
         in_layout: c.in_layout,
         out_layout: c.out_layout,
         passthrough: c.requant.passthrough,
     };
     let mut m = Memory::new(&c.input, c.out_layout.word_count(c.out_shape), 0xdead_beef);
-    if baseline {
-        model::dispatch(grid, local, max_groups, |g| {
+    match path {
+        None => model::dispatch(grid, local, max_groups, |g| {
             model::baseline_invocation(g, &p, a, &mut m)
-        });
-    } else {
-        model::dispatch(grid, local, max_groups, |g| {
-            model::shuffle_invocation(g, &p, a, &mut m)
-        });
+        }),
+        Some(path) => model::dispatch(grid, local, max_groups, |g| {
+            model::shuffle_invocation(g, &p, a, path, &mut m)
+        }),
     }
     (m.output, m.writes, m.reads)
 }
@@ -344,7 +336,7 @@ fn golden_vectors_pass_the_reference_and_both_models() {
         let got =
             pixel_shuffle(&c.input, c.in_layout, c.in_shape, c.out_layout, &c.requant).unwrap();
         assert_eq!(got, c.expected, "{}", c.name);
-        for kernel in kernels_for(c.in_shape, c.out_layout) {
+        for kernel in kernels_for(c.in_shape) {
             let (out, writes, reads) = run_model(c, kernel, [4, 16, 1], 65535);
             assert_eq!(out, c.expected, "{} kernel={kernel:?}", c.name);
             assert!(writes.iter().all(|&w| w == 1), "{}", c.name);
@@ -410,7 +402,7 @@ fn models_match_the_reference_on_every_layout_pair_and_shape() {
                     let (os, y) = pixel_shuffle_nchw(&x, shape, &rq).unwrap();
                     assert_eq!(unpack(ol, os, &c.expected).unwrap(), y);
                     let mut runs = vec![(None, [64, 1, 1])];
-                    for kernel in kernels_for(shape, ol).into_iter().flatten() {
+                    for kernel in kernels_for(shape).into_iter().flatten() {
                         for local in [[4, 16, 1], [16, 4, 1], [1, 64, 1], [2, 2, 2]] {
                             runs.push((Some(kernel), local));
                         }
@@ -447,14 +439,14 @@ fn models_match_the_reference_on_every_layout_pair_and_shape() {
     }
 }
 
-/// The baseline (`None`) and every path of the new kernel this shape and
-/// output layout allow.
-fn kernels_for(shape: Shape, out_layout: Layout) -> Vec<Option<ShufflePath>> {
+/// The baseline (`None`) and every path of the new kernel this shape
+/// allows.
+fn kernels_for(shape: Shape) -> Vec<Option<ShufflePath>> {
     let mut k = vec![None];
     k.extend(
         ShufflePath::ALL
             .into_iter()
-            .filter(|p| p.check(shape, out_layout).is_ok())
+            .filter(|p| p.check(shape).is_ok())
             .map(Some),
     );
     k
@@ -462,69 +454,64 @@ fn kernels_for(shape: Shape, out_layout: Layout) -> Vec<Option<ShufflePath>> {
 
 #[test]
 fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
+    use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
     const GPU: DeviceType = DeviceType::DiscreteGpu;
+    let axes = |in_layout, out_layout, passthrough| Axes {
+        in_layout,
+        out_layout,
+        passthrough,
+    };
+    let path = |s: Shape, i: Layout, o: Layout| model::shuffle_path(s, axes(i, o, true), GPU);
     let big = Shape::new(8, 256, 256, 256);
-    assert_eq!(
-        model::shuffle_path(big, Layout::Packed4C, GPU),
-        ShufflePath::Tile
-    );
-    assert_eq!(
-        model::shuffle_path(big, Layout::Packed4W4C, GPU),
-        ShufflePath::Quad
-    );
+    assert_eq!(path(big, C1W, C), ShufflePath::Tile);
+    assert_eq!(path(big, W4C, C), ShufflePath::Quad);
+    assert_eq!(path(big, C, C), ShufflePath::Quad);
+    assert_eq!(path(big, C, W4C), ShufflePath::Quad);
+    assert_eq!(path(big, C1W, C1W), ShufflePath::Words);
+    assert_eq!(path(big, W4C, C1W), ShufflePath::Words);
+    assert_eq!(path(big, C, C1W), ShufflePath::Quad);
+    // Requantizing, the quad path stays the faster one into 4C1W.
+    let requant = model::shuffle_path(big, axes(C1W, C1W, false), GPU);
+    assert_eq!(requant, ShufflePath::Quad);
     let small = Shape::new(1, 256, 16, 16);
-    assert_eq!(
-        model::shuffle_path(small, Layout::Packed4C, GPU),
-        ShufflePath::Words
-    );
-    // The measured thresholds: tile into 4C from [1,256,128,128], quad from [1,256,96,96].
-    let s128 = Shape::new(1, 256, 128, 128);
+    assert_eq!(path(small, W4C, C), ShufflePath::Words);
+    // The measured thresholds: quad from [1,256,48,48], tile from 4C1W into 4C from
+    // [1,256,96,96], words into 4C1W from [8,256,128,128].
+    let s256 = Shape::new(1, 256, 256, 256);
     let s96 = Shape::new(1, 256, 96, 96);
-    let s64 = Shape::new(1, 256, 64, 64);
+    let s48 = Shape::new(1, 256, 48, 48);
+    let s32 = Shape::new(1, 256, 32, 32);
+    assert_eq!(path(s96, C1W, C), ShufflePath::Tile);
+    assert_eq!(path(s48, C1W, C), ShufflePath::Quad);
+    assert_eq!(path(s48, W4C, C), ShufflePath::Quad);
+    assert_eq!(path(s256, C, C1W), ShufflePath::Quad);
     assert_eq!(
-        model::shuffle_path(s128, Layout::Packed4C, GPU),
-        ShufflePath::Tile
-    );
-    assert_eq!(
-        model::shuffle_path(s96, Layout::Packed4C, GPU),
+        path(Shape::new(8, 256, 128, 128), W4C, C1W),
         ShufflePath::Words
     );
-    assert_eq!(
-        model::shuffle_path(s96, Layout::Packed4C1W, GPU),
-        ShufflePath::Quad
-    );
-    assert_eq!(
-        model::shuffle_path(s64, Layout::Packed4W4C, GPU),
-        ShufflePath::Words
-    );
+    assert_eq!(path(s32, C, W4C), ShufflePath::Words);
     // Not a multiple of 4 wide: words, however large.
     let odd = Shape::new(8, 256, 256, 255);
-    assert_eq!(
-        model::shuffle_path(odd, Layout::Packed4C1W, GPU),
-        ShufflePath::Words
-    );
+    assert_eq!(path(odd, C, C), ShufflePath::Words);
+    // Word by word into 4C1W past the cache: whole rows of 128 pixels per workgroup where
+    // the rows are that wide.
+    let words =
+        |s: Shape, i: Layout, o: Layout| super::shuffle_local_size(s, i, o, ShufflePath::Words);
+    assert_eq!(words(big, C1W, C1W), [1, 128, 1]);
+    assert_eq!(words(big, W4C, C1W), [1, 128, 1]);
+    assert_eq!(words(big, C, C1W), [4, 32, 2]);
+    assert_eq!(words(Shape::new(32, 256, 256, 64), C1W, C1W), [4, 16, 4]);
+    assert_eq!(words(s256, C1W, C1W), [4, 16, 4]);
+    assert_eq!(words(big, C1W, W4C), [4, 16, 4]);
     // A CPU device tiles wherever it may, however small.
-    let cpu = DeviceType::Cpu;
-    assert_eq!(
-        model::shuffle_path(small, Layout::Packed4C, cpu),
-        ShufflePath::Tile
-    );
+    let cpu =
+        |s: Shape, i: Layout, o: Layout| model::shuffle_path(s, axes(i, o, true), DeviceType::Cpu);
+    assert_eq!(cpu(small, W4C, C), ShufflePath::Tile);
     let c8 = Shape::new(1, 32, 2, 4);
-    assert_eq!(
-        model::shuffle_path(c8, Layout::Packed4C1W, cpu),
-        ShufflePath::Quad
-    );
-    assert_eq!(
-        model::shuffle_path(odd, Layout::Packed4C1W, cpu),
-        ShufflePath::Words
-    );
-    assert_eq!(
-        ShufflePath::Quad.check(big, Layout::Packed4C),
-        Err("an output layout other than 4C")
-    );
-    assert!(ShufflePath::Tile
-        .check(Shape::new(1, 32, 4, 4), Layout::Packed4C)
-        .is_err());
+    assert_eq!(cpu(c8, C, C1W), ShufflePath::Quad);
+    assert_eq!(cpu(odd, C, C1W), ShufflePath::Words);
+    assert_eq!(ShufflePath::Quad.check(big), Ok(()));
+    assert!(ShufflePath::Tile.check(Shape::new(1, 32, 4, 4)).is_err());
 }
 
 /// Whether word `i` of a tensor in `l` holds data (not width padding).
@@ -602,13 +589,7 @@ fn layout_codes_and_names() {
 #[test]
 fn push_constants_layout() {
     let r = Requant::new(qp(0.02, 3), qp(0.04, -5)).unwrap();
-    let p = ShufflePush::new(
-        Shape::new(2, 24, 3, 5),
-        &r,
-        [8, 16, 65535],
-        [4, 16, 1],
-        ShufflePath::Quad,
-    );
+    let p = ShufflePush::new(Shape::new(2, 24, 3, 5), &r, [8, 16, 65535], [4, 16, 1]);
     let b = p.to_bytes();
     let word = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
     assert_eq!([word(0), word(1), word(2), word(3)], [2, 6, 3, 5]);
@@ -616,7 +597,7 @@ fn push_constants_layout() {
     assert_eq!(word(5) as i32, -5);
     assert_eq!(((word(6) as u64) << 24) | word(7) as u64, r.multiplier());
     assert_eq!(word(8), r.shift);
-    assert_eq!([word(9), word(10), word(11), word(12)], [16, 65535, 64, 2]);
+    assert_eq!([word(9), word(10), word(11)], [16, 65535, 64]);
     // Ratio 1/2 is exact: M / 2^S == 0.5.
     assert_eq!(r.multiplier() as f64 / 2f64.powi(r.shift as i32), 0.5);
 }
@@ -885,15 +866,16 @@ fn pixel_shuffle_plan_validates_and_splits() {
         [("IN_LAYOUT", 0), ("OUT_LAYOUT", 1), ("PASSTHROUGH", 0)]
     );
     assert_eq!(
-        ps.specialization(),
+        ps.specialization(ShufflePath::Quad),
         [
             (3, SpecValue::Int(0)),
             (4, SpecValue::Int(1)),
-            (5, SpecValue::Int(0))
+            (5, SpecValue::Int(0)),
+            (6, SpecValue::Int(2))
         ]
     );
     assert_eq!(ps.path(DeviceType::DiscreteGpu), ShufflePath::Words);
-    assert_eq!(ps.local_size(ShufflePath::Words), [16, 4, 1]);
+    assert_eq!(ps.local_size(ShufflePath::Words), [4, 16, 4]);
     assert_eq!(ps.grid(ShufflePath::Words), [2, 5, 6]);
     assert!(ps
         .check_buffers(ps.input_bytes(), ps.output_bytes())
@@ -937,9 +919,9 @@ fn pixel_shuffle_plan_validates_and_splits() {
     assert!(writes.iter().all(|&w| w == 1));
 }
 
-/// The shipped shuffle is one blob whose specialization constants 3, 4, 5 are
-/// the `int`s `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` that
-/// `shuffle_specialization` sets, for every layout pair and passthrough.
+/// The shipped shuffle is one blob whose specialization constants 3, 4, 5, 6
+/// are the `int`s `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH`, `PATH` that
+/// `shuffle_specialization` sets, for every layout pair, passthrough and path.
 #[test]
 fn shuffle_specialization_matches_the_shipped_blob() {
     let set = crate::shipped::Q8TA_PIXEL_SHUFFLE;
@@ -949,7 +931,7 @@ fn shuffle_specialization_matches_the_shipped_blob() {
     assert_eq!(blobs.len(), 1, "one blob for every target");
     for v in set.variants.iter() {
         let consts = &v.blob.reflection.spec_constants;
-        for (i, name) in ["IN_LAYOUT", "OUT_LAYOUT", "PASSTHROUGH"]
+        for (i, name) in ["IN_LAYOUT", "OUT_LAYOUT", "PASSTHROUGH", "PATH"]
             .iter()
             .enumerate()
         {
@@ -963,14 +945,17 @@ fn shuffle_specialization_matches_the_shipped_blob() {
     for inl in Layout::ALL {
         for outl in Layout::ALL {
             for pass in [false, true] {
-                assert_eq!(
-                    super::shuffle_specialization(inl, outl, pass),
-                    [
-                        (3, SpecValue::Int(inl as i32)),
-                        (4, SpecValue::Int(outl as i32)),
-                        (5, SpecValue::Int(pass as i32))
-                    ]
-                );
+                for path in ShufflePath::ALL {
+                    assert_eq!(
+                        super::shuffle_specialization(inl, outl, pass, path),
+                        [
+                            (3, SpecValue::Int(inl as i32)),
+                            (4, SpecValue::Int(outl as i32)),
+                            (5, SpecValue::Int(pass as i32)),
+                            (6, SpecValue::Int(path as i32))
+                        ]
+                    );
+                }
             }
         }
     }

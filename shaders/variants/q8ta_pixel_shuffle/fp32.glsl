@@ -19,13 +19,12 @@ layout (push_constant) uniform parameter
     int y_stride;
     int z_stride;
     uint local_count;
-    uint path;
-
 } p;
 
 layout (constant_id = 3) const int IN_LAYOUT = 0;
 layout (constant_id = 4) const int OUT_LAYOUT = 0;
 layout (constant_id = 5) const int PASSTHROUGH = 0;
+layout (constant_id = 6) const int PATH = 0;
 
 uint word_index(int lay, uint n, uint cb, uint y, uint x, uint hh, uint ww, uint cc4)
 {
@@ -171,37 +170,61 @@ void store_pixel_4c(uint orow0, uint ox0, uint kq, uvec4 a, uvec4 b, uvec4 c, uv
 {
     uint ow = 2u * uint(p.w);
     uint c4_out = uint(p.c_out) / 4u;
-    for (uint s = 0u; s < 4u; s++)
-    {
-        uint orow = orow0 + s / 2u;
-        uint ox = ox0 + s % 2u;
-        out_data[((orow * ow + ox) * c4_out) / 4u + kq] = uvec4(a[s], b[s], c[s], d[s]);
-    }
+    uint top = ((orow0 * ow + ox0) * c4_out) / 4u + kq;
+    uint bottom = (((orow0 + 1u) * ow + ox0) * c4_out) / 4u + kq;
+    uint right = c4_out / 4u;
+    out_data[top] = uvec4(a.x, b.x, c.x, d.x);
+    out_data[top + right] = uvec4(a.y, b.y, c.y, d.y);
+    out_data[bottom] = uvec4(a.z, b.z, c.z, d.z);
+    out_data[bottom + right] = uvec4(a.w, b.w, c.w, d.w);
 }
 
 void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
 {
     uint ow = 2u * uint(p.w);
     uint c4_out = uint(p.c_out) / 4u;
-    for (uint dy = 0u; dy < 2u; dy++)
-    {
-        uint orow = orow0 + dy;
-        uint s = 2u * dy;
-        uvec4 lo = uvec4(o0[s], o0[s + 1u], o1[s], o1[s + 1u]);
-        uvec4 hi = uvec4(o2[s], o2[s + 1u], o3[s], o3[s + 1u]);
+    uvec4 top_lo = uvec4(o0.x, o0.y, o1.x, o1.y);
+    uvec4 top_hi = uvec4(o2.x, o2.y, o3.x, o3.y);
+    uvec4 bottom_lo = uvec4(o0.z, o0.w, o1.z, o1.w);
+    uvec4 bottom_hi = uvec4(o2.z, o2.w, o3.z, o3.w);
+    uint top, bottom, next;
     if (OUT_LAYOUT == 2)
     {
-        uint first = ((orow * c4_out + k) * ow) / 4u + 2u * xq;
-        out_data[first] = lo;
-        out_data[first + 1u] = hi;
+        top = ((orow0 * c4_out + k) * ow) / 4u + 2u * xq;
+        bottom = (((orow0 + 1u) * c4_out + k) * ow) / 4u + 2u * xq;
+        next = 1u;
     }
     else
     {
-        uint first = (orow * (ow / 4u) + 2u * xq) * c4_out + k;
-        out_data[first] = lo;
-        out_data[first + c4_out] = hi;
+        top = (orow0 * (ow / 4u) + 2u * xq) * c4_out + k;
+        bottom = ((orow0 + 1u) * (ow / 4u) + 2u * xq) * c4_out + k;
+        next = c4_out;
     }
-    }
+    out_data[top] = top_lo;
+    out_data[top + next] = top_hi;
+    out_data[bottom] = bottom_lo;
+    out_data[bottom + next] = bottom_hi;
+}
+
+void store_pixel_words(uint top, uint bottom, uint c4_out, uvec4 o)
+{
+    store_word(top, o.x);
+    store_word(top + c4_out, o.y);
+    store_word(bottom, o.z);
+    store_word(bottom + c4_out, o.w);
+}
+
+void store_words_4c(uint orow0, uint ox0, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
+{
+    uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    uint top = (orow0 * ow + ox0) * c4_out + k;
+    uint bottom = ((orow0 + 1u) * ow + ox0) * c4_out + k;
+    uint step = 2u * c4_out;
+    store_pixel_words(top, bottom, c4_out, o0);
+    store_pixel_words(top + step, bottom + step, c4_out, o1);
+    store_pixel_words(top + 2u * step, bottom + 2u * step, c4_out, o2);
+    store_pixel_words(top + 3u * step, bottom + 3u * step, c4_out, o3);
 }
 
 void shuffle_quad(uint k, uint n, uint y, uint xq)
@@ -209,7 +232,10 @@ void shuffle_quad(uint k, uint n, uint y, uint xq)
     uint row = n * uint(p.h) + y;
     uvec4 o0, o1, o2, o3;
     tile_block(k % 4u, k / 4u, row, xq, o0, o1, o2, o3);
-    store_block(2u * row, xq, k, o0, o1, o2, o3);
+    if (OUT_LAYOUT == 1)
+        store_words_4c(2u * row, 8u * xq, k, o0, o1, o2, o3);
+    else
+        store_block(2u * row, xq, k, o0, o1, o2, o3);
 }
 
 void shuffle_tile(uint kq, uint n, uint y, uint xq)
@@ -254,20 +280,20 @@ void main()
     uint c4_out = (uint(p.c_out) + 3u) / 4u;
     uint kx = gl_GlobalInvocationID.x;
 
-    if (kx >= (p.path == 1u ? c4_out / 4u : c4_out))
+    if (kx >= (PATH == 1 ? c4_out / 4u : c4_out))
         return;
     uint h = uint(p.h);
     uint hn = h * uint(p.n);
-    uint xs = p.path != 0u ? uint(p.w) / 4u : uint(p.w);
+    uint xs = PATH != 0 ? uint(p.w) / 4u : uint(p.w);
     for (uint z = gl_GlobalInvocationID.z; z < hn; z += uint(p.z_stride))
     {
         uint n = z / h;
         uint y = z - n * h;
         for (uint x = gl_GlobalInvocationID.y; x < xs; x += uint(p.y_stride))
         {
-            if (p.path == 1u)
+            if (PATH == 1)
                 shuffle_tile(kx, n, y, x);
-            else if (OUT_LAYOUT != 1 && p.path == 2u)
+            else if (PATH == 2)
                 shuffle_quad(kx, n, y, x);
             else
                 shuffle_one(kx, n, y, x, c4_out);

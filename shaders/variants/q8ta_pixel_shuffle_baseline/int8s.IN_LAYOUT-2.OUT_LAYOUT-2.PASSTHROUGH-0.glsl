@@ -21,7 +21,6 @@ layout (push_constant) uniform parameter
     int y_stride;
     int z_stride;
     uint local_count;
-    uint path;
 } p;
 
 int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)
