@@ -43,6 +43,7 @@
 //! default they share one input: a tensor that fits the cache stays there
 //! from one kernel to the next).
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -247,6 +248,7 @@ impl Rng {
 
 /// A kernel under test: a pipeline and its path (`None`: the baseline, whose
 /// grid differs).
+#[derive(Clone)]
 struct Kernel {
     name: String,
     pipeline: Arc<Pipeline>,
@@ -339,13 +341,6 @@ fn measure(
     let words: Vec<u32> = (0..il.word_count(shape))
         .map(|_| rng.next() as u32)
         .collect();
-    // --cold: each kernel (and each copy) reads its own copy of the input, so
-    // that none finds it in a cache from the kernel before.
-    let input_copies = |n: usize| -> Result<Vec<QTensor>, Fail> {
-        (0..n)
-            .map(|_| Ok(ops.tensor_from_words(&words, shape, il, q_in)?))
-            .collect()
-    };
     let ps = PixelShuffle::new(shape, os, 2, il, ol, q_in, q_out)?;
     let expected: Vec<u8> =
         reference::pixel_shuffle(&words, il, shape, ol, &Requant::new(q_in, q_out)?)?
@@ -360,7 +355,11 @@ fn measure(
         .iter()
         .filter(|k| k.path.is_none_or(|p| p.check(shape).is_ok()))
         .collect();
-    let inputs = input_copies(if a.cold { kernels.len() } else { 1 })?;
+    // --cold: each kernel (and each copy) reads its own copy of the input, so
+    // that none finds it in a cache from the kernel before.
+    let inputs = (0..if a.cold { kernels.len() } else { 1 })
+        .map(|_| ops.tensor_from_words(&words, shape, il, q_in))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut outs: Vec<QTensor> = Vec::new();
     for _ in &kernels {
         let mut t = ops.tensor(os, ol, q_out)?;
@@ -503,42 +502,44 @@ fn locals(
         .collect()
 }
 
-/// The kernels of one (pair, quantization): each path of the rewrite at its
-/// workgroup shape `locals` (or the swept path at each sweep shape), the
-/// baseline, and glslang's build of each path. The rewrite is one blob,
-/// specialized for the pair, quantization and path; the baseline has a
-/// variant for each pair and quantization.
-fn kernels(
-    ops: &Q8taOps,
-    a: &Args,
-    il: Layout,
-    ol: Layout,
-    passthrough: bool,
-    locals: &[[u32; 3]],
-) -> Result<Vec<Kernel>, Fail> {
-    let ctx = ops.context();
+/// The baseline's pipeline for one (pair, quantization): a variant for each.
+fn baseline(ops: &Q8taOps, il: Layout, ol: Layout, passthrough: bool) -> Result<Kernel, Fail> {
     let axes = [
         ("IN_LAYOUT", il.axis_value()),
         ("OUT_LAYOUT", ol.axis_value()),
         ("PASSTHROUGH", passthrough as i64),
     ];
+    let vb = ops.variant(Q8TA_PIXEL_SHUFFLE_BASELINE, &axes)?;
+    Ok(Kernel {
+        name: "baseline".into(),
+        pipeline: Arc::new(Pipeline::for_variant(
+            ops.context(),
+            Q8TA_PIXEL_SHUFFLE_BASELINE,
+            vb,
+            None,
+        )?),
+        path: None,
+    })
+}
+
+/// The kernels of one (pair, quantization): each path of the rewrite at its
+/// workgroup shape `locals` (or the swept path at each sweep shape), and
+/// glslang's build (`glslang`, [`glslang_blob`]) of each path. The rewrite is
+/// one blob, specialized for the pair, quantization and path.
+fn kernels(
+    ops: &Q8taOps,
+    a: &Args,
+    (il, ol, passthrough): (Layout, Layout, bool),
+    locals: &[[u32; 3]],
+    glslang: Option<&Blob>,
+) -> Result<Vec<Kernel>, Fail> {
+    let ctx = ops.context();
     let specs = ShufflePath::ALL.map(|path| shuffle_specialization(il, ol, passthrough, path));
     let options = |local, path: ShufflePath| PipelineOptions {
         local_size: Some(local),
         specialization: &specs[path as usize],
     };
     let v = ops.variant(Q8TA_PIXEL_SHUFFLE, &[])?;
-    let vb = ops.variant(Q8TA_PIXEL_SHUFFLE_BASELINE, &axes)?;
-    let baseline = Kernel {
-        name: "baseline".into(),
-        pipeline: Arc::new(Pipeline::for_variant(
-            ctx,
-            Q8TA_PIXEL_SHUFFLE_BASELINE,
-            vb,
-            None,
-        )?),
-        path: None,
-    };
     let mut out = Vec::new();
     let pipe =
         |local, path| Pipeline::for_variant_with(ctx, Q8TA_PIXEL_SHUFFLE, v, &options(local, path));
@@ -550,7 +551,6 @@ fn kernels(
                 path: Some(a.sweep_path),
             });
         }
-        out.push(baseline);
         return Ok(out);
     }
     for (path, &local) in ShufflePath::ALL.into_iter().zip(locals) {
@@ -559,21 +559,19 @@ fn kernels(
             pipeline: Arc::new(pipe(local, path)?),
             path: Some(path),
         });
-        if let Some(dir) = &a.glslang {
-            let blob = glslang_blob(dir, v)?;
+        if let Some(blob) = glslang {
             out.push(Kernel {
                 name: format!("path {} (glslang)", path.name()),
                 pipeline: Arc::new(Pipeline::with_options(
                     ctx,
                     "glslang build",
-                    &blob,
+                    blob,
                     &options(local, path),
                 )?),
                 path: Some(path),
             });
         }
     }
-    out.push(baseline);
     Ok(out)
 }
 
@@ -742,8 +740,13 @@ fn run(a: &Args) -> Result<(), Fail> {
     }
     let (ctx, start) = startup(a)?;
     let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT);
+    // glslang's build, read once: one blob for every pair, quantization and path.
+    let glslang = match &a.glslang {
+        Some(dir) => Some(glslang_blob(dir, ops.variant(Q8TA_PIXEL_SHUFFLE, &[])?)?),
+        None => None,
+    };
     if let Some(path) = &a.executables {
-        return executables(&ops, a, path);
+        return executables(&ops, a, glslang.as_ref(), path);
     }
     let caps = ctx.caps();
     let max_range = ctx.limits().max_storage_buffer_range as usize;
@@ -778,14 +781,17 @@ fn run(a: &Args) -> Result<(), Fail> {
     let mut skipped = Vec::new();
     for &(il, ol) in &pairs {
         for &pt in &a.quant {
-            // Pipelines per set of workgroup shapes (they depend on the size).
+            let base = baseline(&ops, il, ol, pt)?;
+            // The rewrite's pipelines per set of workgroup shapes (they depend
+            // on the size), the baseline beside them.
             let mut built: BTreeMap<Vec<[u32; 3]>, Vec<Kernel>> = BTreeMap::new();
             for &shape in &a.cases {
                 let l = locals(&ops, a, shape, il, ol, pt);
                 let ks = match built.entry(l) {
-                    std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::btree_map::Entry::Vacant(e) => {
-                        let k = kernels(&ops, a, il, ol, pt, e.key())?;
+                    Entry::Occupied(e) => e.into_mut(),
+                    Entry::Vacant(e) => {
+                        let mut k = kernels(&ops, a, (il, ol, pt), e.key(), glslang.as_ref())?;
+                        k.push(base.clone());
                         e.insert(k)
                     }
                 };
@@ -863,7 +869,12 @@ fn run(a: &Args) -> Result<(), Fail> {
 /// `--executables FILE`: no timing; what the driver compiled for every
 /// kernel of every pair, at each workgroup shape the cases take (statistics such as registers and instruction
 /// counts, and any text it shows), naga's and glslang's builds side by side.
-fn executables(ops: &Q8taOps, a: &Args, path: &std::path::Path) -> Result<(), Fail> {
+fn executables(
+    ops: &Q8taOps,
+    a: &Args,
+    glslang: Option<&Blob>,
+    path: &std::path::Path,
+) -> Result<(), Fail> {
     let mut out = Vec::new();
     for &il in &Layout::ALL {
         for &ol in &Layout::ALL {
@@ -874,11 +885,11 @@ fn executables(ops: &Q8taOps, a: &Args, path: &std::path::Path) -> Result<(), Fa
                     .iter()
                     .map(|&shape| locals(ops, a, shape, il, ol, pt))
                     .collect();
-                let ks = sets
-                    .iter()
-                    .map(|l| kernels(ops, a, il, ol, pt, l))
-                    .collect::<Result<Vec<_>, _>>()?;
-                for k in ks.into_iter().flatten() {
+                let mut ks = vec![baseline(ops, il, ol, pt)?];
+                for l in &sets {
+                    ks.extend(kernels(ops, a, (il, ol, pt), l, glslang)?);
+                }
+                for k in ks {
                     let exes: Vec<Value> = k
                         .pipeline
                         .executables()?
