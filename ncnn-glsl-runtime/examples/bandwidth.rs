@@ -18,8 +18,8 @@ use std::process::ExitCode;
 
 use copy_shader::CopyLaunch;
 use ncnn_glsl_runtime::{
-    include_ncnn_shader, Buffer, Context, ContextOptions, Dispatch, Options, Pipeline, Sequence,
-    VariantSet,
+    include_ncnn_shader, Buffer, Context, ContextOptions, Dispatch, Options, Pipeline,
+    PipelineOptions, Sequence, VariantSet,
 };
 use serde_json::json;
 
@@ -157,7 +157,12 @@ fn run() -> Result<(), Fail> {
     );
     let pipe = |set: &'static VariantSet| -> Result<Pipeline, Fail> {
         let v = ctx.select(set, Options::NCNN_DEFAULT, &[])?.variant;
-        Ok(Pipeline::for_variant(&ctx, set, v, None)?)
+        Ok(Pipeline::for_variant(
+            &ctx,
+            set,
+            v,
+            &PipelineOptions::default(),
+        )?)
     };
     let copy_shader = pipe(BENCH_COPY)?;
     let quad_shader = pipe(STORE_QUAD)?;
@@ -199,7 +204,12 @@ fn run() -> Result<(), Fail> {
             Step::Pipeline => {
                 let v = ctx.select(BENCH_COPY, Options::NCNN_DEFAULT, &[])?.variant;
                 let t = std::time::Instant::now();
-                drop(Pipeline::for_variant(&ctx, BENCH_COPY, v, None)?);
+                drop(Pipeline::for_variant(
+                    &ctx,
+                    BENCH_COPY,
+                    v,
+                    &PipelineOptions::default(),
+                )?);
                 println!(
                     "{:>6.1}s pipeline in {:.1} ms",
                     t0.elapsed().as_secs_f64(),

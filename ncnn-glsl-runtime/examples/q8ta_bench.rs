@@ -53,11 +53,11 @@ use std::time::Instant;
 use copy_shader::{CopyLaunch, Heater};
 
 use indicatif::{ProgressBar, ProgressStyle};
+use ncnn_glsl_runtime::q8ta::sets::{PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE};
 use ncnn_glsl_runtime::q8ta::{
-    model, reference, shuffle_specialization, Layout, PixelShuffle, Q8taOps, QTensor, QuantParams,
-    Requant, Shape, ShufflePath,
+    self, launch, reference, shuffle_specialization, Layout, PixelShuffle, Q8taOps, QTensor,
+    QuantParams, Requant, Shape, ShufflePath,
 };
-use ncnn_glsl_runtime::shipped::{Q8TA_PIXEL_SHUFFLE, Q8TA_PIXEL_SHUFFLE_BASELINE};
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Blob, Buffer, Context, ContextOptions, DeviceSelector, DeviceType,
     Dispatch, Options, Pipeline, PipelineOptions, Sequence, Variant, VariantSet,
@@ -456,17 +456,17 @@ fn measure(
 
 /// Adds "rewrite" (and "rewrite (glslang)") records: the measurements of
 /// the path the runtime takes for each case on a `device` of that type
-/// ([`ShufflePath`] rule `q8ta::model::shuffle_path`), under the name the
+/// ([`ShufflePath`] rule `q8ta::launch::shuffle_path`), under the name the
 /// report compares.
 fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
     let mut extra = Vec::new();
     for r in records.iter() {
-        let axes = model::Axes {
+        let axes = launch::Axes {
             in_layout: r.pair.0,
             out_layout: r.pair.1,
             passthrough: r.passthrough,
         };
-        let chosen = model::shuffle_path(r.shape, axes, device).name();
+        let chosen = launch::shuffle_path(r.shape, axes, device).name();
         let name = if r.kernel == format!("path {chosen}") {
             "rewrite"
         } else if r.kernel == format!("path {chosen} (glslang)") {
@@ -509,14 +509,14 @@ fn baseline(ops: &Q8taOps, il: Layout, ol: Layout, passthrough: bool) -> Result<
         ("OUT_LAYOUT", ol.axis_value()),
         ("PASSTHROUGH", passthrough as i64),
     ];
-    let vb = ops.variant(Q8TA_PIXEL_SHUFFLE_BASELINE, &axes)?;
+    let vb = ops.variant(PIXEL_SHUFFLE_BASELINE, &axes)?;
     Ok(Kernel {
         name: "baseline".into(),
         pipeline: Arc::new(Pipeline::for_variant(
             ops.context(),
-            Q8TA_PIXEL_SHUFFLE_BASELINE,
+            PIXEL_SHUFFLE_BASELINE,
             vb,
-            None,
+            &PipelineOptions::default(),
         )?),
         path: None,
     })
@@ -539,10 +539,9 @@ fn kernels(
         local_size: Some(local),
         specialization: &specs[path as usize],
     };
-    let v = ops.variant(Q8TA_PIXEL_SHUFFLE, &[])?;
+    let v = ops.variant(PIXEL_SHUFFLE, &[])?;
     let mut out = Vec::new();
-    let pipe =
-        |local, path| Pipeline::for_variant_with(ctx, Q8TA_PIXEL_SHUFFLE, v, &options(local, path));
+    let pipe = |local, path| Pipeline::for_variant(ctx, PIXEL_SHUFFLE, v, &options(local, path));
     if let Some(shapes) = &a.sweep {
         for &s in shapes {
             out.push(Kernel {
@@ -562,7 +561,7 @@ fn kernels(
         if let Some(blob) = glslang {
             out.push(Kernel {
                 name: format!("path {} (glslang)", path.name()),
-                pipeline: Arc::new(Pipeline::with_options(
+                pipeline: Arc::new(Pipeline::new(
                     ctx,
                     "glslang build",
                     blob,
@@ -585,10 +584,10 @@ fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
         device: a.device.clone(),
         validation: a.validation,
         pipeline_statistics: a.executables.is_some(),
-        ..Default::default()
+        ..q8ta::context_options()
     })?;
     let t_ctx = t0.elapsed();
-    let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT);
+    let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT)?;
     let q = QuantParams::new(0.02, 3, "input")?;
     let shape = Shape::new(1, 64, 16, 16);
     let words = vec![0x0102_0304u32; Layout::Packed4C.word_count(shape)];
@@ -608,7 +607,7 @@ fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
     if got != want {
         return Err("start-up run: the first result differs from the reference".into());
     }
-    let v = ops.variant(Q8TA_PIXEL_SHUFFLE, &[])?;
+    let v = ops.variant(PIXEL_SHUFFLE, &[])?;
     let spec = shuffle_specialization(
         Layout::Packed4W4C,
         Layout::Packed4C1W,
@@ -620,11 +619,11 @@ fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
         specialization: &spec,
     };
     let t1 = Instant::now();
-    let p = Pipeline::for_variant_with(&ctx, Q8TA_PIXEL_SHUFFLE, v, &options)?;
+    let p = Pipeline::for_variant(&ctx, PIXEL_SHUFFLE, v, &options)?;
     let t_pipe = t1.elapsed();
     drop(p);
     // Variants share identical blobs: count each once.
-    let mut blobs: Vec<&Blob> = Q8TA_PIXEL_SHUFFLE.variants.iter().map(|v| v.blob).collect();
+    let mut blobs: Vec<&Blob> = PIXEL_SHUFFLE.variants.iter().map(|v| v.blob).collect();
     blobs.sort_by_key(|b| b.spirv.as_ptr());
     blobs.dedup_by_key(|b| b.spirv.as_ptr());
     let set_bytes: usize = blobs.iter().map(|b| b.spirv.len() * 4).sum();
@@ -635,7 +634,7 @@ fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
             "context_ms": ms(t_ctx),
             "first_result_ms": ms(t_first),
             "pipeline_create_ms": ms(t_pipe),
-            "pixel_shuffle_variants": Q8TA_PIXEL_SHUFFLE.variants.len(),
+            "pixel_shuffle_variants": PIXEL_SHUFFLE.variants.len(),
             "pixel_shuffle_blobs": blobs.len(),
             "pixel_shuffle_spirv_bytes": set_bytes,
         }),
@@ -719,7 +718,7 @@ fn rederive(a: &Args, path: &std::path::Path) -> Result<(), Fail> {
     print!("{}", out.table);
     doc["records"] = Value::Array(out.json);
     doc["rewrite_derived_by"] = json!(format!(
-        "q8ta_bench --from-json {} (the rule of q8ta::model::shuffle_path in this build)",
+        "q8ta_bench --from-json {} (the rule of q8ta::launch::shuffle_path in this build)",
         path.display()
     ));
     if let Some(p) = &a.json {
@@ -739,10 +738,10 @@ fn run(a: &Args) -> Result<(), Fail> {
         return rederive(a, path);
     }
     let (ctx, start) = startup(a)?;
-    let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT);
+    let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT)?;
     // glslang's build, read once: one blob for every pair, quantization and path.
     let glslang = match &a.glslang {
-        Some(dir) => Some(glslang_blob(dir, ops.variant(Q8TA_PIXEL_SHUFFLE, &[])?)?),
+        Some(dir) => Some(glslang_blob(dir, ops.variant(PIXEL_SHUFFLE, &[])?)?),
         None => None,
     };
     if let Some(path) = &a.executables {
@@ -771,7 +770,8 @@ fn run(a: &Args) -> Result<(), Fail> {
             .expect("a valid template"),
     );
     let copy_variant = ctx.select(BENCH_COPY, Options::NCNN_DEFAULT, &[])?.variant;
-    let copy_shader = Pipeline::for_variant(&ctx, BENCH_COPY, copy_variant, None)?;
+    let copy_shader =
+        Pipeline::for_variant(&ctx, BENCH_COPY, copy_variant, &PipelineOptions::default())?;
     let heat_ms = a.heat_ms.unwrap_or(match caps.device_type {
         DeviceType::Cpu => 0,
         _ => 500,

@@ -19,9 +19,9 @@ use std::sync::{Arc, Mutex};
 
 use ncnn_glsl_runtime::q8ta::vectors::{self, VectorCase};
 use ncnn_glsl_runtime::q8ta::{
-    pack, reference, unpack, Layout, Q8taOps, QTensor, QuantParams, Requant, Shape, Storage,
+    self, pack, reference, unpack, Layout, Q8taOps, QTensor, QuantParams, Requant, Shape,
 };
-use ncnn_glsl_runtime::{Context, ContextOptions, DeviceSelector, Message, Options};
+use ncnn_glsl_runtime::{Context, ContextOptions, DeviceSelector, FloatStorage, Message, Options};
 
 struct Args {
     shape: Shape,
@@ -162,14 +162,14 @@ fn quantize_ok(got: i8, want: i8, x: f32, scale: f32) -> bool {
     (got as i32 - want as i32).abs() == 1 && (v - v.floor() - 0.5).abs() < 2f64.powi(-20)
 }
 
-fn dequantize_ok(got: f32, want: f32, s: Storage) -> bool {
+fn dequantize_ok(got: f32, want: f32, s: FloatStorage) -> bool {
     match s {
-        Storage::F32 => got == want,
-        Storage::F16 => {
+        FloatStorage::F32 => got == want,
+        FloatStorage::F16 => {
             let ulp = half::f16::from_f32(want.abs()).to_f32().max(6.1e-5) * 2f32.powi(-10);
             got == s.round(want) || (got - want).abs() <= ulp * 1.0001
         }
-        Storage::Bf16 => {
+        FloatStorage::Bf16 => {
             got == s.round(want) || (got - want).abs() <= want.abs().max(1e-30) * 2f32.powi(-7)
         }
     }
@@ -327,9 +327,10 @@ fn real_main(a: &Args) -> Result<bool, Fail> {
         device: a.device.clone(),
         validation: a.validation,
         messages: Some(Arc::new(move |m: Message| sink.lock().unwrap().push(m))),
-        ..ContextOptions::default()
+        // The q8ta sets: the context enables the features their variants use.
+        ..q8ta::context_options()
     })?;
-    let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT);
+    let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT)?;
     println!(
         "device: {} ({:?}), validation {}",
         ctx.caps().name,
@@ -361,10 +362,7 @@ fn real_main(a: &Args) -> Result<bool, Fail> {
             "input {s} -> output {os}, seed {}, {} reps (median of GPU timestamps)",
             a.seed, a.reps
         );
-        let qv = ops.variant(
-            ncnn_glsl_runtime::shipped::Q8TA_QUANTIZE,
-            &[("OUT_LAYOUT", 0)],
-        )?;
+        let qv = ops.variant(q8ta::sets::QUANTIZE, &[("OUT_LAYOUT", 0)])?;
         println!(
             "quantize / dequantize run in {} storage ({:?} on the host)",
             qv.target,

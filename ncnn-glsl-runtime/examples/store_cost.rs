@@ -27,7 +27,7 @@ use std::sync::Arc;
 use copy_shader::{CopyLaunch, Heater};
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, Context, ContextOptions, DeviceType, Dispatch, Options, Pipeline,
-    Sequence, VariantSet,
+    PipelineOptions, Sequence, VariantSet,
 };
 use serde_json::json;
 
@@ -134,7 +134,8 @@ fn run() -> Result<(), Fail> {
         _ => 500,
     });
     let copy_variant = ctx.select(BENCH_COPY, Options::NCNN_DEFAULT, &[])?.variant;
-    let heat_shader = Pipeline::for_variant(&ctx, BENCH_COPY, copy_variant, None)?;
+    let heat_shader =
+        Pipeline::for_variant(&ctx, BENCH_COPY, copy_variant, &PipelineOptions::default())?;
     let heater = Heater::new(&ctx, &heat_shader, heat_ms)?;
     let mut rows = Vec::new();
     let mut floor_ns = None;
@@ -145,7 +146,12 @@ fn run() -> Result<(), Fail> {
             eprintln!("{name}: skipped, the device runs {target} for {mode}");
             continue;
         }
-        let pipeline = Arc::new(Pipeline::for_variant(&ctx, set, choice.variant, None)?);
+        let pipeline = Arc::new(Pipeline::for_variant(
+            &ctx,
+            set,
+            choice.variant,
+            &PipelineOptions::default(),
+        )?);
         let mut b = Buffer::new(&ctx, (words * 4) as u64)?;
         b.write(&vec![0xa5; words * 4])?;
         // The benchmark's copy shader (invocations 0) has its own launch.

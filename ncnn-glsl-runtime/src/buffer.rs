@@ -1,7 +1,8 @@
 //! Device-local buffers and moving bytes in and out of them: straight
 //! through the mapping where the memory is host-visible and coherent, else
 //! (or when the context forces it) through a host-visible staging buffer and
-//! a copy on the queue. Also the timed device-to-device copy.
+//! a copy on the queue. (The timed device-to-device copy, [`Buffer::copy_from`],
+//! is a one-step [`crate::Sequence`].)
 
 use std::sync::Arc;
 
@@ -10,9 +11,8 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::{AllocationError, MemoryLocation};
 
 use crate::context::Context;
-use crate::dispatch::DispatchStats;
 use crate::error::{Error, Result};
-use crate::sequence::Sequence;
+use crate::submit::barrier;
 
 /// How a buffer's bytes move between host and device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -325,19 +325,6 @@ impl Buffer {
     }
 }
 
-impl Buffer {
-    /// Copies the first `bytes` bytes of `src` into this buffer on the device
-    /// (`vkCmdCopyBuffer`) and waits. It is ordered after earlier dispatches and
-    /// transfers and before later ones; the time is that of the copy alone
-    /// (`gpu_ns`), the bandwidth ceiling kernels are measured against.
-    pub fn copy_from(&mut self, src: &Buffer, bytes: u64) -> Result<DispatchStats> {
-        let ctx = self.ctx.clone();
-        let mut seq = Sequence::new(&ctx);
-        seq.copy(src, self, bytes)?;
-        Ok(seq.run()?[0])
-    }
-}
-
 impl Drop for Buffer {
     fn drop(&mut self) {
         unsafe { self.ctx.device().destroy_buffer(self.buffer, None) };
@@ -345,30 +332,4 @@ impl Drop for Buffer {
             let _ = alloc.free(a);
         }
     }
-}
-
-/// A global memory barrier: buffers are whole-resource here, and a global
-/// barrier is what drivers implement buffer barriers as anyway.
-pub(crate) fn barrier(
-    d: &ash::Device,
-    cmd: vk::CommandBuffer,
-    src_stage: vk::PipelineStageFlags,
-    src_access: vk::AccessFlags,
-    dst_stage: vk::PipelineStageFlags,
-    dst_access: vk::AccessFlags,
-) {
-    let m = [vk::MemoryBarrier::default()
-        .src_access_mask(src_access)
-        .dst_access_mask(dst_access)];
-    unsafe {
-        d.cmd_pipeline_barrier(
-            cmd,
-            src_stage,
-            dst_stage,
-            vk::DependencyFlags::empty(),
-            &m,
-            &[],
-            &[],
-        )
-    };
 }

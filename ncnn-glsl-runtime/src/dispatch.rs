@@ -15,10 +15,10 @@
 use ash::vk;
 use ncnn_glsl_core::reflection::BindingKind;
 
-use crate::buffer::{barrier, Buffer};
+use crate::buffer::Buffer;
 use crate::error::{Error, Result};
 use crate::pipeline::{descriptor_type, Pipeline};
-use crate::sequence::Sequence;
+use crate::submit::barrier;
 
 /// One dispatch's arguments.
 #[derive(Clone, Copy, Debug)]
@@ -47,16 +47,6 @@ impl<'a> Dispatch<'a> {
     }
 }
 
-/// What a dispatch measured.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DispatchStats {
-    /// GPU time from before the first piece to after the last, in ns
-    /// (timestamps times `timestampPeriod`); `None` where the queue has no timestamps.
-    pub gpu_ns: Option<f64>,
-    /// How many `vkCmdDispatchBase` pieces the grid took.
-    pub pieces: u32,
-}
-
 /// The pieces of a grid: (base, count) per axis, each count within `max`.
 pub(crate) fn pieces(groups: [u32; 3], max: [u32; 3]) -> Vec<([u32; 3], [u32; 3])> {
     let axis = |n: u32, m: u32| -> Vec<(u32, u32)> {
@@ -81,13 +71,6 @@ pub(crate) fn pieces(groups: [u32; 3], max: [u32; 3]) -> Vec<([u32; 3], [u32; 3]
 }
 
 impl Pipeline {
-    /// Runs one dispatch and waits for it (a [`Sequence`] of one step).
-    pub fn dispatch(&self, args: &Dispatch<'_>) -> Result<DispatchStats> {
-        let mut seq = Sequence::new(&self.ctx);
-        seq.dispatch(self, *args)?;
-        Ok(seq.run()?[0])
-    }
-
     /// Checks `args` against the shader and the device; the grid's pieces.
     pub(crate) fn check(&self, args: &Dispatch<'_>) -> Result<Vec<([u32; 3], [u32; 3])>> {
         let ctx = &self.ctx;

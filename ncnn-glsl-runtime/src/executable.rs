@@ -46,7 +46,8 @@ impl Pipeline {
                 "executables need ContextOptions::pipeline_statistics",
             ));
         }
-        let ext = ash::khr::pipeline_executable_properties::Device::new(&ctx.instance, &ctx.device);
+        let ext =
+            ash::khr::pipeline_executable_properties::Device::new(&ctx.instance.raw, &ctx.device);
         let info = vk::PipelineInfoKHR::default().pipeline(self.pipeline);
         let props = unsafe { ext.get_pipeline_executable_properties(&info) }
             .map_err(|e| Error::vk("vkGetPipelineExecutablePropertiesKHR", e))?;

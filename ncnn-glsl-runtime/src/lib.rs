@@ -12,7 +12,7 @@
 //! # fn f(set: &'static VariantSet) -> Result<(), Error> {
 //! let ctx = Context::new(ContextOptions { variant_sets: vec![set], ..Default::default() })?;
 //! let choice = ctx.select(set, Options::NCNN_DEFAULT, &[])?;
-//! let pipeline = Pipeline::for_variant(&ctx, set, choice.variant, None)?;
+//! let pipeline = Pipeline::for_variant(&ctx, set, choice.variant, &PipelineOptions::default())?;
 //! let (mut a, mut b) = (Buffer::new(&ctx, 1024)?, Buffer::new(&ctx, 1024)?);
 //! a.write(&[0; 1024])?;
 //! pipeline.dispatch(&Dispatch::new(&[&a, &b], &[], [64, 1, 1]))?;
@@ -21,7 +21,7 @@
 //! # Ok(()) }
 //! ```
 
-// `include_ncnn_shader!` names `::ncnn_glsl_runtime::__private`: the shipped sets use it here.
+// `include_ncnn_shader!` names `::ncnn_glsl_runtime::__private`: the q8ta sets use it here.
 extern crate self as ncnn_glsl_runtime;
 
 pub mod buffer;
@@ -29,22 +29,26 @@ pub mod context;
 pub mod dispatch;
 pub mod error;
 pub mod executable;
+pub mod instance;
 pub mod pipeline;
+mod pipeline_cache;
 pub mod probe;
+pub mod selector;
 pub mod sequence;
-pub mod shipped;
+pub mod storage;
+mod submit;
 mod timing;
 
 pub use buffer::{Buffer, Transfer};
-pub use context::{
-    probe_all, Context, ContextOptions, DeviceSelector, Message, MessageSink, Severity,
-};
-pub use dispatch::{Dispatch, DispatchStats};
+pub use context::{Context, ContextOptions};
+pub use dispatch::Dispatch;
 pub use error::{Error, Result};
 pub use executable::Executable;
+pub use instance::{probe_all, Message, MessageSink, Severity};
 pub use pipeline::{Pipeline, PipelineOptions, Slot, SpecValue};
-pub use sequence::Sequence;
-pub use shipped::SHIPPED;
+pub use selector::DeviceSelector;
+pub use sequence::{DispatchStats, Sequence};
+pub use storage::FloatStorage;
 
 pub use ncnn_glsl_core::reflection;
 pub use ncnn_glsl_core::variant::{

@@ -1,8 +1,8 @@
 //! Compute pipelines from a compiled blob: the shader module, layouts from
-//! the blob's reflection, the local size patched into the SPIR-V, and a
-//! pipeline cache on disk that is only ever trusted after checking it.
+//! the blob's reflection, the local size patched into the SPIR-V, the
+//! specialization constants checked against the reflection (the driver's
+//! cache on disk is `pipeline_cache.rs`'s).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use ash::vk;
@@ -11,6 +11,7 @@ use ncnn_glsl_core::variant::{Blob, Variant, VariantSet};
 
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::pipeline_cache::PipelineCache;
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 const OP_ENTRY_POINT: u32 = 15;
@@ -116,48 +117,21 @@ impl std::fmt::Debug for Pipeline {
 
 impl Pipeline {
     /// The pipeline of `variant`, a variant of `set` (chosen with
-    /// [`Context::select`]). `local_size` overrides the dimensions that the
-    /// shader declares with `local_size_*_id`; `None` keeps the compiled ones.
+    /// [`Context::select`]), with `options` (local size, specialization
+    /// constants; `&PipelineOptions::default()` keeps the compiled ones).
     pub fn for_variant(
-        ctx: &Arc<Context>,
-        set: &VariantSet,
-        variant: &Variant,
-        local_size: Option<[u32; 3]>,
-    ) -> Result<Pipeline> {
-        let options = PipelineOptions {
-            local_size,
-            ..Default::default()
-        };
-        Pipeline::for_variant_with(ctx, set, variant, &options)
-    }
-
-    /// [`Pipeline::for_variant`] with specialization constants.
-    pub fn for_variant_with(
         ctx: &Arc<Context>,
         set: &VariantSet,
         variant: &Variant,
         options: &PipelineOptions,
     ) -> Result<Pipeline> {
         let name = format!("`{}` ({})", set.name, variant.target);
-        Pipeline::with_options(ctx, &name, variant.blob, options)
+        Pipeline::new(ctx, &name, variant.blob, options)
     }
 
-    /// The pipeline of one blob; `name` appears in error messages.
+    /// The pipeline of one blob, with `options`; `name` appears in error
+    /// messages.
     pub fn new(
-        ctx: &Arc<Context>,
-        name: &str,
-        blob: &Blob,
-        local_size: Option<[u32; 3]>,
-    ) -> Result<Pipeline> {
-        let options = PipelineOptions {
-            local_size,
-            ..Default::default()
-        };
-        Pipeline::with_options(ctx, name, blob, &options)
-    }
-
-    /// [`Pipeline::new`] with specialization constants.
-    pub fn with_options(
         ctx: &Arc<Context>,
         name: &str,
         blob: &Blob,
@@ -266,13 +240,8 @@ impl Pipeline {
         let module = unsafe { d.create_shader_module(&module_info, None) }
             .map_err(|e| rejected(name, "vkCreateShaderModule", e))?;
 
-        let cache_file = ctx
-            .options()
-            .pipeline_cache_dir
-            .as_ref()
-            .map(|dir| dir.join(format!("{:016x}.pipeline-cache", cache_key(ctx, &spirv))));
-        let (cache, loaded) = load_cache(ctx, cache_file.as_ref());
-        p.cache_loaded = loaded;
+        let cache = PipelineCache::open(ctx, &spirv);
+        p.cache_loaded = cache.loaded();
 
         let spec_info = vk::SpecializationInfo::default()
             .map_entries(&spec_entries)
@@ -295,19 +264,13 @@ impl Pipeline {
             .stage(stage)
             .layout(p.layout)
             .flags(flags)];
-        let created = unsafe { d.create_compute_pipelines(cache, &info, None) };
+        let created = unsafe { d.create_compute_pipelines(cache.handle(), &info, None) };
         unsafe { d.destroy_shader_module(module, None) };
         match created {
             Ok(v) => p.pipeline = v[0],
-            Err((_, e)) => {
-                unsafe { d.destroy_pipeline_cache(cache, None) };
-                return Err(rejected(name, "vkCreateComputePipelines", e));
-            }
+            Err((_, e)) => return Err(rejected(name, "vkCreateComputePipelines", e)),
         }
-        if let Some(file) = cache_file {
-            save_cache(ctx, cache, &file);
-        }
-        unsafe { d.destroy_pipeline_cache(cache, None) };
+        cache.save();
         Ok(p)
     }
 
@@ -537,109 +500,6 @@ pub(crate) fn patch_local_size(spirv: &mut [u32], size: [u32; 3]) -> Result<(), 
     Ok(())
 }
 
-/// FNV-1a, 64-bit: stable across Rust versions and machines, unlike
-/// `DefaultHasher`, which matters for a key stored in a file name.
-fn fnv1a(seed: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(seed, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// The cache key: the driver's cache identity and the exact SPIR-V built.
-fn cache_key(ctx: &Context, spirv: &[u32]) -> u64 {
-    let props = unsafe { ctx.instance.get_physical_device_properties(ctx.physical) };
-    let mut h = fnv1a(FNV_OFFSET, &props.pipeline_cache_uuid);
-    for v in [props.driver_version, props.vendor_id, props.device_id] {
-        h = fnv1a(h, &v.to_le_bytes());
-    }
-    spirv.iter().fold(h, |h, w| fnv1a(h, &w.to_le_bytes()))
-}
-
-/// Our wrapper around the driver's cache data: magic, length, checksum, so a
-/// torn or edited file is caught before the driver sees it.
-const CACHE_MAGIC: &[u8; 8] = b"NCNNPC01";
-
-/// Creates a pipeline cache, seeded from `file` when it passes every check:
-/// our wrapper, then the Vulkan header (`headerSize`, `headerVersion` ONE,
-/// vendor and device ids, `pipelineCacheUUID`) against this device.
-/// Anything else is ignored: an empty cache is always correct.
-fn load_cache(ctx: &Context, file: Option<&PathBuf>) -> (vk::PipelineCache, bool) {
-    let props = unsafe { ctx.instance.get_physical_device_properties(ctx.physical) };
-    let data = file
-        .and_then(|f| std::fs::read(f).ok())
-        .and_then(|bytes| unwrap_cache(&bytes, &props).map(<[u8]>::to_vec));
-    let d = ctx.device();
-    if let Some(data) = &data {
-        let info = vk::PipelineCacheCreateInfo::default().initial_data(data);
-        if let Ok(c) = unsafe { d.create_pipeline_cache(&info, None) } {
-            return (c, true);
-        }
-    }
-    let info = vk::PipelineCacheCreateInfo::default();
-    let cache =
-        unsafe { d.create_pipeline_cache(&info, None) }.unwrap_or(vk::PipelineCache::null());
-    (cache, false)
-}
-
-/// The driver's data inside a saved file, if the file is whole and made by
-/// this driver for this device.
-pub(crate) fn unwrap_cache<'a>(
-    bytes: &'a [u8],
-    props: &vk::PhysicalDeviceProperties,
-) -> Option<&'a [u8]> {
-    let rest = bytes.strip_prefix(CACHE_MAGIC)?;
-    let (len, rest) = rest.split_first_chunk::<8>()?;
-    let (sum, data) = rest.split_first_chunk::<8>()?;
-    if u64::from_le_bytes(*len) != data.len() as u64
-        || u64::from_le_bytes(*sum) != fnv1a(FNV_OFFSET, data)
-    {
-        return None;
-    }
-    // VkPipelineCacheHeaderVersionOne: 4 u32 then a 16-byte UUID, little
-    // endian on every machine we run on.
-    if data.len() < 32 {
-        return None;
-    }
-    let word = |i: usize| u32::from_le_bytes(data[i * 4..i * 4 + 4].try_into().unwrap());
-    let header_size = word(0) as usize;
-    if header_size < 32
-        || header_size > data.len()
-        || word(1) != vk::PipelineCacheHeaderVersion::ONE.as_raw() as u32
-        || word(2) != props.vendor_id
-        || word(3) != props.device_id
-        || data[16..32] != props.pipeline_cache_uuid
-    {
-        return None;
-    }
-    Some(data)
-}
-
-/// Writes the cache's data to `file` (through a temporary file and a rename,
-/// so a reader never sees half a file). Failure only costs the next start
-/// its compile time, so it is not an error.
-fn save_cache(ctx: &Context, cache: vk::PipelineCache, file: &PathBuf) {
-    if cache == vk::PipelineCache::null() {
-        return;
-    }
-    let Ok(data) = (unsafe { ctx.device().get_pipeline_cache_data(cache) }) else {
-        return;
-    };
-    let mut out = Vec::with_capacity(data.len() + 24);
-    out.extend_from_slice(CACHE_MAGIC);
-    out.extend_from_slice(&(data.len() as u64).to_le_bytes());
-    out.extend_from_slice(&fnv1a(FNV_OFFSET, &data).to_le_bytes());
-    out.extend_from_slice(&data);
-    if let Some(dir) = file.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, &out).is_ok() {
-        let _ = std::fs::rename(&tmp, file);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -741,41 +601,5 @@ mod tests {
         ];
         patch_local_size(&mut m, [16, 4, 1]).unwrap();
         assert_eq!(m[13..16], [16, 4, 1]);
-    }
-
-    #[test]
-    fn cache_files_are_checked_before_use() {
-        let props = vk::PhysicalDeviceProperties {
-            vendor_id: 0x10005,
-            device_id: 7,
-            pipeline_cache_uuid: [9; 16],
-            ..Default::default()
-        };
-        let mut data = Vec::new();
-        for w in [32u32, 1, 0x10005, 7] {
-            data.extend_from_slice(&w.to_le_bytes());
-        }
-        data.extend_from_slice(&[9; 16]);
-        data.extend_from_slice(b"driver bytes");
-        let wrap = |data: &[u8]| {
-            let mut out = CACHE_MAGIC.to_vec();
-            out.extend_from_slice(&(data.len() as u64).to_le_bytes());
-            out.extend_from_slice(&fnv1a(FNV_OFFSET, data).to_le_bytes());
-            out.extend_from_slice(data);
-            out
-        };
-        let good = wrap(&data);
-        assert_eq!(unwrap_cache(&good, &props), Some(&data[..]));
-        // Torn file, flipped byte, other device, other UUID, other version.
-        assert_eq!(unwrap_cache(&good[..good.len() - 1], &props), None);
-        let mut flipped = good.clone();
-        *flipped.last_mut().unwrap() ^= 1;
-        assert_eq!(unwrap_cache(&flipped, &props), None);
-        for (at, v) in [(8usize, 8u8), (16, 0), (4, 2)] {
-            let mut d = data.clone();
-            d[at] = v;
-            assert_eq!(unwrap_cache(&wrap(&d), &props), None, "byte {at}");
-        }
-        assert_eq!(unwrap_cache(b"garbage", &props), None);
     }
 }

@@ -11,12 +11,23 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use crate::buffer::{barrier, Buffer};
+use crate::buffer::Buffer;
 use crate::context::Context;
-use crate::dispatch::{Dispatch, DispatchStats};
+use crate::dispatch::Dispatch;
 use crate::error::{Error, Result};
 use crate::pipeline::Pipeline;
+use crate::submit::barrier;
 use crate::timing::Timer;
+
+/// What one step of a sequence measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DispatchStats {
+    /// GPU time from before the first piece to after the last, in ns
+    /// (timestamps times `timestampPeriod`); `None` where the queue has no timestamps.
+    pub gpu_ns: Option<f64>,
+    /// How many `vkCmdDispatchBase` pieces the grid took.
+    pub pieces: u32,
+}
 
 /// Steps to run in one submission: [`Sequence::dispatch`], [`Sequence::copy`],
 /// then [`Sequence::run`].
@@ -259,5 +270,27 @@ impl<'a> Sequence<'a> {
                 }
             })
             .collect())
+    }
+}
+
+impl Pipeline {
+    /// Runs one dispatch and waits for it (a [`Sequence`] of one step).
+    pub fn dispatch(&self, args: &Dispatch<'_>) -> Result<DispatchStats> {
+        let mut seq = Sequence::new(&self.ctx);
+        seq.dispatch(self, *args)?;
+        Ok(seq.run()?[0])
+    }
+}
+
+impl Buffer {
+    /// Copies the first `bytes` bytes of `src` into this buffer on the device
+    /// (`vkCmdCopyBuffer`) and waits. It is ordered after earlier dispatches and
+    /// transfers and before later ones; the time is that of the copy alone
+    /// (`gpu_ns`), the bandwidth ceiling kernels are measured against.
+    pub fn copy_from(&mut self, src: &Buffer, bytes: u64) -> Result<DispatchStats> {
+        let ctx = self.ctx.clone();
+        let mut seq = Sequence::new(&ctx);
+        seq.copy(src, self, bytes)?;
+        Ok(seq.run()?[0])
     }
 }

@@ -38,7 +38,8 @@ use conformance_model::FloatStorage;
 use ncnn_glsl_core::variant::{Usage, Variant, VariantSet};
 use ncnn_glsl_core::{compile, expand, CompileOptions, MemoryLoader, SourceFile};
 use ncnn_glsl_runtime::{
-    Blob, Buffer, Context, ContextOptions, DeviceBits, Dispatch, Options, Pipeline, Target,
+    Blob, Buffer, Context, ContextOptions, DeviceBits, Dispatch, Options, Pipeline,
+    PipelineOptions, Target,
 };
 
 /// One output buffer: elements of `size` bytes, each allowed two values
@@ -193,7 +194,8 @@ fn run_counting(
     push: &[u8],
     groups: u32,
 ) -> Result<(Vec<usize>, Vec<String>), String> {
-    let p = Pipeline::new(ctx, what, blob, None).map_err(|e| e.to_string())?;
+    let p =
+        Pipeline::new(ctx, what, blob, &PipelineOptions::default()).map_err(|e| e.to_string())?;
     let mut bufs = Vec::new();
     for b in io {
         let bytes = match b {

@@ -24,10 +24,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use differential::{leak_blob, run_blobs, Case, Cmp, Fill, Io, RunError};
-use ncnn_glsl_core::options::Flag;
 use ncnn_glsl_core::{ext, CompileOptions, MemoryLoader, SourceFile, Target};
 use ncnn_glsl_runtime::reflection::Reflection;
-use ncnn_glsl_runtime::{Blob, ContextOptions, SpecValue, Usage, Variant, VariantSet};
+use ncnn_glsl_runtime::{
+    Blob, ContextOptions, FloatStorage, SpecValue, Usage, Variant, VariantSet,
+};
 
 /// The element type of a binding.
 #[derive(Clone, Copy)]
@@ -527,40 +528,21 @@ fn corpus() -> Vec<Shader> {
     ]
 }
 
-/// How `sfp` is stored in `target`.
-#[derive(Clone, Copy)]
-enum Storage {
-    F32,
-    F16,
-    Bf16,
-}
-
-fn storage(target: &Target) -> Storage {
-    let o = target.options;
-    if o.has(Flag::Bf16Storage) || o.has(Flag::Bf16Packed) {
-        Storage::Bf16
-    } else if o.has(Flag::Fp16Storage) || o.has(Flag::Fp16Packed) {
-        Storage::F16
-    } else {
-        Storage::F32
-    }
-}
-
 /// The harness's `Io` for a binding in `target`.
 fn io(b: B, target: &Target) -> Io {
-    let st = storage(target);
+    let st = FloatStorage::of(target.options);
     let (ty, n) = match b {
         B::In(t, n, ..) | B::Out(t, n) | B::InOut(t, n, ..) => (t, n),
     };
     let bytes = |per: u64| (n * per).div_ceil(16) * 16;
     let (size, fill, cmp) = match (ty, st) {
-        (Sfp, Storage::F32) | (F32, _) => (
+        (Sfp, FloatStorage::F32) | (F32, _) => (
             bytes(4),
             (|lo, hi| Fill::F32(lo, hi)) as fn(f32, f32) -> Fill,
             Cmp::F32Ulps(1),
         ),
-        (Sfp, Storage::F16) => (bytes(2), Fill::F16 as fn(f32, f32) -> Fill, Cmp::F16Ulps(1)),
-        (Sfp, Storage::Bf16) => (
+        (Sfp, FloatStorage::F16) => (bytes(2), Fill::F16 as fn(f32, f32) -> Fill, Cmp::F16Ulps(1)),
+        (Sfp, FloatStorage::Bf16) => (
             bytes(2),
             Fill::Bf16 as fn(f32, f32) -> Fill,
             Cmp::Bf16Ulps(1),

@@ -1,4 +1,4 @@
-//! Every variant of every shipped shader (`ncnn_glsl_runtime::SHIPPED`),
+//! Every variant of every shipped shader (`ncnn_glsl_runtime::q8ta::SETS`),
 //! our embedded blob against glslang's: the variant's finished GLSL (the
 //! committed artifact `shaders/variants/<shader>/<variant>.glsl`, whose
 //! manifest entry must carry the hash of the blob we embed) goes through
@@ -30,16 +30,13 @@ use common::{assert_clean, context, Rng};
 use differential::{glslang, glslang_blob, leak_set, run_pair_with, seed, Case, Cmp, Io};
 use ncnn_glsl_core::variant::build::VariantKey;
 use ncnn_glsl_core::variant::manifest::{file_name, fnv1a64};
-use ncnn_glsl_runtime::q8ta::model::{
-    dequantize_grid, quantize_grid, DequantizePush, QuantizePush, ShufflePath,
+use ncnn_glsl_runtime::q8ta::launch::{
+    dequantize_grid, dequantize_vec_width, quantize_grid, shuffle_local_size, ShufflePath,
 };
-use ncnn_glsl_runtime::q8ta::{
-    shuffle_local_size, Layout, PixelShuffle, QuantParams, Shape, Storage,
-};
-use ncnn_glsl_runtime::shipped::{
-    Q8TA_DEQUANTIZE, Q8TA_PIXEL_SHUFFLE, Q8TA_PIXEL_SHUFFLE_BASELINE, Q8TA_QUANTIZE,
-};
-use ncnn_glsl_runtime::{Blob, Context, ContextOptions, Variant, VariantSet, SHIPPED};
+use ncnn_glsl_runtime::q8ta::push::{DequantizePush, QuantizePush};
+use ncnn_glsl_runtime::q8ta::sets::{DEQUANTIZE, PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE, QUANTIZE};
+use ncnn_glsl_runtime::q8ta::{Layout, PixelShuffle, QuantParams, Shape, SETS};
+use ncnn_glsl_runtime::{Blob, Context, ContextOptions, FloatStorage, Variant, VariantSet};
 
 /// One dispatch of a variant: the case (bindings, push constants, grid,
 /// local size) and the bytes of every binding.
@@ -98,7 +95,7 @@ struct Tally {
 
 /// Runs every variant of `set`; `runs` gives the dispatches of one variant.
 fn check_set(set: &'static VariantSet, runs: impl Fn(&Variant, &mut Rng) -> Vec<Run>) {
-    assert!(SHIPPED.iter().any(|s| std::ptr::eq(*s, set)));
+    assert!(SETS.iter().any(|s| std::ptr::eq(*s, set)));
     let manifest: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(artifacts(set).join("manifest.json")).expect("manifest.json"),
     )
@@ -139,7 +136,7 @@ fn check_set(set: &'static VariantSet, runs: impl Fn(&Variant, &mut Rng) -> Vec<
             .into_boxed_slice(),
     );
     let Some((ctx, log)) = context(ContextOptions {
-        variant_sets: vec![leak_set(theirs_variants)],
+        variant_sets: vec![set, leak_set(theirs_variants)],
         ..ContextOptions::default()
     }) else {
         return;
@@ -297,7 +294,7 @@ const CLAMPED: [u32; 3] = [65535, 1, 2];
 /// the fourth constant).
 #[test]
 fn pixel_shuffle_specializations_match_glslang() {
-    let set = Q8TA_PIXEL_SHUFFLE;
+    let set = PIXEL_SHUFFLE;
     assert!(
         set.axes.is_empty(),
         "the layouts are specialization constants"
@@ -350,7 +347,7 @@ fn pixel_shuffle_specializations_match_glslang() {
 
 #[test]
 fn pixel_shuffle_baseline_variants_match_glslang() {
-    let set = Q8TA_PIXEL_SHUFFLE_BASELINE;
+    let set = PIXEL_SHUFFLE_BASELINE;
     check_set(set, |v, rng| {
         SHUFFLE_SHAPES
             .iter()
@@ -376,11 +373,11 @@ fn groups64(grid: [u32; 3]) -> [u32; 3] {
 
 #[test]
 fn quantize_variants_match_glslang() {
-    let set = Q8TA_QUANTIZE;
+    let set = QUANTIZE;
     check_set(set, |v, rng| {
         assert_eq!(v.blob.reflection.local_size, [64, 1, 1]);
         let out_l = layout(axis(set, v, "OUT_LAYOUT"));
-        let storage = Storage::of(v.target.options);
+        let storage = FloatStorage::of(v.target.options);
         [[2, 6, 3, 5], [1, 8, 2, 8], [1, 3, 1, 70]]
             .into_iter()
             .map(|dims| {
@@ -418,16 +415,16 @@ fn quantize_variants_match_glslang() {
 
 #[test]
 fn dequantize_variants_match_glslang() {
-    let set = Q8TA_DEQUANTIZE;
+    let set = DEQUANTIZE;
     check_set(set, |v, rng| {
         assert_eq!(v.blob.reflection.local_size, [64, 1, 1]);
         let in_l = layout(axis(set, v, "IN_LAYOUT"));
         let vec = axis(set, v, "VEC");
-        let storage = Storage::of(v.target.options);
+        let storage = FloatStorage::of(v.target.options);
         let cmp = match storage {
-            Storage::F32 => Cmp::F32Ulps(1),
-            Storage::F16 => Cmp::F16Ulps(1),
-            Storage::Bf16 => Cmp::Bf16Ulps(1),
+            FloatStorage::F32 => Cmp::F32Ulps(1),
+            FloatStorage::F16 => Cmp::F16Ulps(1),
+            FloatStorage::Bf16 => Cmp::Bf16Ulps(1),
         };
         // Shapes whose width selects this variant's vector width.
         let shapes: &[[usize; 4]] = match vec {
@@ -439,10 +436,7 @@ fn dequantize_variants_match_glslang() {
             .iter()
             .map(|dims| {
                 let shape = Shape::from_dims(*dims);
-                assert_eq!(
-                    ncnn_glsl_runtime::q8ta::model::dequantize_vec_width(shape.w) as i64,
-                    vec
-                );
+                assert_eq!(dequantize_vec_width(shape.w) as i64, vec);
                 let p = params(rng);
                 let in_bytes = in_l.byte_count(shape);
                 let out_bytes = storage.buffer_bytes(shape.elements());

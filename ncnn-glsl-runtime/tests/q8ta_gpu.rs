@@ -1,6 +1,6 @@
 //! The q8ta operations on a Vulkan device (lavapipe in CI) under the
-//! validation layer: every item of the spec's "Tests that must pass"
-//! (shared/spec/q8ta-pixel-shuffle.md). Inputs are fresh random each run
+//! validation layer: every item of "Tests that must pass" in
+//! docs/q8ta-pixel-shuffle.md. Inputs are fresh random each run
 //! (`Q8TA_SEED` repeats one); the seed is printed and shown on failure.
 //! Output buffers are poisoned before each dispatch and read back whole.
 
@@ -12,16 +12,16 @@ use common::{assert_clean, context, Log, Rng};
 use ncnn_glsl_runtime::q8ta::gpu::ShuffleRun;
 use ncnn_glsl_runtime::q8ta::vectors;
 use ncnn_glsl_runtime::q8ta::{
-    model, reference, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams, Requant, Shape,
-    ShufflePath, Storage,
+    launch, reference, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams, Requant, Shape,
+    ShuffleKernel, ShufflePath,
 };
-use ncnn_glsl_runtime::{Buffer, Context, ContextOptions, Options};
+use ncnn_glsl_runtime::{q8ta, Buffer, Context, ContextOptions, FloatStorage, Options};
 
 const POISON: u8 = 0xa5;
 
 fn setup(wanted: Options) -> Option<(Arc<Context>, Log, Q8taOps)> {
-    let (ctx, log) = context(ContextOptions::default())?;
-    let ops = Q8taOps::new(&ctx, wanted);
+    let (ctx, log) = context(q8ta::context_options())?;
+    let ops = Q8taOps::new(&ctx, wanted).unwrap();
     Some((ctx, log, ops))
 }
 
@@ -104,7 +104,7 @@ fn check_case(
             continue;
         }
         poison(&mut out);
-        ops.pixel_shuffle_path(&input, &mut out, 2, path)
+        ops.pixel_shuffle_with(&input, &mut out, 2, ShuffleKernel::RewriteOn(path))
             .unwrap_or_else(|e| panic!("{name}: path {path:?}: {e}"));
         let got = out.read_bytes().unwrap();
         if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
@@ -289,16 +289,16 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
         let probe = Shape::new(n, c, 1 << 16, w);
         let device = ctx.caps().device_type;
         let (q_in, q_out) = (qp(0.03, 7), qp(0.05, -9));
-        let axes = model::Axes {
+        let axes = launch::Axes {
             in_layout: il,
             out_layout: ol,
             passthrough: false,
         };
-        let path = model::shuffle_path(probe, axes, device);
+        let path = launch::shuffle_path(probe, axes, device);
         let local = ops.shuffle_local_size(probe, il, ol, path);
         let h = (max_z as usize * local[2] as usize) / n + 3;
         let shape = Shape::new(n, c, h, w);
-        assert_eq!(model::shuffle_path(shape, axes, device), path);
+        assert_eq!(launch::shuffle_path(shape, axes, device), path);
         assert_eq!(ops.shuffle_local_size(shape, il, ol, path), local);
         let input_words = random_words(&mut g, il.word_count(shape));
         let rq = Requant::new(q_in, q_out).unwrap();
@@ -328,32 +328,15 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
     assert_clean(&log);
 }
 
-fn vectors() -> Option<String> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/vectors/q8ta_pixel_shuffle.json");
-    match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{}: {e} (CI needs ../shared beside the repository)",
-                path.display()
-            );
-            eprintln!("skipped: {}: {e}", path.display());
-            None
-        }
-    }
-}
+/// The golden vectors: part of the test binary, so the test cannot run without them.
+const VECTORS: &str = include_str!("data/q8ta_pixel_shuffle.json");
 
 #[test]
 fn every_golden_vector_through_both_kernels() {
-    let Some(v) = vectors() else {
-        return;
-    };
     let Some((_ctx, log, ops)) = setup(Options::NCNN_DEFAULT) else {
         return;
     };
-    let cases = vectors::cases(&v).unwrap();
+    let cases = vectors::cases(VECTORS).unwrap();
     assert_eq!(cases.len(), 3 * 5 * 9);
     for c in &cases {
         let c = vectors::VectorCase::from_json(c).unwrap();
@@ -504,7 +487,7 @@ fn bad_inputs_are_errors_and_nothing_is_dispatched_or_written() {
     for path in [ShufflePath::Tile, ShufflePath::Quad] {
         let mut out = tensor(out_shape, ol, good, out_bytes);
         poison(&mut out);
-        match ops.pixel_shuffle_path(&input, &mut out, 2, path) {
+        match ops.pixel_shuffle_with(&input, &mut out, 2, ShuffleKernel::RewriteOn(path)) {
             Err(OpError::Invalid(e @ Q8taError::Path { .. })) => {
                 assert!(e.to_string().contains("W % 4 == 0"), "{e}")
             }
@@ -603,11 +586,11 @@ fn quantize_round_trip(wanted: Options) {
             let want = reference::dequantize(&words, shape, layout, p).unwrap();
             for (i, (&a, &b)) in got.iter().zip(&want).enumerate() {
                 let ok = match dst {
-                    Storage::F32 => a == b,
+                    FloatStorage::F32 => a == b,
                     // One fp16 (bf16) ulp of the exact f32 result.
-                    Storage::F16 | Storage::Bf16 => {
+                    FloatStorage::F16 | FloatStorage::Bf16 => {
                         let r = dst.round(b);
-                        let ulp = if dst == Storage::F16 {
+                        let ulp = if dst == FloatStorage::F16 {
                             half::f16::from_f32(b.abs()).to_f32().max(6.1e-5) * 2f32.powi(-10)
                         } else {
                             b.abs().max(1e-30) * 2f32.powi(-7)
@@ -633,4 +616,21 @@ fn quantize_and_dequantize_fp32() {
 #[test]
 fn quantize_and_dequantize_ncnn_default() {
     quantize_round_trip(Options::NCNN_DEFAULT);
+}
+
+/// The operations refuse a context that was not opened for their sets: it
+/// may lack the features their variants use.
+#[test]
+fn a_context_not_opened_for_the_q8ta_sets_is_refused() {
+    let Some((ctx, log)) = context(ContextOptions::default()) else {
+        return;
+    };
+    let e = Q8taOps::new(&ctx, Options::NCNN_DEFAULT).unwrap_err();
+    assert!(
+        matches!(e, Q8taError::ContextWithoutSets { missing } if missing.contains("q8ta_")),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("q8ta::context_options()"), "{e}");
+    drop(ctx);
+    assert_clean(&log);
 }

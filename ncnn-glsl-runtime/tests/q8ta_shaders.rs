@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use ncnn_glsl_runtime::q8ta::model::{DequantizePush, QuantizePush, ShufflePush};
+use ncnn_glsl_runtime::q8ta::push::{DequantizePush, QuantizePush, ShufflePush};
 use ncnn_glsl_runtime::q8ta::{shuffle_specialization, Layout, ShufflePath};
 use ncnn_glsl_runtime::reflection::Access;
 use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet};

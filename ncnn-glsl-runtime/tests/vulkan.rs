@@ -11,8 +11,8 @@ use common::{assert_clean, context, Rng};
 use half::f16;
 use ncnn_glsl_runtime::reflection::Reflection;
 use ncnn_glsl_runtime::{
-    include_ncnn_shader, Blob, Buffer, ContextOptions, DeviceSelector, Dispatch, Error, Flag,
-    Options, Pipeline, Sequence, Transfer, VariantSet,
+    include_ncnn_shader, Blob, Buffer, ContextOptions, DeviceSelector, Dispatch, Error,
+    FloatStorage, Options, Pipeline, PipelineOptions, Sequence, Transfer, VariantSet,
 };
 
 static SEED: &VariantSet = include_ncnn_shader!("../tests/shaders/seed_example.comp");
@@ -24,73 +24,6 @@ fn opts() -> ContextOptions {
     }
 }
 
-/// How the seed's `sfpvec4` is stored in a mode.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Storage {
-    F32,
-    F16,
-    Bf16,
-}
-
-fn storage(o: Options) -> Storage {
-    if o.has(Flag::Bf16Packed) || o.has(Flag::Bf16Storage) {
-        Storage::Bf16
-    } else if o.has(Flag::Fp16Packed) || o.has(Flag::Fp16Storage) {
-        Storage::F16
-    } else {
-        Storage::F32
-    }
-}
-
-fn bf16_bits(v: f32) -> u16 {
-    // The extension's rounding (spec): round to nearest on the fp32 bits.
-    (v.to_bits().wrapping_add(0x8000) >> 16) as u16
-}
-
-fn bf16_to_f32(b: u16) -> f32 {
-    f32::from_bits(u32::from(b) << 16)
-}
-
-/// Encodes `values` (already representable in the storage) as the buffer's bytes.
-fn encode(s: Storage, values: &[f32]) -> Vec<u8> {
-    match s {
-        Storage::F32 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
-        Storage::F16 => values
-            .iter()
-            .flat_map(|v| f16::from_f32(*v).to_le_bytes())
-            .collect(),
-        Storage::Bf16 => values
-            .iter()
-            .flat_map(|v| bf16_bits(*v).to_le_bytes())
-            .collect(),
-    }
-}
-
-fn decode(s: Storage, bytes: &[u8]) -> Vec<f32> {
-    match s {
-        Storage::F32 => bytes
-            .chunks(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-            .collect(),
-        Storage::F16 => bytes
-            .chunks(2)
-            .map(|c| f16::from_le_bytes(c.try_into().unwrap()).to_f32())
-            .collect(),
-        Storage::Bf16 => bytes
-            .chunks(2)
-            .map(|c| bf16_to_f32(u16::from_le_bytes(c.try_into().unwrap())))
-            .collect(),
-    }
-}
-
-fn elem_bytes(s: Storage) -> usize {
-    if s == Storage::F32 {
-        4
-    } else {
-        2
-    }
-}
-
 /// One ulp of fp16 at `v`'s magnitude.
 fn f16_ulp(v: f32) -> f32 {
     let h = f16::from_f32(v.abs());
@@ -99,12 +32,11 @@ fn f16_ulp(v: f32) -> f32 {
 }
 
 /// Checks one output element against the CPU's `a + 123`.
-fn check(s: Storage, a: f32, got: f32) -> Result<(), String> {
+fn check(s: FloatStorage, a: f32, got: f32) -> Result<(), String> {
     let exact = a + 123.0;
     let ok = match s {
-        Storage::F32 => got.to_bits() == exact.to_bits(),
-        Storage::F16 => (got - f16::from_f32(exact).to_f32()).abs() <= f16_ulp(exact),
-        Storage::Bf16 => got.to_bits() == bf16_to_f32(bf16_bits(exact)).to_bits(),
+        FloatStorage::F32 | FloatStorage::Bf16 => got.to_bits() == s.round(exact).to_bits(),
+        FloatStorage::F16 => (got - f16::from_f32(exact).to_f32()).abs() <= f16_ulp(exact),
     };
     if ok {
         Ok(())
@@ -118,8 +50,8 @@ fn check(s: Storage, a: f32, got: f32) -> Result<(), String> {
 fn run_seed(ctx: &Arc<ncnn_glsl_runtime::Context>, wanted: Options, n: u32) -> String {
     let choice = ctx.select(SEED, wanted, &[]).unwrap();
     let mode = choice.chosen.options;
-    let s = storage(mode);
-    let p = Pipeline::for_variant(ctx, SEED, choice.variant, None).unwrap();
+    let s = FloatStorage::of(mode);
+    let p = Pipeline::for_variant(ctx, SEED, choice.variant, &PipelineOptions::default()).unwrap();
     assert_eq!(p.local_size(), [1, 1, 1]);
     let mut rng = Rng::fresh();
     let seed = rng.0;
@@ -128,20 +60,20 @@ fn run_seed(ctx: &Arc<ncnn_glsl_runtime::Context>, wanted: Options, n: u32) -> S
     let input: Vec<f32> = (0..count)
         .map(|_| {
             let v = rng.f32(-1000.0, 1000.0);
-            decode(s, &encode(s, &[v]))[0]
+            s.round(v)
         })
         .collect();
-    let bytes = count * elem_bytes(s);
+    let bytes = s.buffer_bytes(count);
     let mut a = Buffer::new(ctx, bytes as u64).unwrap();
     let mut b = Buffer::new(ctx, bytes as u64).unwrap();
-    a.write(&encode(s, &input)).unwrap();
+    a.write(&s.encode(&input)).unwrap();
     b.write(&vec![0xff; bytes]).unwrap(); // poison: NaN in every format
     let stats = p
         .dispatch(&Dispatch::new(&[&a, &b], &[], [n, 1, 1]))
         .unwrap();
     let mut out = vec![0u8; bytes];
     b.read(&mut out).unwrap();
-    let got = decode(s, &out);
+    let got = s.decode(&out, count).unwrap();
     for (i, (x, y)) in input.iter().zip(&got).enumerate() {
         if let Err(e) = check(s, *x, *y) {
             panic!("mode {mode}, element {i}: {e} (seed {seed:#x})");
@@ -241,7 +173,7 @@ fn the_harness_catches_a_missing_barrier() {
         return;
     };
     let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-    let p = Pipeline::for_variant(&ctx, SEED, v, None).unwrap();
+    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
     let mut a = Buffer::new(&ctx, 64 * 16).unwrap();
     let b = Buffer::new(&ctx, 64 * 16).unwrap();
     ctx.omit_barriers_for_test(true);
@@ -271,12 +203,12 @@ fn grid_in_pieces_covers_every_element_and_past_the_limit_is_refused() {
     let max = ctx.limits().max_compute_work_group_count[0];
     let n = max.min(1 << 20); // 65535 on lavapipe
     let choice = ctx.select(SEED, Options::FP32, &[]).unwrap();
-    let p = Pipeline::for_variant(&ctx, SEED, choice.variant, None).unwrap();
+    let p = Pipeline::for_variant(&ctx, SEED, choice.variant, &PipelineOptions::default()).unwrap();
     let count = n as usize * 4;
     let input: Vec<f32> = (0..count).map(|i| i as f32).collect();
     let mut a = Buffer::new(&ctx, count as u64 * 4).unwrap();
     let mut b = Buffer::new(&ctx, count as u64 * 4).unwrap();
-    a.write(&encode(Storage::F32, &input)).unwrap();
+    a.write(&FloatStorage::F32.encode(&input)).unwrap();
     b.write(&vec![0xff; count * 4]).unwrap();
     let stats = p
         .dispatch(&Dispatch {
@@ -287,7 +219,12 @@ fn grid_in_pieces_covers_every_element_and_past_the_limit_is_refused() {
     assert_eq!(stats.pieces, n.div_ceil(10_000));
     let mut out = vec![0u8; count * 4];
     b.read(&mut out).unwrap();
-    for (i, v) in decode(Storage::F32, &out).iter().enumerate() {
+    for (i, v) in FloatStorage::F32
+        .decode(&out, count)
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
         assert_eq!(*v, i as f32 + 123.0, "element {i}");
     }
     // Past the limit: refused, naming the value and the limit.
@@ -326,7 +263,7 @@ fn a_sequence_orders_its_steps_and_times_each() {
         return;
     };
     let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-    let p = Pipeline::for_variant(&ctx, SEED, v, None).unwrap();
+    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
     let mut rng = Rng::fresh();
     let seed = rng.0;
     let n = 4096u32;
@@ -335,7 +272,7 @@ fn a_sequence_orders_its_steps_and_times_each() {
     let run = |barriers: bool| -> Vec<f32> {
         let mut a = Buffer::new(&ctx, bytes).unwrap();
         let mut bufs: Vec<Buffer> = (0..3).map(|_| Buffer::new(&ctx, bytes).unwrap()).collect();
-        a.write(&encode(Storage::F32, &input)).unwrap();
+        a.write(&FloatStorage::F32.encode(&input)).unwrap();
         for b in &mut bufs {
             b.write(&vec![0xff; bytes as usize]).unwrap();
         }
@@ -370,7 +307,7 @@ fn a_sequence_orders_its_steps_and_times_each() {
         assert_eq!(stats[3].gpu_ns, None, "an empty copy has no time");
         let mut out = vec![0u8; bytes as usize];
         bufs[2].read(&mut out).unwrap();
-        decode(Storage::F32, &out)
+        FloatStorage::F32.decode(&out, out.len() / 4).unwrap()
     };
     let got = run(true);
     for (i, (x, y)) in input.iter().zip(&got).enumerate() {
@@ -430,7 +367,7 @@ fn pipeline_executables_are_reported_when_asked_for() {
         return;
     };
     let v = plain.select(SEED, Options::FP32, &[]).unwrap().variant;
-    let p = Pipeline::for_variant(&plain, SEED, v, None).unwrap();
+    let p = Pipeline::for_variant(&plain, SEED, v, &PipelineOptions::default()).unwrap();
     let e = p.executables().unwrap_err().to_string();
     assert!(e.contains("ContextOptions::pipeline_statistics"), "{e}");
     let listed = plain
@@ -456,7 +393,7 @@ fn pipeline_executables_are_reported_when_asked_for() {
     let Some((ctx, log)) = context(asked) else {
         return;
     };
-    let p = Pipeline::for_variant(&ctx, SEED, v, None).unwrap();
+    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
     let exes = p.executables().unwrap();
     assert!(!exes.is_empty());
     assert!(
@@ -505,14 +442,14 @@ fn pipeline_cache_is_saved_reused_and_never_trusted_blindly() {
         return;
     };
     let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-    let p = Pipeline::for_variant(&ctx, SEED, v, None).unwrap();
+    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
     assert!(!p.cache_loaded());
     let files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
-    let p = Pipeline::for_variant(&ctx, SEED, v, None).unwrap();
+    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
     assert!(p.cache_loaded(), "a good cache file is used");
     // Corrupt and truncated files are ignored, then replaced.
     let good = std::fs::read(&files[0]).unwrap();
@@ -521,7 +458,7 @@ fn pipeline_cache_is_saved_reused_and_never_trusted_blindly() {
     bad[last] ^= 0x55;
     for content in [bad, good[..40].to_vec(), b"junk".to_vec()] {
         std::fs::write(&files[0], &content).unwrap();
-        let p = Pipeline::for_variant(&ctx, SEED, v, None).unwrap();
+        let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
         assert!(!p.cache_loaded());
         assert_eq!(std::fs::read(&files[0]).unwrap().len(), good.len());
     }
@@ -590,7 +527,7 @@ fn errors_name_what_is_wrong() {
         spirv: &GARBAGE,
         reflection: Reflection::default(),
     };
-    let e = Pipeline::new(&ctx, "garbage", &garbage, None)
+    let e = Pipeline::new(&ctx, "garbage", &garbage, &PipelineOptions::default())
         .unwrap_err()
         .to_string();
     assert!(
@@ -604,23 +541,31 @@ fn errors_name_what_is_wrong() {
         spirv: Box::leak(words.into_boxed_slice()),
         reflection: SEED.variants[0].blob.reflection.clone(),
     };
-    let e = Pipeline::new(&ctx, "broken", &broken, None)
+    let e = Pipeline::new(&ctx, "broken", &broken, &PipelineOptions::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("bad word count"), "{e}");
 
     // A local size the device cannot run.
     let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-    let e = Pipeline::for_variant(&ctx, SEED, v, Some([2, 1, 1]))
-        .unwrap_err()
-        .to_string();
+    let e = Pipeline::for_variant(
+        &ctx,
+        SEED,
+        v,
+        &PipelineOptions {
+            local_size: Some([2, 1, 1]),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         e.contains("local size x = 2") && e.contains("fixes it at 1"),
         "{e}"
     );
 
     // Arguments: buffer count, push constants, too big a buffer.
-    let p = Pipeline::for_variant(&ctx, SEED, v, None).unwrap();
+    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
     let a = Buffer::new(&ctx, 64).unwrap();
     let e = p
         .dispatch(&Dispatch::new(&[&a], &[], [1, 1, 1]))
@@ -687,7 +632,7 @@ fn a_feature_the_device_lacks_or_did_not_enable_is_named() {
     }) else {
         return;
     };
-    let e = Pipeline::for_variant(&ctx, SEED, fp16s, None).unwrap_err();
+    let e = Pipeline::for_variant(&ctx, SEED, fp16s, &PipelineOptions::default()).unwrap_err();
     assert!(
         matches!(
             e,
@@ -710,39 +655,72 @@ fn a_feature_the_device_lacks_or_did_not_enable_is_named() {
     drop(ctx);
     assert_clean(&log);
 
-    // A context opened without naming the set enables only what the shipped
-    // sets need (the q8ta sets need 16-bit storage, so a feature of the seed
-    // that none of them needs, where the device has one).
+    // A context opened without naming the set did not enable the seed's
+    // 16-bit features (the device has them): its pipeline says which is off.
     let Some((ctx, log)) = context(ContextOptions::default()) else {
         return;
     };
-    let shipped: std::collections::BTreeSet<String> = ncnn_glsl_runtime::SHIPPED
+    let v = SEED
+        .variants
         .iter()
-        .flat_map(|s| s.variants.iter())
-        .flat_map(|v| v.blob.reflection.requirements.features.iter())
-        .map(|f| f.to_string())
-        .collect();
-    let other = SEED.variants.iter().find_map(|v| {
-        v.blob
-            .reflection
-            .requirements
-            .features
-            .iter()
-            .find(|f| !shipped.contains(&f.to_string()) && ctx.caps().feature(f))
-            .map(|f| (v, f.to_string()))
-    });
-    if let Some((v, feature)) = other {
-        let e = Pipeline::for_variant(&ctx, SEED, v, None)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("the device has but the context did not enable"),
-            "{e}"
-        );
-        assert!(e.contains(&format!("`{feature}`")), "{e}");
-    }
+        .find(|v| {
+            let features = &v.blob.reflection.requirements.features;
+            !features.is_empty() && features.iter().all(|f| ctx.caps().feature(f))
+        })
+        .expect("lavapipe has every feature of some 16-bit variant of the seed");
+    let e = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the device has but the context did not enable"),
+        "{e}"
+    );
     drop(ctx);
     assert_clean(&log);
+}
+
+/// The features a context enables are exactly those its own variant sets'
+/// variants name that the device has: none for a plain context, whatever
+/// the application (the q8ta operator here) needs only when it says so.
+#[test]
+fn a_context_enables_only_what_its_own_sets_need() {
+    use std::collections::BTreeSet;
+    let cases: [(&str, Vec<&'static VariantSet>); 3] = [
+        ("no sets", Vec::new()),
+        ("the seed's set", vec![SEED]),
+        ("the q8ta sets", ncnn_glsl_runtime::q8ta::SETS.to_vec()),
+    ];
+    let mut enabled_by = Vec::new();
+    for (what, sets) in cases {
+        let options = ContextOptions {
+            variant_sets: sets.clone(),
+            ..ContextOptions::default()
+        };
+        let Some((ctx, log)) = context(options) else {
+            return;
+        };
+        let wanted: BTreeSet<String> = sets
+            .iter()
+            .flat_map(|s| s.variants.iter())
+            .flat_map(|v| v.blob.reflection.requirements.features.iter())
+            .filter(|f| ctx.caps().feature(f))
+            .map(|f| f.to_string())
+            .collect();
+        let enabled: BTreeSet<String> = ctx
+            .enabled_caps()
+            .features
+            .iter()
+            .filter(|(_, on)| **on)
+            .map(|(name, _)| name.clone())
+            .collect();
+        assert_eq!(enabled, wanted, "{what}");
+        enabled_by.push(enabled);
+        drop(ctx);
+        assert_clean(&log);
+    }
+    assert!(enabled_by[0].is_empty(), "a plain context enables nothing");
+    // On lavapipe the seed's fp16 variants need features a plain context lacks.
+    assert!(!enabled_by[1].is_empty(), "{:?}", enabled_by[1]);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use ncnn_glsl_runtime::{
-    AxisInfo, Blob, DeviceCaps, Options, SelectError, Usage, Variant, VariantSet, SHIPPED,
+    q8ta, AxisInfo, Blob, DeviceCaps, Options, SelectError, Usage, Variant, VariantSet,
 };
 use ncnn_glsl_tests::workspace_root;
 
@@ -131,7 +131,7 @@ fn device_axis_set() -> &'static VariantSet {
         values: &[32, 64],
         device: true,
     }];
-    let blob: &'static Blob = SHIPPED[0].variants[0].blob;
+    let blob: &'static Blob = q8ta::SETS[0].variants[0].blob;
     let variants = Box::leak(Box::new([Variant {
         target: Default::default(),
         axes: &[32],
@@ -148,7 +148,7 @@ fn device_axis_set() -> &'static VariantSet {
 #[test]
 fn selection_errors_name_the_axis_the_value_and_what_was_built() {
     let device = DeviceCaps::default();
-    let set = SHIPPED
+    let set = q8ta::SETS
         .iter()
         .find(|s| s.name.ends_with("q8ta_quantize.comp"))
         .unwrap();

@@ -2,7 +2,7 @@
 //!
 //! - every variant that `include_ncnn_shader!` embeds, for every shader a
 //!   macro call in the workspace names (the shipped sets of
-//!   `ncnn_glsl_runtime::SHIPPED` and the test shaders), read back from the
+//!   `ncnn_glsl_runtime::q8ta::SETS` and the test shaders), read back from the
 //!   embedded statics themselves;
 //! - every variant listed by the reviewed artifacts under `shaders/variants/`
 //!   (`cargo xtask regen-variants`): the set is rebuilt from its shader, its
@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use ncnn_glsl_core::variant::build::build;
 use ncnn_glsl_core::variant::manifest::{fnv1a64, Manifest};
 use ncnn_glsl_core::{CompileOptions, FsLoader, SourceFile};
-use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet, SHIPPED};
+use ncnn_glsl_runtime::q8ta::SETS;
+use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet};
 use ncnn_glsl_tests::{spirv_val_auto, tool_available, workspace_root};
 
 static SEED: &VariantSet = include_ncnn_shader!("shaders/seed_example.comp");
@@ -39,7 +40,7 @@ static BENCH_COPY: &VariantSet =
 /// Every embedded set this test validates, with the file its macro call names,
 /// relative to the workspace root.
 fn embedded_sets() -> Vec<(&'static VariantSet, PathBuf)> {
-    let mut out: Vec<(&'static VariantSet, PathBuf)> = SHIPPED
+    let mut out: Vec<(&'static VariantSet, PathBuf)> = SETS
         .iter()
         .map(|s| (*s, Path::new("ncnn-glsl-runtime").join(s.name)))
         .collect();
@@ -261,10 +262,10 @@ fn every_variant_artifact_describes_a_blob_that_passes_spirv_val() {
             }
         }
         // The macro's embedded blobs are the ones the manifest describes.
-        let embedded = SHIPPED
+        let embedded = SETS
             .iter()
             .find(|s| Path::new(s.name).file_name().unwrap() == manifest.shader.as_str())
-            .unwrap_or_else(|| panic!("{} is not in SHIPPED", manifest.shader));
+            .unwrap_or_else(|| panic!("{} is not in q8ta::SETS", manifest.shader));
         assert_eq!(embedded.variants.len(), manifest.variants.len());
         for (ev, entry) in embedded.variants.iter().zip(&manifest.variants) {
             assert_eq!(ev.target.options, entry.mode, "{}", entry.key);

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::layout::Shape;
+use super::shape::Shape;
 
 /// What is wrong with a q8ta operation's inputs. Nothing is dispatched or
 /// written when one is returned.
@@ -71,6 +71,12 @@ pub enum Q8taError {
         /// What it needs.
         needs: &'static str,
     },
+    /// The context was opened without a q8ta variant set, so the features
+    /// its variants use may be off ([`super::context_options`]).
+    ContextWithoutSets {
+        /// The set the context's options do not name.
+        missing: &'static str,
+    },
     /// A buffer shorter than its tensor needs.
     BufferTooSmall {
         /// Which buffer.
@@ -123,6 +129,11 @@ impl fmt::Display for Q8taError {
             Q8taError::Path { path, needs } => {
                 write!(f, "the kernel's `{path}` path needs {needs}")
             }
+            Q8taError::ContextWithoutSets { missing } => write!(
+                f,
+                "the context was not opened for the q8ta shaders (`{missing}` is not in its \
+                 ContextOptions::variant_sets): open it with q8ta::context_options()"
+            ),
             Q8taError::BufferTooSmall { what, needed, len } => write!(
                 f,
                 "{what} buffer holds {len} elements, the tensor needs {needed}"

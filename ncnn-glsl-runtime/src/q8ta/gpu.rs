@@ -7,21 +7,20 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use half::f16;
-
-use crate::shipped::{
-    Q8TA_DEQUANTIZE, Q8TA_PIXEL_SHUFFLE, Q8TA_PIXEL_SHUFFLE_BASELINE, Q8TA_QUANTIZE,
-};
 use crate::{
-    Buffer, Context, Dispatch, DispatchStats, Error, Flag, Options, Pipeline, PipelineOptions,
-    SpecValue, Variant, VariantSet,
+    Buffer, Context, Dispatch, DispatchStats, Error, FloatStorage, Options, Pipeline,
+    PipelineOptions, SpecValue, Variant, VariantSet,
 };
 
+use super::check::check_size;
 use super::error::Q8taError;
-use super::layout::{Layout, Shape};
-use super::model::{self, DequantizePush, QuantizePush, ShufflePath};
-use super::op::{shuffle_local_size, PixelShuffle};
+use super::launch::{self, shuffle_local_size, ShufflePath};
+use super::layout::Layout;
+use super::op::PixelShuffle;
+use super::push::{DequantizePush, QuantizePush};
 use super::quant::QuantParams;
+use super::sets::{DEQUANTIZE, PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE, QUANTIZE, SETS};
+use super::shape::Shape;
 
 /// A failed q8ta operation: bad arguments (checked before anything runs) or
 /// the runtime's error.
@@ -63,82 +62,6 @@ impl From<Error> for OpError {
     }
 }
 
-/// How a variant stores `sfp` values in a buffer: fp32, or 16-bit fp16 / bf16
-/// bits (two per 32-bit word in the packed modes, element `i` in half `i % 2`,
-/// which is the same little-endian byte order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Storage {
-    /// 32-bit floats.
-    F32,
-    /// IEEE half precision bits.
-    F16,
-    /// bfloat16 bits (the high half of an f32).
-    Bf16,
-}
-
-impl Storage {
-    /// The storage of a variant built with options `o`.
-    pub fn of(o: Options) -> Storage {
-        if o.has(Flag::Bf16Packed) || o.has(Flag::Bf16Storage) {
-            Storage::Bf16
-        } else if o.has(Flag::Fp16Packed) || o.has(Flag::Fp16Storage) {
-            Storage::F16
-        } else {
-            Storage::F32
-        }
-    }
-
-    /// Bytes per element.
-    pub fn element_bytes(self) -> usize {
-        match self {
-            Storage::F32 => 4,
-            Storage::F16 | Storage::Bf16 => 2,
-        }
-    }
-
-    /// Bytes of a buffer holding `n` elements (a whole number of 32-bit words).
-    pub fn buffer_bytes(self, n: usize) -> usize {
-        (n * self.element_bytes()).div_ceil(4) * 4
-    }
-
-    /// The elements as buffer bytes ([`Storage::buffer_bytes`] long). fp16
-    /// rounds to nearest even; bf16 rounds as the extension does (`(bits +
-    /// 0x8000) >> 16`).
-    pub fn encode(self, x: &[f32]) -> Vec<u8> {
-        let mut b: Vec<u8> = match self {
-            Storage::F32 => x.iter().flat_map(|v| v.to_le_bytes()).collect(),
-            Storage::F16 => x
-                .iter()
-                .flat_map(|v| f16::from_f32(*v).to_le_bytes())
-                .collect(),
-            Storage::Bf16 => x
-                .iter()
-                .flat_map(|v| ((v.to_bits().wrapping_add(0x8000) >> 16) as u16).to_le_bytes())
-                .collect(),
-        };
-        b.resize(self.buffer_bytes(x.len()), 0);
-        b
-    }
-
-    /// `n` elements decoded from buffer bytes.
-    pub fn decode(self, b: &[u8], n: usize) -> Vec<f32> {
-        let e = self.element_bytes();
-        b[..n * e]
-            .chunks_exact(e)
-            .map(|c| match self {
-                Storage::F32 => f32::from_le_bytes(c.try_into().unwrap()),
-                Storage::F16 => f16::from_le_bytes(c.try_into().unwrap()).to_f32(),
-                Storage::Bf16 => f32::from_bits(u32::from(u16::from_le_bytes([c[0], c[1]])) << 16),
-            })
-            .collect()
-    }
-
-    /// The value the storage holds for `x` (what a shader reads back).
-    pub fn round(self, x: f32) -> f32 {
-        self.decode(&self.encode(&[x]), 1)[0]
-    }
-}
-
 /// A quantized int8 tensor on the device: its words in `layout`, padding
 /// included. The fields are public so that a caller (a test) can pair any
 /// buffer with any shape; every operation checks the buffer's size first.
@@ -177,6 +100,18 @@ impl QTensor {
     }
 }
 
+/// Which kernel a pixel shuffle runs ([`Q8taOps::pixel_shuffle_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShuffleKernel {
+    /// The seed's kernel on the path the runtime takes for the device and
+    /// the shape ([`launch::shuffle_path`]).
+    Rewrite,
+    /// The seed's kernel on this path, for tests and benchmarks.
+    RewriteOn(ShufflePath),
+    /// The kernel the seed replaces: one invocation per output word.
+    Baseline,
+}
+
 /// What one pixel shuffle ran.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShuffleRun {
@@ -199,17 +134,6 @@ fn words_of(b: &[u8]) -> Vec<u32> {
     b.chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
-}
-
-fn check_size(what: &'static str, needed: usize, len: u64) -> Result<(), Q8taError> {
-    if (len as usize) < needed {
-        return Err(Q8taError::BufferTooSmall {
-            what,
-            needed,
-            len: len as usize,
-        });
-    }
-    Ok(())
 }
 
 /// (variant set, variant, local size, specialization constants as
@@ -246,13 +170,25 @@ impl fmt::Debug for Q8taOps {
 
 impl Q8taOps {
     /// Operations on `ctx`, choosing variants for the `wanted` options
-    /// (narrowed by the device, as [`Context::select`] does).
-    pub fn new(ctx: &Arc<Context>, wanted: Options) -> Self {
-        Q8taOps {
+    /// (narrowed by the device, as [`Context::select`] does). The context
+    /// must have been opened for the q8ta sets ([`super::context_options`]),
+    /// so that it enabled the features their variants use; else
+    /// [`Q8taError::ContextWithoutSets`].
+    pub fn new(ctx: &Arc<Context>, wanted: Options) -> Result<Self, Q8taError> {
+        let opened = &ctx.options().variant_sets;
+        if let Some(missing) = SETS
+            .iter()
+            .find(|s| !opened.iter().any(|o| std::ptr::eq(*o, **s)))
+        {
+            return Err(Q8taError::ContextWithoutSets {
+                missing: missing.name,
+            });
+        }
+        Ok(Q8taOps {
             ctx: ctx.clone(),
             wanted,
             pipelines: Mutex::default(),
-        }
+        })
     }
 
     /// The context.
@@ -299,36 +235,34 @@ impl Q8taOps {
             local_size: local,
             specialization,
         };
-        let p = Arc::new(Pipeline::for_variant_with(
-            &self.ctx, set, variant, &options,
-        )?);
+        let p = Arc::new(Pipeline::for_variant(&self.ctx, set, variant, &options)?);
         cache.insert(key, p.clone());
         Ok(p)
     }
 
     /// The path of the new kernel this device takes for `ps`
-    /// ([`model::shuffle_path`] for the device's type).
+    /// ([`launch::shuffle_path`] for the device's type).
     pub fn shuffle_path(&self, ps: &PixelShuffle) -> ShufflePath {
         ps.path(self.ctx.caps().device_type)
     }
 
     /// The storage of the quantize variant for `layout`: the format
     /// [`Q8taOps::quantize`] encodes its input in.
-    pub fn quantize_storage(&self, layout: Layout) -> Result<Storage, Error> {
-        let v = self.variant(Q8TA_QUANTIZE, &[("OUT_LAYOUT", layout.axis_value())])?;
-        Ok(Storage::of(v.target.options))
+    pub fn quantize_storage(&self, layout: Layout) -> Result<FloatStorage, Error> {
+        let v = self.variant(QUANTIZE, &[("OUT_LAYOUT", layout.axis_value())])?;
+        Ok(FloatStorage::of(v.target.options))
     }
 
     /// The storage of the dequantize variant for a tensor of `shape` in `layout`.
-    pub fn dequantize_storage(&self, shape: Shape, layout: Layout) -> Result<Storage, Error> {
-        let v = self.variant(Q8TA_DEQUANTIZE, &dequantize_axes(shape, layout))?;
-        Ok(Storage::of(v.target.options))
+    pub fn dequantize_storage(&self, shape: Shape, layout: Layout) -> Result<FloatStorage, Error> {
+        let v = self.variant(DEQUANTIZE, &dequantize_axes(shape, layout))?;
+        Ok(FloatStorage::of(v.target.options))
     }
 
     /// The shuffle's workgroup shape for an input shape and layout pair
     /// ([`shuffle_local_size`]), fitted to the device's
     /// `maxComputeWorkGroupSize` and `maxComputeWorkGroupInvocations`.
-    /// `path`: the kernel's path ([`model::shuffle_path`]).
+    /// `path`: the kernel's path ([`launch::shuffle_path`]).
     pub fn shuffle_local_size(
         &self,
         input: Shape,
@@ -398,7 +332,7 @@ impl Q8taOps {
     /// `layout`: `q = clamp(round_half_away(x / scale) + zp, -128, 127)`,
     /// padding lanes `zp`. `x` is stored in the quantize variant's storage
     /// ([`Q8taOps::quantize_storage`]) first, so fp16 / bf16 variants see `x`
-    /// rounded to that format ([`Storage::round`]).
+    /// rounded to that format ([`FloatStorage::round`]).
     pub fn quantize(
         &self,
         x: &[f32],
@@ -418,13 +352,13 @@ impl Q8taOps {
             .into());
         }
         let groups = fit_groups(
-            model::quantize_grid(shape, layout),
+            launch::quantize_grid(shape, layout),
             [64, 1, 1],
             self.ctx.limits().max_compute_work_group_count,
         )?;
-        let variant = self.variant(Q8TA_QUANTIZE, &[("OUT_LAYOUT", layout.axis_value())])?;
-        let storage = Storage::of(variant.target.options);
-        let pipeline = self.pipeline(Q8TA_QUANTIZE, variant, None, &[])?;
+        let variant = self.variant(QUANTIZE, &[("OUT_LAYOUT", layout.axis_value())])?;
+        let storage = FloatStorage::of(variant.target.options);
+        let pipeline = self.pipeline(QUANTIZE, variant, None, &[])?;
         let data = storage.encode(&x[..shape.elements()]);
         let mut input = Buffer::new(&self.ctx, data.len() as u64)?;
         input.write(&data)?;
@@ -442,20 +376,25 @@ impl Q8taOps {
         t.shape.check_index_range("dequantize")?;
         check_size("quantized input", t.byte_count(), t.buffer.size())?;
         let groups = fit_groups(
-            model::dequantize_grid(t.shape),
+            launch::dequantize_grid(t.shape),
             [64, 1, 1],
             self.ctx.limits().max_compute_work_group_count,
         )?;
-        let variant = self.variant(Q8TA_DEQUANTIZE, &dequantize_axes(t.shape, t.layout))?;
-        let storage = Storage::of(variant.target.options);
-        let pipeline = self.pipeline(Q8TA_DEQUANTIZE, variant, None, &[])?;
+        let variant = self.variant(DEQUANTIZE, &dequantize_axes(t.shape, t.layout))?;
+        let storage = FloatStorage::of(variant.target.options);
+        let pipeline = self.pipeline(DEQUANTIZE, variant, None, &[])?;
         let n = t.shape.elements();
         let mut out = Buffer::new(&self.ctx, storage.buffer_bytes(n) as u64)?;
         let push = DequantizePush::new(t.shape, t.params).to_bytes();
         pipeline.dispatch(&Dispatch::new(&[&t.buffer, &out], &push, groups))?;
         let mut b = vec![0u8; storage.buffer_bytes(n)];
         out.read(&mut b)?;
-        Ok(storage.decode(&b, n))
+        let values = storage.decode(&b, n).ok_or(Q8taError::BufferTooSmall {
+            what: "dequantized output",
+            needed: n,
+            len: b.len() / storage.element_bytes(),
+        })?;
+        Ok(values)
     }
 
     /// Validates a pixel shuffle of `input` into `output` (factor, shapes,
@@ -489,21 +428,7 @@ impl Q8taOps {
         output: &mut QTensor,
         upscale_factor: usize,
     ) -> Result<ShuffleRun, OpError> {
-        self.shuffle(input, output, upscale_factor, Some(None))
-    }
-
-    /// [`Q8taOps::pixel_shuffle`] on a chosen path of the kernel instead of
-    /// the runtime's ([`model::shuffle_path`]): for tests and benchmarks. A
-    /// path the shape or output layout cannot take is an error
-    /// ([`Q8taError::Path`]), nothing dispatched.
-    pub fn pixel_shuffle_path(
-        &self,
-        input: &QTensor,
-        output: &mut QTensor,
-        upscale_factor: usize,
-        path: ShufflePath,
-    ) -> Result<ShuffleRun, OpError> {
-        self.shuffle(input, output, upscale_factor, Some(Some(path)))
+        self.pixel_shuffle_with(input, output, upscale_factor, ShuffleKernel::Rewrite)
     }
 
     /// The same with the baseline kernel (one invocation per output word).
@@ -513,33 +438,39 @@ impl Q8taOps {
         output: &mut QTensor,
         upscale_factor: usize,
     ) -> Result<ShuffleRun, OpError> {
-        self.shuffle(input, output, upscale_factor, None)
+        self.pixel_shuffle_with(input, output, upscale_factor, ShuffleKernel::Baseline)
     }
 
-    /// `kernel`: `None` the baseline, `Some(None)` the new kernel on the
-    /// runtime's path, `Some(Some(path))` on that path.
-    fn shuffle(
+    /// The pixel shuffle with the given kernel: [`Q8taOps::pixel_shuffle`]
+    /// is [`ShuffleKernel::Rewrite`]. A path the shape or output layout
+    /// cannot take ([`ShuffleKernel::RewriteOn`]) is an error
+    /// ([`Q8taError::Path`]), nothing dispatched.
+    pub fn pixel_shuffle_with(
         &self,
         input: &QTensor,
         output: &mut QTensor,
         upscale_factor: usize,
-        kernel: Option<Option<ShufflePath>>,
+        kernel: ShuffleKernel,
     ) -> Result<ShuffleRun, OpError> {
         let ps = self.plan(input, output, upscale_factor)?;
-        let path = kernel.map(|p| p.unwrap_or_else(|| self.shuffle_path(&ps)));
+        let path = match kernel {
+            ShuffleKernel::Rewrite => Some(self.shuffle_path(&ps)),
+            ShuffleKernel::RewriteOn(p) => Some(p),
+            ShuffleKernel::Baseline => None,
+        };
         // The new kernel is one variant specialized per layout pair,
         // passthrough and path; the baseline has a variant for each pair and
         // passthrough.
         let spec = path.map(|p| ps.specialization(p));
         let (set, variant, local, specialization) = match (path, &spec) {
             (Some(p), Some(spec)) => (
-                Q8TA_PIXEL_SHUFFLE,
-                self.variant(Q8TA_PIXEL_SHUFFLE, &[])?,
+                PIXEL_SHUFFLE,
+                self.variant(PIXEL_SHUFFLE, &[])?,
                 Some(self.shuffle_local_size(ps.input, ps.in_layout, ps.out_layout, p)),
                 &spec[..],
             ),
             _ => {
-                let set = Q8TA_PIXEL_SHUFFLE_BASELINE;
+                let set = PIXEL_SHUFFLE_BASELINE;
                 (set, self.variant(set, &ps.axis_values())?, None, &[][..])
             }
         };
@@ -572,7 +503,7 @@ impl Q8taOps {
 fn dequantize_axes(shape: Shape, layout: Layout) -> [(&'static str, i64); 2] {
     [
         ("IN_LAYOUT", layout.axis_value()),
-        ("VEC", model::dequantize_vec_width(shape.w) as i64),
+        ("VEC", launch::dequantize_vec_width(shape.w) as i64),
     ]
 }
 

@@ -7,77 +7,7 @@
 use std::fmt;
 
 use super::error::Q8taError;
-
-/// An NCHW shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Shape {
-    /// Batch.
-    pub n: usize,
-    /// Channels.
-    pub c: usize,
-    /// Height.
-    pub h: usize,
-    /// Width.
-    pub w: usize,
-}
-
-impl Shape {
-    /// `[n, c, h, w]`.
-    pub const fn new(n: usize, c: usize, h: usize, w: usize) -> Self {
-        Shape { n, c, h, w }
-    }
-
-    /// From `[n, c, h, w]` as the vector files write it.
-    pub fn from_dims(d: [usize; 4]) -> Self {
-        Shape::new(d[0], d[1], d[2], d[3])
-    }
-
-    /// Channel blocks `ceil(C / 4)`.
-    pub const fn c4(self) -> usize {
-        self.c.div_ceil(4)
-    }
-
-    /// Width blocks `ceil(W / 4)` (4W4C only pads width).
-    pub const fn w4(self) -> usize {
-        self.w.div_ceil(4)
-    }
-
-    /// Elements `N * C * H * W` of the NCHW tensor.
-    pub const fn elements(self) -> usize {
-        self.n * self.c * self.h * self.w
-    }
-
-    /// NCHW element index of `(n, c, h, w)`.
-    pub const fn nchw_index(self, n: usize, c: usize, h: usize, w: usize) -> usize {
-        ((n * self.c + c) * self.h + h) * self.w + w
-    }
-
-    pub(crate) fn check_nonempty(self, what: &'static str) -> Result<(), Q8taError> {
-        if self.elements() == 0 {
-            return Err(Q8taError::Empty { what, shape: self });
-        }
-        Ok(())
-    }
-
-    /// The shaders index elements and words with 32-bit signed ints.
-    pub(crate) fn check_index_range(self, what: &'static str) -> Result<(), Q8taError> {
-        let most = self
-            .n
-            .checked_mul(self.c4() * 4)
-            .and_then(|x| x.checked_mul(self.h))
-            .and_then(|x| x.checked_mul(self.w4() * 4));
-        match most {
-            Some(m) if m <= i32::MAX as usize => Ok(()),
-            _ => Err(Q8taError::TooLarge { what, shape: self }),
-        }
-    }
-}
-
-impl fmt::Display for Shape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{}, {}, {}, {}]", self.n, self.c, self.h, self.w)
-    }
-}
+use super::shape::Shape;
 
 /// A channels-packed int8 layout. The discriminant is the shaders' layout
 /// code (the value of their `IN_LAYOUT` / `OUT_LAYOUT` axes).

@@ -1,15 +1,40 @@
 //! q8ta pixel shuffle (upscale factor 2) on int8 tensors in ExecuTorch's
-//! channels-packed layouts: the host side of `shaders/q8ta_*.comp`.
+//! channels-packed layouts: the operator, its shaders' variant sets and its
+//! host side. The generic runtime knows nothing of it: a context runs the
+//! q8ta operations when it was opened with [`context_options`] (the
+//! [`SETS`] among its variant sets), and [`Q8taOps`] checks that it was.
 //!
-//! Everything a dispatch needs that is not Vulkan lives here, and runs on the
-//! CPU: the three word layouts ([`Layout`]), quantization parameters
-//! ([`QuantParams`]) and the fixed-point requantization the shader computes
-//! ([`Requant`], byte for byte), packing between NCHW and a layout, the
-//! validation of shapes and buffers ([`Q8taError`]), the CPU reference of the
-//! four operations ([`mod@reference`]) and a model of each shader's
-//! per-invocation logic ([`model`]) that the tests run before any GPU does.
+//! ```no_run
+//! use ncnn_glsl_runtime::q8ta::{self, Layout, Q8taOps, QuantParams, Shape};
+//! use ncnn_glsl_runtime::{Context, Options};
 //!
-//! The contract is `shared/spec/q8ta-pixel-shuffle.md`.
+//! let ctx = Context::new(q8ta::context_options())?;
+//! let ops = Q8taOps::new(&ctx, Options::NCNN_DEFAULT)?;
+//! let q = QuantParams { scale: 0.05, zero_point: 3 };
+//! let shape = Shape::new(1, 64, 8, 8);
+//! let x = vec![0.5f32; shape.elements()];
+//! let input = ops.quantize(&x, shape, Layout::Packed4C, q)?;
+//! let mut output = ops.tensor(Shape::new(1, 16, 16, 16), Layout::Packed4C1W, q)?;
+//! ops.pixel_shuffle(&input, &mut output, 2)?;
+//! let y = ops.dequantize(&output)?;
+//! # let _ = y;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! What is not Vulkan runs on the CPU and is tested there first: the three
+//! word layouts ([`Layout`]), quantization parameters ([`QuantParams`]) and
+//! the fixed-point requantization the shader computes ([`Requant`], byte for
+//! byte), packing between NCHW and a layout, the checks of shapes and
+//! buffers ([`Q8taError`]), the CPU reference of the four operations
+//! ([`mod@reference`]), and (in the unit tests) a model of each shader's
+//! per-invocation logic. The operator's contract is
+//! `docs/q8ta-pixel-shuffle.md`.
+//!
+//! Modules, lowest first: `shape`, `error`, `layout`, `quant`, [`push`] (the
+//! push-constant blocks), [`launch`] (paths, grids, workgroup shapes),
+//! `check`, `op` ([`PixelShuffle`]: a validated shuffle), [`mod@reference`],
+//! [`vectors`] (golden-vector files), [`sets`] (the variant sets), [`gpu`]
+//! ([`Q8taOps`]).
 //!
 //! # The shaders (`shaders/` at the workspace root)
 //!
@@ -18,10 +43,10 @@
 //!
 //! | shader | axes | push constants | local size | grid (invocations) |
 //! |---|---|---|---|---|
-//! | `q8ta_pixel_shuffle.comp` | none: one blob; `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH`, `PATH` are specialization constants 3, 4, 5, 6 ([`shuffle_specialization`]) | [`model::ShufflePush`], 48 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per pair and path: [`shuffle_local_size`] | [`model::shuffle_grid`] |
-//! | `q8ta_pixel_shuffle_baseline.comp` | `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` | the same | 64x1x1 | [`model::baseline_grid`] |
-//! | `q8ta_quantize.comp` | `OUT_LAYOUT` | [`model::QuantizePush`], 32 B | 64x1x1 | [`model::quantize_grid`] |
-//! | `q8ta_dequantize.comp` | `IN_LAYOUT`, `VEC` ([`model::dequantize_vec_width`]) | [`model::DequantizePush`], 24 B | 64x1x1 | [`model::dequantize_grid`] |
+//! | `q8ta_pixel_shuffle.comp` | none: one blob; `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH`, `PATH` are specialization constants 3, 4, 5, 6 ([`shuffle_specialization`]) | [`push::ShufflePush`], 48 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per pair and path: [`launch::shuffle_local_size`] | [`launch::shuffle_grid`] |
+//! | `q8ta_pixel_shuffle_baseline.comp` | `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` | the same | 64x1x1 | [`launch::baseline_grid`] |
+//! | `q8ta_quantize.comp` | `OUT_LAYOUT` | [`push::QuantizePush`], 32 B | 64x1x1 | [`launch::quantize_grid`] |
+//! | `q8ta_dequantize.comp` | `IN_LAYOUT`, `VEC` ([`launch::dequantize_vec_width`]) | [`push::DequantizePush`], 24 B | 64x1x1 | [`launch::dequantize_grid`] |
 //!
 //! Every shader checks bounds against its push constants, so rounded-up grids
 //! are correct. The runtime cannot split a grid past `maxComputeWorkGroupCount`
@@ -29,61 +54,32 @@
 //! loop over their y and z axes (grid-stride, the launched invocation counts in
 //! the push constants) and the host clamps those axes ([`PixelShuffle::launch`]);
 //! the quantize and dequantize grids must fit the limit.
-//!
-//! The GPU side is [`Q8taOps`] (module [`gpu`]).
 
+mod check;
 mod error;
 pub mod gpu;
+pub mod launch;
 mod layout;
-pub mod model;
+#[cfg(test)]
+mod model;
 mod op;
+pub mod push;
 mod quant;
 pub mod reference;
+pub mod sets;
+mod shape;
 #[cfg(test)]
 mod tests;
 pub mod vectors;
 
+pub use check::{check_shuffle_shapes, UPSCALE_FACTOR};
 pub use error::Q8taError;
-pub use gpu::{OpError, Q8taOps, QTensor, ShuffleRun, Storage};
-pub use layout::{pack, unpack, Layout, Shape};
-pub use model::ShufflePath;
-pub use op::{shuffle_local_size, shuffle_specialization, Launch, PixelShuffle};
+pub use gpu::{OpError, Q8taOps, QTensor, ShuffleKernel, ShuffleRun};
+pub use launch::{shuffle_local_size, Axes, ShufflePath};
+pub use layout::{pack, unpack, Layout};
+pub use op::{shuffle_specialization, Launch, PixelShuffle};
 pub use quant::{
     dequantize_value, quantize_value, round_half_away, QuantParams, QuantizeConsts, Requant,
 };
-
-/// The only upscale factor the operator supports (spec: any other is an error).
-pub const UPSCALE_FACTOR: usize = 2;
-
-/// Checks a pixel shuffle's shapes: factor 2, `C_in = 4 * C_out`, the output
-/// shape `[N, C_out, 2H, 2W]`, and nothing empty. Returns the output shape.
-pub fn check_shuffle_shapes(
-    input: Shape,
-    output: Shape,
-    upscale_factor: usize,
-) -> Result<Shape, Q8taError> {
-    if upscale_factor != UPSCALE_FACTOR {
-        return Err(Q8taError::UpscaleFactor(upscale_factor));
-    }
-    input.check_nonempty("input")?;
-    output.check_nonempty("output")?;
-    if input.c != 4 * output.c {
-        return Err(Q8taError::Channels {
-            c_in: input.c,
-            c_out: output.c,
-        });
-    }
-    let want = Shape::new(input.n, output.c, 2 * input.h, 2 * input.w);
-    if output != want {
-        return Err(Q8taError::ShapeMismatch {
-            input,
-            output,
-            expected: want,
-        });
-    }
-    // The shaders index words with 32-bit signed ints.
-    for (what, s) in [("input", input), ("output", output)] {
-        s.check_index_range(what)?;
-    }
-    Ok(want)
-}
+pub use sets::{context_options, SETS};
+pub use shape::Shape;

@@ -1,210 +1,28 @@
-//! Models of the pixel shuffle shaders' per-invocation logic, written to
-//! follow the GLSL line for line (32-bit ints, the same word-index function,
-//! the same bounds checks and padding writes), plus the push-constant block
-//! both shaders declare. The shuffle shaders loop over their y and z axes
-//! (grid-stride, steps in the push constants) because the host clamps the
-//! launched grid to `maxComputeWorkGroupCount`. Running a model over a rounded-up grid and comparing
-//! with [`super::reference`] catches indexing bugs before any GPU run; the
+//! Models of the q8ta shaders' per-invocation logic, for the tests: written
+//! to follow the GLSL line for line (32-bit ints, the same word-index
+//! function, the same bounds checks and padding writes). The shuffle shaders
+//! loop over their y and z axes (grid-stride, steps in the push constants)
+//! because the host clamps the launched grid to `maxComputeWorkGroupCount`.
+//! Running a model over a rounded-up grid and comparing with
+//! [`super::reference`] catches indexing bugs before any GPU run; the
 //! recorded reads and writes show that input padding is never read and every
 //! output word is written exactly once.
 
-use ncnn_glsl_core::DeviceType;
+use super::launch::{dequantize_vec_width, launch, Axes, ShufflePath};
+use super::layout::Layout;
+use super::push::{DequantizePush, QuantizePush, ShufflePush};
+use super::quant::{QuantizeConsts, Requant};
 
-use super::layout::{Layout, Shape};
-use super::quant::{QuantParams, QuantizeConsts, Requant};
-
-/// The push-constant block of `q8ta_pixel_shuffle.comp` and
-/// `q8ta_pixel_shuffle_baseline.comp`: twelve 32-bit scalars, std430, 48 bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
-pub struct ShufflePush {
-    /// Offset 0: batch.
-    pub n: i32,
-    /// Offset 4: output channels (input channels = 4 * c_out).
-    pub c_out: i32,
-    /// Offset 8: input height.
-    pub h: i32,
-    /// Offset 12: input width.
-    pub w: i32,
-    /// Offset 16: input zero point.
-    pub zp_in: i32,
-    /// Offset 20: output zero point.
-    pub zp_out: i32,
-    /// Offset 24: [`Requant::mult_hi`].
-    pub mult_hi: u32,
-    /// Offset 28: [`Requant::mult_lo`].
-    pub mult_lo: u32,
-    /// Offset 32: [`Requant::shift`].
-    pub shift: u32,
-    /// Offset 36: invocations launched on y (the grid-stride loop's step).
-    pub y_stride: i32,
-    /// Offset 40: invocations launched on z.
-    pub z_stride: i32,
-    /// Offset 44: invocations per workgroup (the new kernel fills its
-    /// requantization table with this stride).
-    pub local_count: u32,
-}
-
-impl ShufflePush {
-    /// Size of the block in bytes.
-    pub const SIZE: usize = 48;
-
-    /// The block for an input shape (validated by the caller), a
-    /// requantization, the invocations launched per axis (workgroups times
-    /// local size, see [`launch`]) and the local size.
-    pub fn new(input: Shape, r: &Requant, launched: [u32; 3], local: [u32; 3]) -> Self {
-        ShufflePush {
-            n: input.n as i32,
-            c_out: (input.c / 4) as i32,
-            h: input.h as i32,
-            w: input.w as i32,
-            zp_in: r.zp_in,
-            zp_out: r.zp_out,
-            mult_hi: r.mult_hi,
-            mult_lo: r.mult_lo,
-            shift: r.shift,
-            y_stride: launched[1] as i32,
-            z_stride: launched[2] as i32,
-            local_count: local.iter().product(),
-        }
+/// The requantization a shuffle's push constants describe.
+fn requant(p: &ShufflePush, passthrough: bool) -> Requant {
+    Requant {
+        zp_in: p.zp_in,
+        zp_out: p.zp_out,
+        mult_hi: p.mult_hi,
+        mult_lo: p.mult_lo,
+        shift: p.shift,
+        passthrough,
     }
-
-    /// The bytes to hand `vkCmdPushConstants` (little-endian, as every Vulkan device).
-    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
-        let v = [
-            self.n as u32,
-            self.c_out as u32,
-            self.h as u32,
-            self.w as u32,
-            self.zp_in as u32,
-            self.zp_out as u32,
-            self.mult_hi,
-            self.mult_lo,
-            self.shift,
-            self.y_stride as u32,
-            self.z_stride as u32,
-            self.local_count,
-        ];
-        let mut b = [0u8; Self::SIZE];
-        for (i, x) in v.iter().enumerate() {
-            b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
-        }
-        b
-    }
-
-    fn requant(&self, passthrough: bool) -> Requant {
-        Requant {
-            zp_in: self.zp_in,
-            zp_out: self.zp_out,
-            mult_hi: self.mult_hi,
-            mult_lo: self.mult_lo,
-            shift: self.shift,
-            passthrough,
-        }
-    }
-}
-
-/// The new kernel's ways through a tensor (the shader's specialization
-/// constant `PATH`, id 6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ShufflePath {
-    /// One invocation per (output channel block, input pixel), word by word.
-    Words = 0,
-    /// One per (4 output channel blocks, 4 input pixels): 16-byte loads and stores.
-    Tile = 1,
-    /// One per (output channel block, 4 input pixels): 16-byte loads and stores,
-    /// neighbouring blocks in neighbouring invocations.
-    Quad = 2,
-}
-
-impl ShufflePath {
-    /// Every path.
-    pub const ALL: [ShufflePath; 3] = [ShufflePath::Words, ShufflePath::Tile, ShufflePath::Quad];
-
-    /// Its name in benchmarks and errors.
-    pub const fn name(self) -> &'static str {
-        match self {
-            ShufflePath::Words => "words",
-            ShufflePath::Tile => "tile",
-            ShufflePath::Quad => "quad",
-        }
-    }
-
-    /// `Ok` where this path can run `input` (into any layout), else what it
-    /// needs: the tiled paths read and write whole aligned word quads.
-    pub fn check(self, input: Shape) -> Result<(), &'static str> {
-        let c_out = input.c / 4;
-        match self {
-            ShufflePath::Words => Ok(()),
-            ShufflePath::Tile if input.w % 4 != 0 || c_out % 16 != 0 => {
-                Err("W % 4 == 0 and C_out % 16 == 0")
-            }
-            ShufflePath::Quad if input.w % 4 != 0 || c_out % 4 != 0 => {
-                Err("W % 4 == 0 and C_out % 4 == 0")
-            }
-            _ => Ok(()),
-        }
-    }
-}
-
-/// The path the runtime takes for `input` shuffled as `axes` says. On a GPU,
-/// the tiled paths only where the tensor is large enough that their 16 or 4
-/// times fewer invocations still fill it: the quad path from 2^19 input
-/// elements (`[1,256,48,48]`), the tile path from 4C1W into 4C from 2^21
-/// (`[1,256,96,96]`); and word by word from 4C1W or 4W4C into 4C1W without
-/// requantization from 2^25 (tensors past the L2 cache, with whole rows per
-/// workgroup: [`super::shuffle_local_size`]). These are where each became
-/// the fastest on an H200 (`BENCHMARKS.md`, `bench/h200-raw.json`). On a CPU device
-/// (lavapipe) every invocation costs, and the tile path was the fastest on
-/// nearly every case (`bench/lavapipe.json`): tile, else quad, wherever
-/// allowed.
-pub fn shuffle_path(input: Shape, axes: Axes, device: DeviceType) -> ShufflePath {
-    if device == DeviceType::Cpu {
-        return [ShufflePath::Tile, ShufflePath::Quad]
-            .into_iter()
-            .find(|p| p.check(input).is_ok())
-            .unwrap_or(ShufflePath::Words);
-    }
-    let elements = input.elements();
-    use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
-    let path = match (axes.in_layout, axes.out_layout) {
-        (C1W | W4C, C1W) if axes.passthrough && elements >= 1 << 25 => ShufflePath::Words,
-        (C1W, C) if elements >= 1 << 21 => ShufflePath::Tile,
-        _ if elements >= 1 << 19 => ShufflePath::Quad,
-        _ => ShufflePath::Words,
-    };
-    if path.check(input).is_ok() {
-        path
-    } else {
-        ShufflePath::Words
-    }
-}
-
-/// The new kernel's global grid in invocations for `path` (which must be
-/// allowed, [`ShufflePath::check`]): (output channel blocks, input width,
-/// input height x batch), with quads of blocks (tile) and of width (tile, quad).
-pub fn shuffle_grid(input: Shape, path: ShufflePath) -> [u32; 3] {
-    let c4_out = (input.c / 4).div_ceil(4) as u32;
-    let rows = (input.h * input.n) as u32;
-    let w = input.w as u32;
-    match path {
-        ShufflePath::Words => [c4_out, w, rows],
-        ShufflePath::Tile => [c4_out / 4, w / 4, rows],
-        ShufflePath::Quad => [c4_out, w / 4, rows],
-    }
-}
-
-/// The baseline's global grid: (output width incl. 4W4C padding, output
-/// height, output channel blocks x batch), output width fastest.
-pub fn baseline_grid(input: Shape, out_layout: Layout) -> [u32; 3] {
-    let ow = 2 * input.w;
-    let ow = if out_layout == Layout::Packed4W4C {
-        ow.div_ceil(4) * 4
-    } else {
-        ow
-    };
-    let c4 = (input.c / 4).div_ceil(4);
-    [ow as u32, (2 * input.h) as u32, (c4 * input.n) as u32]
 }
 
 /// Memory seen by a modelled dispatch: the buffers plus a count of the
@@ -264,18 +82,6 @@ fn word_index(lay: i32, n: i32, cb: i32, y: i32, x: i32, hh: i32, ww: i32, cc4: 
 /// GLSL `bitfieldExtract(int, offset, 8)`: sign-extended byte.
 fn byte(w: i32, s: i32) -> i32 {
     (w >> (8 * s)) as i8 as i32
-}
-
-/// The layouts and passthrough of one shuffle: the new kernel's
-/// specialization constants, the baseline's build-time axes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Axes {
-    /// `IN_LAYOUT`.
-    pub in_layout: Layout,
-    /// `OUT_LAYOUT`.
-    pub out_layout: Layout,
-    /// `PASSTHROUGH`.
-    pub passthrough: bool,
 }
 
 /// One invocation of `q8ta_pixel_shuffle.comp` on `path` at global id
@@ -347,7 +153,7 @@ fn shuffle_tile(
         a.in_layout.axis_value() as i32,
         a.out_layout.axis_value() as i32,
     );
-    let rq = p.requant(false);
+    let rq = requant(p, false);
     let n = z / p.h;
     let y = z % p.h;
     let c4_in = p.c_out;
@@ -483,7 +289,7 @@ fn shuffle_one(k: i32, z: i32, x: i32, c4_out: i32, p: &ShufflePush, a: Axes, m:
         a.in_layout.axis_value() as i32,
         a.out_layout.axis_value() as i32,
     );
-    let rq = p.requant(false);
+    let rq = requant(p, false);
     let n = z / p.h;
     let y = z % p.h;
     let c4_in = p.c_out;
@@ -553,7 +359,7 @@ fn baseline_one(ox: i32, oy: i32, z: i32, c4_out: i32, p: &ShufflePush, a: Axes,
         a.in_layout.axis_value() as i32,
         a.out_layout.axis_value() as i32,
     );
-    let rq = p.requant(false);
+    let rq = requant(p, false);
     let oh = 2 * p.h;
     let ow = 2 * p.w;
     // Channel block slowest: z = k * N + n.
@@ -580,16 +386,6 @@ fn baseline_one(ox: i32, oy: i32, z: i32, c4_out: i32, p: &ShufflePush, a: Axes,
         }
     }
     m.st4(out_i, v);
-}
-
-/// Workgroups to launch for a grid of `grid` invocations at `local`, each
-/// axis clamped to `max_groups` (`maxComputeWorkGroupCount`), and the
-/// invocations that launches per axis (the shuffle shaders' loop steps).
-pub fn launch(grid: [u32; 3], local: [u32; 3], max_groups: [u32; 3]) -> ([u32; 3], [u32; 3]) {
-    let groups: [u32; 3] =
-        std::array::from_fn(|i| grid[i].div_ceil(local[i]).clamp(1, max_groups[i].max(1)));
-    let launched = std::array::from_fn(|i| groups[i] * local[i]);
-    (groups, launched)
 }
 
 /// Runs `invocation` over the workgroups [`launch`] gives (y and z clamped
@@ -621,132 +417,6 @@ pub fn dispatch(
             }
         }
     }
-}
-
-/// The push-constant block of `q8ta_quantize.comp`: 8 32-bit scalars, 32 bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C)]
-pub struct QuantizePush {
-    /// Offsets 0, 4, 8, 12: the NCHW shape `n, c, h, w`.
-    pub shape: [i32; 4],
-    /// Offset 16: the zero point.
-    pub zp: i32,
-    /// Offset 20: [`QuantizeConsts::inv_scale`].
-    pub inv_scale: f32,
-    /// Offset 24: [`QuantizeConsts::scale_hi`].
-    pub scale_hi: f32,
-    /// Offset 28: [`QuantizeConsts::scale_lo`].
-    pub scale_lo: f32,
-}
-
-impl QuantizePush {
-    /// Size of the block in bytes.
-    pub const SIZE: usize = 32;
-
-    /// The block for a tensor shape and validated parameters.
-    pub fn new(shape: Shape, p: QuantParams) -> Self {
-        let k = QuantizeConsts::new(p.scale);
-        QuantizePush {
-            shape: shape_i32(shape),
-            zp: p.zero_point,
-            inv_scale: k.inv_scale,
-            scale_hi: k.scale_hi,
-            scale_lo: k.scale_lo,
-        }
-    }
-
-    /// The bytes to hand `vkCmdPushConstants`.
-    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
-        let s = self.shape.map(|x| x as u32);
-        words_to_bytes([
-            s[0],
-            s[1],
-            s[2],
-            s[3],
-            self.zp as u32,
-            self.inv_scale.to_bits(),
-            self.scale_hi.to_bits(),
-            self.scale_lo.to_bits(),
-        ])
-    }
-}
-
-/// The push-constant block of `q8ta_dequantize.comp`: 6 32-bit scalars, 24 bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C)]
-pub struct DequantizePush {
-    /// Offsets 0, 4, 8, 12: the NCHW shape `n, c, h, w`.
-    pub shape: [i32; 4],
-    /// Offset 16: the zero point.
-    pub zp: i32,
-    /// Offset 20: the scale.
-    pub scale: f32,
-}
-
-impl DequantizePush {
-    /// Size of the block in bytes.
-    pub const SIZE: usize = 24;
-
-    /// The block for a tensor shape and validated parameters.
-    pub fn new(shape: Shape, p: QuantParams) -> Self {
-        DequantizePush {
-            shape: shape_i32(shape),
-            zp: p.zero_point,
-            scale: p.scale,
-        }
-    }
-
-    /// The bytes to hand `vkCmdPushConstants`.
-    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
-        let s = self.shape.map(|x| x as u32);
-        words_to_bytes([s[0], s[1], s[2], s[3], self.zp as u32, self.scale.to_bits()])
-    }
-}
-
-fn shape_i32(s: Shape) -> [i32; 4] {
-    [s.n as i32, s.c as i32, s.h as i32, s.w as i32]
-}
-
-fn words_to_bytes<const W: usize, const B: usize>(v: [u32; W]) -> [u8; B] {
-    let mut b = [0u8; B];
-    for (i, x) in v.iter().enumerate() {
-        b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
-    }
-    b
-}
-
-/// The dequantize shader's `VEC` axis value for a width: 4 elements per
-/// invocation (`buffer_st4`) when `W % 4 == 0`, 2 when `W % 2 == 0`, else 1.
-/// Vector stores need the NCHW element index of `(n, c, h, 0)` to be a
-/// multiple of the vector width, which holds for every row exactly then.
-pub fn dequantize_vec_width(w: usize) -> usize {
-    if w % 4 == 0 {
-        4
-    } else if w % 2 == 0 {
-        2
-    } else {
-        1
-    }
-}
-
-/// The quantize shader's grid: (width, padded to 4 for 4W4C; height; channel blocks x batch).
-pub fn quantize_grid(shape: Shape, layout: Layout) -> [u32; 3] {
-    let w = if layout == Layout::Packed4W4C {
-        shape.w4() * 4
-    } else {
-        shape.w
-    };
-    [w as u32, shape.h as u32, (shape.c4() * shape.n) as u32]
-}
-
-/// The dequantize shader's grid: (`ceil(W / vec)`, height, channels x batch).
-pub fn dequantize_grid(shape: Shape) -> [u32; 3] {
-    let v = dequantize_vec_width(shape.w);
-    [
-        shape.w.div_ceil(v) as u32,
-        shape.h as u32,
-        (shape.c * shape.n) as u32,
-    ]
 }
 
 /// One invocation of `q8ta_quantize.comp`: reads `input` (NCHW floats),

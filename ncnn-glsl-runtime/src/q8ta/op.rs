@@ -5,11 +5,13 @@
 
 use ncnn_glsl_core::DeviceType;
 
-use super::check_shuffle_shapes;
+use super::check::check_shuffle_shapes;
 use super::error::Q8taError;
-use super::layout::{Layout, Shape};
-use super::model::{self, Axes, ShufflePath, ShufflePush};
+use super::launch::{self, shuffle_local_size, Axes, ShufflePath};
+use super::layout::Layout;
+use super::push::ShufflePush;
 use super::quant::{QuantParams, Requant};
+use super::shape::Shape;
 use crate::SpecValue;
 
 /// One q8ta pixel shuffle: shapes, layouts and quantization, validated.
@@ -106,19 +108,19 @@ impl PixelShuffle {
     }
 
     /// The new kernel's path for this shuffle on a device of type `device`
-    /// ([`model::shuffle_path`]).
+    /// ([`launch::shuffle_path`]).
     pub fn path(&self, device: DeviceType) -> ShufflePath {
-        model::shuffle_path(self.input, self.axes(), device)
+        launch::shuffle_path(self.input, self.axes(), device)
     }
 
     /// The new kernel's grid in invocations (not workgroups) on `path`.
     pub fn grid(&self, path: ShufflePath) -> [u32; 3] {
-        model::shuffle_grid(self.input, path)
+        launch::shuffle_grid(self.input, path)
     }
 
     /// The baseline's grid in invocations.
     pub fn baseline_grid(&self) -> [u32; 3] {
-        model::baseline_grid(self.input, self.out_layout)
+        launch::baseline_grid(self.input, self.out_layout)
     }
 
     /// The new kernel's workgroup shape for this layout pair on `path`
@@ -150,53 +152,6 @@ pub fn shuffle_specialization(
     ]
 }
 
-/// See [`PixelShuffle::local_size`]. The tiled and quad paths' shapes were
-/// chosen on an NVIDIA H200 by `q8ta_bench --sweep` at `[8,256,256,256]`,
-/// passthrough, with the GPU at full clocks (the sweeps and choices are
-/// `bench/h200-sweep-{tile,quad}.json` and `bench/h200-best-{tile,quad}.json`;
-/// the quad path into 4C, `bench/h200-sweep-quad-4c.json`, at both large sizes).
-/// A GPU runs the tile path only from 4C1W into 4C; elsewhere it serves CPU drivers,
-/// so those pairs take the compact `4x8x1` (best or within 3% of it on the
-/// H200 for every such pair but 4C1W -> 4C1W, whose best, `2x128x1`, leaves
-/// most of a 16-wide row's invocations idle). The word-by-word path takes
-/// `4x16x4` (of 8 shapes swept on the H200 from `[1,256,16,16]` to
-/// `[1,256,128,128]`, `bench/h200-sweep-words.json`, it had the best or
-/// nearly the best speedup over the baseline at every size, and the best worst
-/// case; the seed's Adreno 830 shapes were 1-10% slower), except into 4C1W
-/// on tensors of 2^25 elements or more (32 MiB: input and output no longer
-/// fit the H200's 50 MB L2), where whole rows of 128 pixels per workgroup
-/// (`1x128x1`, from 4C1W or 4W4C, W >= 128) or `4x32x2` (from 4C) moved
-/// 95-100% and 90-92% of a copy's bandwidth, against 89-93% for `4x16x4`
-/// (`bench/h200-sweep-words-4c1w.json`).
-pub fn shuffle_local_size(
-    input: Shape,
-    in_layout: Layout,
-    out_layout: Layout,
-    path: ShufflePath,
-) -> [u32; 3] {
-    use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
-    match path {
-        ShufflePath::Tile => match (in_layout, out_layout) {
-            (C1W, C) => [4, 8, 2],
-            (W4C, C) => [4, 2, 8],
-            _ => [4, 8, 1],
-        },
-        ShufflePath::Quad => match (in_layout, out_layout) {
-            (C | W4C, W4C) => [16, 1, 4],
-            (C1W, W4C) => [8, 16, 1],
-            (C1W, C1W) => [1, 128, 1],
-            (C | W4C, C) => [16, 2, 1],
-            (C1W, C) => [16, 8, 1],
-            _ => [8, 4, 1],
-        },
-        ShufflePath::Words => match (in_layout, out_layout) {
-            (C1W | W4C, C1W) if input.elements() >= 1 << 25 && input.w >= 128 => [1, 128, 1],
-            (C, C1W) if input.elements() >= 1 << 25 => [4, 32, 2],
-            _ => [4, 16, 4],
-        },
-    }
-}
-
 /// A dispatch of one shuffle kernel: the workgroups to launch and its push constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -226,7 +181,7 @@ impl PixelShuffle {
                     path: p.name(),
                     needs,
                 })?;
-                model::shuffle_grid(self.input, p)
+                launch::shuffle_grid(self.input, p)
             }
         };
         let want_x = grid[0].div_ceil(local[0]);
@@ -237,7 +192,7 @@ impl PixelShuffle {
                 max: max_groups[0],
             });
         }
-        let (groups, launched) = model::launch(grid, local, max_groups);
+        let (groups, launched) = launch::launch(grid, local, max_groups);
         Ok(Launch {
             groups,
             local,

@@ -3,10 +3,11 @@
 //! near rounding ties); they are written from the operator's definition, not
 //! from the shaders' index arithmetic, so they check it.
 
-use super::check_shuffle_shapes;
+use super::check::check_shuffle_shapes;
 use super::error::Q8taError;
-use super::layout::{pack, unpack, Layout, Shape};
+use super::layout::{pack, unpack, Layout};
 use super::quant::{dequantize_value, quantize_value, QuantParams, Requant};
+use super::shape::Shape;
 
 /// The output shape of a pixel shuffle of `input` (factor 2), validated.
 pub fn shuffle_output_shape(input: Shape) -> Result<Shape, Q8taError> {

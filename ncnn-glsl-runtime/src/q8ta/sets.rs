@@ -1,26 +1,41 @@
-//! The shaders this crate ships, as variant sets: the one table that
-//! `ncnn-glsl probe` lists and whose features every [`crate::Context`]
-//! enables.
+//! The q8ta shaders' variant sets, compiled at build time from
+//! `shaders/q8ta_*.comp`, and the context options that enable what they need.
 
 use ncnn_glsl_core::variant::VariantSet;
 use ncnn_glsl_macros::include_ncnn_shader;
 
-/// `shaders/q8ta_pixel_shuffle.comp`: the seed's pixel shuffle (one
-/// invocation per channel block and input pixel, a 4x4 byte transpose).
-pub static Q8TA_PIXEL_SHUFFLE: &VariantSet =
-    include_ncnn_shader!("../shaders/q8ta_pixel_shuffle.comp");
-/// `shaders/q8ta_pixel_shuffle_baseline.comp`: the kernel the seed replaces.
-pub static Q8TA_PIXEL_SHUFFLE_BASELINE: &VariantSet =
+use crate::ContextOptions;
+
+/// `shaders/q8ta_pixel_shuffle.comp`: the seed's pixel shuffle (a 4x4 byte
+/// transpose, whole output words; its paths are specialization constants).
+pub static PIXEL_SHUFFLE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_pixel_shuffle.comp");
+/// `shaders/q8ta_pixel_shuffle_baseline.comp`: the kernel the seed replaces
+/// (one invocation per output word).
+pub static PIXEL_SHUFFLE_BASELINE: &VariantSet =
     include_ncnn_shader!("../shaders/q8ta_pixel_shuffle_baseline.comp");
 /// `shaders/q8ta_quantize.comp`: float NCHW (sfp) to an int8 layout.
-pub static Q8TA_QUANTIZE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_quantize.comp");
+pub static QUANTIZE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_quantize.comp");
 /// `shaders/q8ta_dequantize.comp`: an int8 layout to float NCHW (sfp).
-pub static Q8TA_DEQUANTIZE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_dequantize.comp");
+pub static DEQUANTIZE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_dequantize.comp");
 
-/// Every shipped shader's variant set.
-pub static SHIPPED: &[&VariantSet] = &[
-    Q8TA_PIXEL_SHUFFLE,
-    Q8TA_PIXEL_SHUFFLE_BASELINE,
-    Q8TA_QUANTIZE,
-    Q8TA_DEQUANTIZE,
-];
+/// Every q8ta variant set: what a context that runs [`super::Q8taOps`] must
+/// be opened for ([`context_options`]).
+pub static SETS: &[&VariantSet] = &[PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE, QUANTIZE, DEQUANTIZE];
+
+/// Options for a context that runs the q8ta operations: the default device,
+/// with the features the q8ta variants can use enabled
+/// ([`ContextOptions::variant_sets`] = [`SETS`]). Add your own sets, or set
+/// other fields, before opening it:
+///
+/// ```no_run
+/// # use ncnn_glsl_runtime::{q8ta, Context, Options};
+/// let ctx = Context::new(q8ta::context_options())?;
+/// let ops = q8ta::Q8taOps::new(&ctx, Options::NCNN_DEFAULT)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn context_options() -> ContextOptions {
+    ContextOptions {
+        variant_sets: SETS.to_vec(),
+        ..ContextOptions::default()
+    }
+}

@@ -1,7 +1,9 @@
 //! Tests of the q8ta host side: requantization exactness, layouts, the golden
 //! vectors, the shader models and the errors.
 
-use super::model::{self, Axes, DequantizePush, Memory, QuantizePush, ShufflePath, ShufflePush};
+use super::launch::{self, Axes, ShufflePath};
+use super::model::{self, Memory};
+use super::push::{DequantizePush, QuantizePush, ShufflePush};
 use super::reference::{self, pixel_shuffle, pixel_shuffle_nchw};
 use super::*;
 use crate::SpecValue;
@@ -225,22 +227,8 @@ fn passthrough_is_the_identity() {
     }
 }
 
-fn vectors() -> Option<String> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/vectors/q8ta_pixel_shuffle.json");
-    match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{}: {e} (CI needs ../shared beside the repository)",
-                path.display()
-            );
-            eprintln!("skipped: {}: {e}", path.display());
-            None
-        }
-    }
-}
+/// The golden vectors: part of the test binary, so no test runs without them.
+const VECTORS: &str = include_str!("../../tests/data/q8ta_pixel_shuffle.json");
 
 struct Case {
     name: String,
@@ -254,10 +242,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let Some(text) = vectors() else {
-        return Vec::new();
-    };
-    super::vectors::cases(&text)
+    super::vectors::cases(VECTORS)
         .unwrap()
         .iter()
         .map(|c| {
@@ -291,10 +276,10 @@ fn run_model(
     max_groups: u32,
 ) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     let grid = match path {
-        None => model::baseline_grid(c.in_shape, c.out_layout),
-        Some(p) => model::shuffle_grid(c.in_shape, p),
+        None => launch::baseline_grid(c.in_shape, c.out_layout),
+        Some(p) => launch::shuffle_grid(c.in_shape, p),
     };
-    let (_, launched) = model::launch(grid, local, [u32::MAX, max_groups, max_groups]);
+    let (_, launched) = launch::launch(grid, local, [u32::MAX, max_groups, max_groups]);
     let p = ShufflePush::new(c.in_shape, &c.requant, launched, local);
     let a = Axes {
         in_layout: c.in_layout,
@@ -316,10 +301,7 @@ fn run_model(
 #[test]
 fn golden_vectors_pass_the_reference_and_both_models() {
     let cases = cases();
-    if cases.is_empty() {
-        return;
-    }
-    assert_eq!(cases.len(), 135);
+    assert_eq!(cases.len(), 135, "3 x 3 layout pairs, 15 cases each");
     for c in &cases {
         assert_eq!(
             c.in_layout.word_count(c.in_shape),
@@ -461,7 +443,7 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         out_layout,
         passthrough,
     };
-    let path = |s: Shape, i: Layout, o: Layout| model::shuffle_path(s, axes(i, o, true), GPU);
+    let path = |s: Shape, i: Layout, o: Layout| launch::shuffle_path(s, axes(i, o, true), GPU);
     let big = Shape::new(8, 256, 256, 256);
     assert_eq!(path(big, C1W, C), ShufflePath::Tile);
     assert_eq!(path(big, W4C, C), ShufflePath::Quad);
@@ -471,7 +453,7 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(path(big, W4C, C1W), ShufflePath::Words);
     assert_eq!(path(big, C, C1W), ShufflePath::Quad);
     // Requantizing, the quad path stays the faster one into 4C1W.
-    let requant = model::shuffle_path(big, axes(C1W, C1W, false), GPU);
+    let requant = launch::shuffle_path(big, axes(C1W, C1W, false), GPU);
     assert_eq!(requant, ShufflePath::Quad);
     let small = Shape::new(1, 256, 16, 16);
     assert_eq!(path(small, W4C, C), ShufflePath::Words);
@@ -505,7 +487,7 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(words(big, C1W, W4C), [4, 16, 4]);
     // A CPU device tiles wherever it may, however small.
     let cpu =
-        |s: Shape, i: Layout, o: Layout| model::shuffle_path(s, axes(i, o, true), DeviceType::Cpu);
+        |s: Shape, i: Layout, o: Layout| launch::shuffle_path(s, axes(i, o, true), DeviceType::Cpu);
     assert_eq!(cpu(small, W4C, C), ShufflePath::Tile);
     let c8 = Shape::new(1, 32, 2, 4);
     assert_eq!(cpu(c8, C, C1W), ShufflePath::Quad);
@@ -772,7 +754,7 @@ fn quantize_and_dequantize_models_match_the_references() {
             let push = QuantizePush::new(shape, p);
             let mut m = Memory::new(&[], layout.word_count(shape), 0xdead_beef);
             model::dispatch(
-                model::quantize_grid(shape, layout),
+                launch::quantize_grid(shape, layout),
                 [64, 1, 1],
                 65535,
                 |gid| model::quantize_invocation(gid, &push, layout, &x, &mut m),
@@ -792,7 +774,7 @@ fn quantize_and_dequantize_models_match_the_references() {
             let mut m = Memory::new(&words, 0, 0);
             let mut out = vec![f32::NAN; shape.elements()];
             let mut writes = vec![0u32; shape.elements()];
-            model::dispatch(model::dequantize_grid(shape), [64, 1, 1], 65535, |gid| {
+            model::dispatch(launch::dequantize_grid(shape), [64, 1, 1], 65535, |gid| {
                 model::dequantize_invocation(gid, &dp, layout, &mut m, &mut out, &mut writes)
             });
             assert_eq!(out, want, "{shape} {layout}");
@@ -810,9 +792,9 @@ fn quantize_and_dequantize_models_match_the_references() {
             .len(),
         32
     );
-    assert_eq!(model::dequantize_vec_width(6), 2);
-    assert_eq!(model::dequantize_vec_width(8), 4);
-    assert_eq!(model::dequantize_vec_width(7), 1);
+    assert_eq!(launch::dequantize_vec_width(6), 2);
+    assert_eq!(launch::dequantize_vec_width(8), 4);
+    assert_eq!(launch::dequantize_vec_width(7), 1);
 }
 
 /// The x axis (channel blocks) is not looped over: a launch that needs more
@@ -898,10 +880,10 @@ fn pixel_shuffle_plan_validates_and_splits() {
     assert!(e.unwrap_err().to_string().contains("input scale NaN"));
 
     // A grid past 65535 workgroups on z (height x batch) is launched clamped; the shaders loop.
-    let (groups, launched) = model::launch([1, 1, 70_000 * 3], [1, 1, 1], [65535; 3]);
+    let (groups, launched) = launch::launch([1, 1, 70_000 * 3], [1, 1, 1], [65535; 3]);
     assert_eq!(groups, [1, 1, 65535]);
     assert_eq!(launched, [1, 1, 65535]);
-    let (groups, launched) = model::launch([5, 7, 9], [4, 16, 1], [65535; 3]);
+    let (groups, launched) = launch::launch([5, 7, 9], [4, 16, 1], [65535; 3]);
     assert_eq!(groups, [2, 1, 9]);
     assert_eq!(launched, [8, 16, 9]);
     // The model over such a clamped grid: a tall input whose height x batch exceeds the limit
@@ -924,7 +906,7 @@ fn pixel_shuffle_plan_validates_and_splits() {
 /// `shuffle_specialization` sets, for every layout pair, passthrough and path.
 #[test]
 fn shuffle_specialization_matches_the_shipped_blob() {
-    let set = crate::shipped::Q8TA_PIXEL_SHUFFLE;
+    let set = super::sets::PIXEL_SHUFFLE;
     assert!(set.axes.is_empty(), "the shipped shuffle has no axes");
     let blobs: std::collections::HashSet<*const u32> =
         set.variants.iter().map(|v| v.blob.spirv.as_ptr()).collect();

@@ -1,11 +1,14 @@
-//! Golden-vector files in the format of `shared/vectors/q8ta_pixel_shuffle.json`:
+//! Golden-vector files in the format of `ncnn-glsl-runtime/tests/data/q8ta_pixel_shuffle.json`
+//! (docs/q8ta-pixel-shuffle.md, "Golden vectors"):
 //! whole input and expected output buffers of pixel-shuffle cases, padding
 //! included, as little-endian hex. One reader for the example's `--vectors`
 //! and the tests.
 
 use serde_json::Value;
 
-use super::{Layout, QuantParams, Shape};
+use super::layout::Layout;
+use super::quant::QuantParams;
+use super::shape::Shape;
 
 /// One case of a vector file.
 #[derive(Clone, Debug, PartialEq)]

@@ -395,7 +395,7 @@ fn run_blobs_with(
     };
     let mut outputs = Vec::new();
     for (who, blob) in [("ours", ours_blob), ("glslang", theirs_blob)] {
-        let p = Pipeline::with_options(ctx, who, blob, &options)
+        let p = Pipeline::new(ctx, who, blob, &options)
             .map_err(|e| RunError::NotRunnable(format!("{who} pipeline: {e}")))?;
         let mut bufs: Vec<Buffer> = inputs
             .iter()

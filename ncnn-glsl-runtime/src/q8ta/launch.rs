@@ -1,0 +1,216 @@
+//! The launch geometry of the q8ta shaders: the new kernel's paths and the
+//! rule that picks one, the grids of every shader in invocations, and the
+//! workgroups a grid takes on a device (y and z clamped, the shuffle shaders
+//! loop over them).
+
+use ncnn_glsl_core::DeviceType;
+
+use super::layout::Layout;
+use super::shape::Shape;
+
+/// The new kernel's ways through a tensor (the shader's specialization
+/// constant `PATH`, id 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShufflePath {
+    /// One invocation per (output channel block, input pixel), word by word.
+    Words = 0,
+    /// One per (4 output channel blocks, 4 input pixels): 16-byte loads and stores.
+    Tile = 1,
+    /// One per (output channel block, 4 input pixels): 16-byte loads and stores,
+    /// neighbouring blocks in neighbouring invocations.
+    Quad = 2,
+}
+
+impl ShufflePath {
+    /// Every path.
+    pub const ALL: [ShufflePath; 3] = [ShufflePath::Words, ShufflePath::Tile, ShufflePath::Quad];
+
+    /// Its name in benchmarks and errors.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ShufflePath::Words => "words",
+            ShufflePath::Tile => "tile",
+            ShufflePath::Quad => "quad",
+        }
+    }
+
+    /// `Ok` where this path can run `input` (into any layout), else what it
+    /// needs: the tiled paths read and write whole aligned word quads.
+    pub fn check(self, input: Shape) -> Result<(), &'static str> {
+        let c_out = input.c / 4;
+        match self {
+            ShufflePath::Words => Ok(()),
+            ShufflePath::Tile if input.w % 4 != 0 || c_out % 16 != 0 => {
+                Err("W % 4 == 0 and C_out % 16 == 0")
+            }
+            ShufflePath::Quad if input.w % 4 != 0 || c_out % 4 != 0 => {
+                Err("W % 4 == 0 and C_out % 4 == 0")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The path the runtime takes for `input` shuffled as `axes` says. On a GPU,
+/// the tiled paths only where the tensor is large enough that their 16 or 4
+/// times fewer invocations still fill it: the quad path from 2^19 input
+/// elements (`[1,256,48,48]`), the tile path from 4C1W into 4C from 2^21
+/// (`[1,256,96,96]`); and word by word from 4C1W or 4W4C into 4C1W without
+/// requantization from 2^25 (tensors past the L2 cache, with whole rows per
+/// workgroup: [`super::shuffle_local_size`]). These are where each became
+/// the fastest on an H200 (`BENCHMARKS.md`, `bench/h200-raw.json`). On a CPU device
+/// (lavapipe) every invocation costs, and the tile path was the fastest on
+/// nearly every case (`bench/lavapipe.json`): tile, else quad, wherever
+/// allowed.
+pub fn shuffle_path(input: Shape, axes: Axes, device: DeviceType) -> ShufflePath {
+    if device == DeviceType::Cpu {
+        return [ShufflePath::Tile, ShufflePath::Quad]
+            .into_iter()
+            .find(|p| p.check(input).is_ok())
+            .unwrap_or(ShufflePath::Words);
+    }
+    let elements = input.elements();
+    use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
+    let path = match (axes.in_layout, axes.out_layout) {
+        (C1W | W4C, C1W) if axes.passthrough && elements >= 1 << 25 => ShufflePath::Words,
+        (C1W, C) if elements >= 1 << 21 => ShufflePath::Tile,
+        _ if elements >= 1 << 19 => ShufflePath::Quad,
+        _ => ShufflePath::Words,
+    };
+    if path.check(input).is_ok() {
+        path
+    } else {
+        ShufflePath::Words
+    }
+}
+
+/// The new kernel's global grid in invocations for `path` (which must be
+/// allowed, [`ShufflePath::check`]): (output channel blocks, input width,
+/// input height x batch), with quads of blocks (tile) and of width (tile, quad).
+pub fn shuffle_grid(input: Shape, path: ShufflePath) -> [u32; 3] {
+    let c4_out = (input.c / 4).div_ceil(4) as u32;
+    let rows = (input.h * input.n) as u32;
+    let w = input.w as u32;
+    match path {
+        ShufflePath::Words => [c4_out, w, rows],
+        ShufflePath::Tile => [c4_out / 4, w / 4, rows],
+        ShufflePath::Quad => [c4_out, w / 4, rows],
+    }
+}
+
+/// The baseline's global grid: (output width incl. 4W4C padding, output
+/// height, output channel blocks x batch), output width fastest.
+pub fn baseline_grid(input: Shape, out_layout: Layout) -> [u32; 3] {
+    let ow = 2 * input.w;
+    let ow = if out_layout == Layout::Packed4W4C {
+        ow.div_ceil(4) * 4
+    } else {
+        ow
+    };
+    let c4 = (input.c / 4).div_ceil(4);
+    [ow as u32, (2 * input.h) as u32, (c4 * input.n) as u32]
+}
+
+/// The layouts and passthrough of one shuffle: the new kernel's
+/// specialization constants, the baseline's build-time axes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Axes {
+    /// `IN_LAYOUT`.
+    pub in_layout: Layout,
+    /// `OUT_LAYOUT`.
+    pub out_layout: Layout,
+    /// `PASSTHROUGH`.
+    pub passthrough: bool,
+}
+
+/// Workgroups to launch for a grid of `grid` invocations at `local`, each
+/// axis clamped to `max_groups` (`maxComputeWorkGroupCount`), and the
+/// invocations that launches per axis (the shuffle shaders' loop steps).
+pub fn launch(grid: [u32; 3], local: [u32; 3], max_groups: [u32; 3]) -> ([u32; 3], [u32; 3]) {
+    let groups: [u32; 3] =
+        std::array::from_fn(|i| grid[i].div_ceil(local[i]).clamp(1, max_groups[i].max(1)));
+    let launched = std::array::from_fn(|i| groups[i] * local[i]);
+    (groups, launched)
+}
+
+/// The dequantize shader's `VEC` axis value for a width: 4 elements per
+/// invocation (`buffer_st4`) when `W % 4 == 0`, 2 when `W % 2 == 0`, else 1.
+/// Vector stores need the NCHW element index of `(n, c, h, 0)` to be a
+/// multiple of the vector width, which holds for every row exactly then.
+pub fn dequantize_vec_width(w: usize) -> usize {
+    if w % 4 == 0 {
+        4
+    } else if w % 2 == 0 {
+        2
+    } else {
+        1
+    }
+}
+
+/// The quantize shader's grid: (width, padded to 4 for 4W4C; height; channel blocks x batch).
+pub fn quantize_grid(shape: Shape, layout: Layout) -> [u32; 3] {
+    let w = if layout == Layout::Packed4W4C {
+        shape.w4() * 4
+    } else {
+        shape.w
+    };
+    [w as u32, shape.h as u32, (shape.c4() * shape.n) as u32]
+}
+
+/// The dequantize shader's grid: (`ceil(W / vec)`, height, channels x batch).
+pub fn dequantize_grid(shape: Shape) -> [u32; 3] {
+    let v = dequantize_vec_width(shape.w);
+    [
+        shape.w.div_ceil(v) as u32,
+        shape.h as u32,
+        (shape.c * shape.n) as u32,
+    ]
+}
+
+/// The new kernel's workgroup shape for `input` shuffled between these
+/// layouts on `path` ([`super::PixelShuffle::local_size`]). The tiled and quad paths' shapes were
+/// chosen on an NVIDIA H200 by `q8ta_bench --sweep` at `[8,256,256,256]`,
+/// passthrough, with the GPU at full clocks (the sweeps and choices are
+/// `bench/h200-sweep-{tile,quad}.json` and `bench/h200-best-{tile,quad}.json`;
+/// the quad path into 4C, `bench/h200-sweep-quad-4c.json`, at both large sizes).
+/// A GPU runs the tile path only from 4C1W into 4C; elsewhere it serves CPU drivers,
+/// so those pairs take the compact `4x8x1` (best or within 3% of it on the
+/// H200 for every such pair but 4C1W -> 4C1W, whose best, `2x128x1`, leaves
+/// most of a 16-wide row's invocations idle). The word-by-word path takes
+/// `4x16x4` (of 8 shapes swept on the H200 from `[1,256,16,16]` to
+/// `[1,256,128,128]`, `bench/h200-sweep-words.json`, it had the best or
+/// nearly the best speedup over the baseline at every size, and the best worst
+/// case; the seed's Adreno 830 shapes were 1-10% slower), except into 4C1W
+/// on tensors of 2^25 elements or more (32 MiB: input and output no longer
+/// fit the H200's 50 MB L2), where whole rows of 128 pixels per workgroup
+/// (`1x128x1`, from 4C1W or 4W4C, W >= 128) or `4x32x2` (from 4C) moved
+/// 95-100% and 90-92% of a copy's bandwidth, against 89-93% for `4x16x4`
+/// (`bench/h200-sweep-words-4c1w.json`).
+pub fn shuffle_local_size(
+    input: Shape,
+    in_layout: Layout,
+    out_layout: Layout,
+    path: ShufflePath,
+) -> [u32; 3] {
+    use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
+    match path {
+        ShufflePath::Tile => match (in_layout, out_layout) {
+            (C1W, C) => [4, 8, 2],
+            (W4C, C) => [4, 2, 8],
+            _ => [4, 8, 1],
+        },
+        ShufflePath::Quad => match (in_layout, out_layout) {
+            (C | W4C, W4C) => [16, 1, 4],
+            (C1W, W4C) => [8, 16, 1],
+            (C1W, C1W) => [1, 128, 1],
+            (C | W4C, C) => [16, 2, 1],
+            (C1W, C) => [16, 8, 1],
+            _ => [8, 4, 1],
+        },
+        ShufflePath::Words => match (in_layout, out_layout) {
+            (C1W | W4C, C1W) if input.elements() >= 1 << 25 && input.w >= 128 => [1, 128, 1],
+            (C, C1W) if input.elements() >= 1 << 25 => [4, 32, 2],
+            _ => [4, 16, 4],
+        },
+    }
+}
