@@ -1,0 +1,17 @@
+//! What the workspace's tests and examples share, in one dev-only crate:
+//!
+//! - [`Rng`]: the seeded generator every test and example draws its inputs
+//!   from (fresh each run, the seed printed so a failure can be repeated);
+//! - [`gpu`]: the GPU test harness (a test declares what it needs; the
+//!   harness opens a validated context, skips with the reason outside CI and
+//!   fails under CI when the device lacks it, and checks the validation log
+//!   after the test body);
+//! - [`tools`]: the reference tools (`spirv-val`, `glslangValidator`), which
+//!   fail a test under CI when missing;
+//! - [`shaders`]: the test shaders under `tests/shaders/`;
+//! - [`differential`]: one shader built by naga (ours) and by glslang, run on
+//!   the same inputs, every output byte compared.
+
+pub mod rng;
+
+pub use rng::Rng;
