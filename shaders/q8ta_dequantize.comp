@@ -1,6 +1,6 @@
 #version 450
 // q8ta dequantize: int8 words in one of the channels-packed layouts -> float NCHW tensor
-// [N, C, H, W] in sfp storage (spec: shared/spec/q8ta-pixel-shuffle.md):
+// [N, C, H, W] in sfp storage (spec: docs/q8ta-pixel-shuffle.md):
 //
 //   x = (q - zp) * scale      (one f32 rounding: q - zp is exact; then the storage conversion)
 //

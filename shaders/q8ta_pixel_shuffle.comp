@@ -1,5 +1,5 @@
 #version 450
-// q8ta pixel shuffle, upscale factor 2 (spec: shared/spec/q8ta-pixel-shuffle.md; seed 001).
+// q8ta pixel shuffle, upscale factor 2 (spec: docs/q8ta-pixel-shuffle.md; seed 001).
 //
 // The input and output layouts, the passthrough flag and the path are specialization constants
 // 3, 4, 5, 6, not build-time axes: one blob (34 KB) serves every combination where axes built 18

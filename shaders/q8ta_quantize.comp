@@ -1,6 +1,6 @@
 #version 450
 // q8ta quantize: float NCHW tensor [N, C, H, W] in sfp storage -> int8 words in one of the
-// channels-packed layouts (spec: shared/spec/q8ta-pixel-shuffle.md, "Quantize and dequantize"):
+// channels-packed layouts (spec: docs/q8ta-pixel-shuffle.md, "Quantize and dequantize"):
 //
 //   q = clamp(round_half_away(x / scale) + zp, -128, 127), padding lanes = zp
 //

@@ -2,10 +2,12 @@
 //!
 //! `include_ncnn_shader!("name.comp")` compiles every variant of a shader at
 //! build time. At run time a [`Context`] opens a Vulkan device (the loader is
-//! found at run time), describes it as a [`DeviceCaps`] ([`probe`]), and
-//! [`Context::select`] picks the variant it runs through the core's
-//! [`VariantSet::select`]. A [`Pipeline`] is made from the variant's blob,
-//! [`Buffer`]s carry the data, and [`Pipeline::dispatch`] runs it.
+//! found at run time) for the variant sets it will run, describes it as a
+//! [`DeviceCaps`] ([`probe`]), and [`Context::select`] picks the variant it
+//! runs through the core's [`VariantSet::select`]. A [`Pipeline`] is made
+//! from the variant's blob, [`Buffer`]s carry the data ([`FloatStorage`]
+//! says how a variant stores `sfp` floats), and [`Pipeline::dispatch`] (or a
+//! [`Sequence`] of dispatches and copies) runs it.
 //!
 //! ```no_run
 //! # use ncnn_glsl_runtime::*;
@@ -20,6 +22,15 @@
 //! b.read(&mut out)?;
 //! # Ok(()) }
 //! ```
+//!
+//! Modules, lowest first (each uses only those before it): [`error`],
+//! [`storage`], [`probe`] (a device's description), [`instance`] (loader,
+//! instance, validation messages), [`selector`] (which device), [`context`],
+//! `submit` (one submission, the barrier), `timing`, [`buffer`],
+//! `pipeline_cache`, [`pipeline`], [`executable`], [`dispatch`] (one
+//! dispatch's arguments and commands), [`sequence`] (steps in one
+//! submission, and the one-step conveniences). The generic layer knows no
+//! application; [`q8ta`], the operator this crate ships, sits on top of it.
 
 // `include_ncnn_shader!` names `::ncnn_glsl_runtime::__private`: the q8ta sets use it here.
 extern crate self as ncnn_glsl_runtime;

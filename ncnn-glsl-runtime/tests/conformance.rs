@@ -27,12 +27,10 @@
 //! between threads is too small to hit here); the rates are printed.
 //! - The spec has no 8-wide (`buffer_ld8`, ...) forms.
 
-mod common;
 mod conformance_model;
 
 use std::sync::Arc;
 
-use common::{assert_clean, context, Log, Rng};
 use conformance_model as m;
 use conformance_model::FloatStorage;
 use ncnn_glsl_core::variant::{Usage, Variant, VariantSet};
@@ -41,6 +39,8 @@ use ncnn_glsl_runtime::{
     Blob, Buffer, Context, ContextOptions, DeviceBits, Dispatch, Options, Pipeline,
     PipelineOptions, Target,
 };
+use ncnn_glsl_testkit::gpu::GpuTest;
+use ncnn_glsl_testkit::Rng;
 
 /// One output buffer: elements of `size` bytes, each allowed two values
 /// (equal where the spec gives one result).
@@ -124,8 +124,8 @@ fn build(name: &str, text: &str, targets: &[Target]) -> Vec<Built> {
         .collect()
 }
 
-/// A context whose device enables every feature the built blobs need.
-fn open(name: &'static str, built: &[Built]) -> Option<(Arc<Context>, Log)> {
+/// Options for a context whose device enables every feature the built blobs need.
+fn options(name: &'static str, built: &[Built]) -> ContextOptions {
     let variants: Vec<Variant> = built
         .iter()
         .filter_map(|b| {
@@ -147,10 +147,10 @@ fn open(name: &'static str, built: &[Built]) -> Option<(Arc<Context>, Log)> {
         axes: &[],
         variants: Box::leak(variants.into_boxed_slice()),
     }));
-    context(ContextOptions {
+    ContextOptions {
         variant_sets: vec![set],
         ..ContextOptions::default()
-    })
+    }
 }
 
 /// Runs `blob` over `io` and checks every output byte; `Err` lists the
@@ -271,7 +271,7 @@ fn floats(v: &[f32]) -> Vec<u8> {
 /// A random stored element: finite, never a subnormal (drivers may flush
 /// those when they pass through arithmetic), sometimes zero.
 fn random_elem(rng: &mut Rng, s: FloatStorage) -> u32 {
-    let r = rng.next();
+    let r = rng.next_u64();
     if r % 61 == 0 {
         return 0;
     }
@@ -296,7 +296,7 @@ fn random_elem(rng: &mut Rng, s: FloatStorage) -> u32 {
 /// range (so neither overflow nor subnormal rules matter), with some values
 /// exactly halfway between two fp16 numbers.
 fn random_value(rng: &mut Rng, s: FloatStorage) -> f32 {
-    let r = rng.next();
+    let r = rng.next_u64();
     if r % 53 == 0 {
         return 0.0;
     }
@@ -332,46 +332,49 @@ fn run_family(
     built: &[Built],
     mut case: impl FnMut(&Arc<Context>, &Built, &'static Blob, &mut Rng) -> Result<(), String>,
 ) -> Option<Outcome> {
-    let (ctx, log) = open(family, built)?;
-    let mut rng = Rng::fresh();
-    let seed = rng.0;
-    let mut ran = Vec::new();
-    let mut refused = Vec::new();
-    let mut failures = Vec::new();
-    for b in built {
-        match b.blob {
-            Ok(blob) => {
-                let missing: Vec<String> = blob
-                    .reflection
-                    .requirements
-                    .features
-                    .iter()
-                    .filter(|f| !ctx.caps().feature(f))
-                    .map(|f| f.to_string())
-                    .collect();
-                if !missing.is_empty() {
-                    refused.push((b.target.to_string(), format!("device lacks {missing:?}")));
-                    continue;
+    let mut outcome = None;
+    GpuTest::new(options(family, built)).run(|gpu| {
+        let ctx = gpu.ctx();
+        let mut rng = Rng::fresh();
+        let seed = rng.seed();
+        let mut ran = Vec::new();
+        let mut refused = Vec::new();
+        let mut failures = Vec::new();
+        for b in built {
+            match b.blob {
+                Ok(blob) => {
+                    let missing: Vec<String> = blob
+                        .reflection
+                        .requirements
+                        .features
+                        .iter()
+                        .filter(|f| !ctx.caps().feature(f))
+                        .map(|f| f.to_string())
+                        .collect();
+                    if !missing.is_empty() {
+                        refused.push((b.target.to_string(), format!("device lacks {missing:?}")));
+                        continue;
+                    }
+                    match case(ctx, b, blob, &mut rng) {
+                        Ok(()) => ran.push(b.target.to_string()),
+                        Err(e) => failures.push(format!("{family} {}:\n{e}", b.target)),
+                    }
                 }
-                match case(&ctx, b, blob, &mut rng) {
-                    Ok(()) => ran.push(b.target.to_string()),
-                    Err(e) => failures.push(format!("{family} {}:\n{e}", b.target)),
-                }
+                Err(ref e) => refused.push((b.target.to_string(), e.clone())),
             }
-            Err(ref e) => refused.push((b.target.to_string(), e.clone())),
         }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} (seed {seed:#x})",
-        failures.join("\n\n")
-    );
-    assert_clean(&log);
-    eprintln!("{family}: ran {ran:?}");
-    for (t, why) in &refused {
-        eprintln!("{family}: not run: {t}: {why}");
-    }
-    Some((ran, refused))
+        assert!(
+            failures.is_empty(),
+            "{} (seed {seed:#x})",
+            failures.join("\n\n")
+        );
+        eprintln!("{family}: ran {ran:?}");
+        for (t, why) in &refused {
+            eprintln!("{family}: not run: {t}: {why}");
+        }
+        outcome = Some((ran, refused));
+    });
+    outcome
 }
 
 fn assert_modes(family: &str, ran: &[String], refused: &[(String, String)], want_ran: &[&str]) {
@@ -717,7 +720,7 @@ void main()
 /// float2int8 inputs: halfway cases, saturation, the largest float below
 /// one half, and random values.
 fn float2int8_input(rng: &mut Rng) -> f32 {
-    let r = rng.next();
+    let r = rng.next_u64();
     let k = (r >> 8) as i64 % 300 - 150;
     match r % 6 {
         0 => k as f32 + 0.5,
@@ -730,13 +733,13 @@ fn float2int8_input(rng: &mut Rng) -> f32 {
 
 fn int8_case(ctx: &Arc<Context>, b: &Built, blob: &Blob, rng: &mut Rng) -> Result<(), String> {
     let n = 4096usize;
-    let a: Vec<u32> = (0..n).map(|_| rng.next() as u32 & 0xff).collect();
-    let a4: Vec<u32> = (0..n).map(|_| rng.next() as u32 & 0xff).collect();
+    let a: Vec<u32> = (0..n).map(|_| rng.next_u32() & 0xff).collect();
+    let a4: Vec<u32> = (0..n).map(|_| rng.next_u32() & 0xff).collect();
     // Wider than 8 bits: stores keep the low 8 bits.
     let v: Vec<i32> = (0..n)
-        .map(|_| match rng.next() % 3 {
-            0 => (rng.next() as i32) >> 8,
-            _ => (rng.next() % 256) as i32 - 128,
+        .map(|_| match rng.next_u64() % 3 {
+            0 => (rng.next_u64() as i32) >> 8,
+            _ => (rng.next_u64() % 256) as i32 - 128,
         })
         .collect();
     let f: Vec<f32> = (0..2 * n).map(|_| float2int8_input(rng)).collect();
@@ -873,13 +876,13 @@ fn int16_case(ctx: &Arc<Context>, b: &Built, blob: &Blob, rng: &mut Rng) -> Resu
     let sz = if packed { 2 } else { 4 };
     let mask = if packed { 0xffff } else { u32::MAX };
     let a: Vec<i32> = (0..n)
-        .map(|_| (rng.next() % 65536) as i32 - 32768)
+        .map(|_| (rng.next_u64() % 65536) as i32 - 32768)
         .collect();
     let a4: Vec<i32> = (0..n)
-        .map(|_| (rng.next() % 65536) as i32 - 32768)
+        .map(|_| (rng.next_u64() % 65536) as i32 - 32768)
         .collect();
     let v: Vec<i32> = (0..n)
-        .map(|_| (rng.next() % 65536) as i32 - 32768)
+        .map(|_| (rng.next_u64() % 65536) as i32 - 32768)
         .collect();
     let bits = |x: &i32| *x as u32 & mask;
     let ab: Vec<u32> = a.iter().map(bits).collect();
@@ -968,28 +971,27 @@ fn check_psc(name: &str, text: &str) {
         .map(|s| (s.id, s.name.to_string()))
         .collect();
     assert_eq!(spec, [(0, "a".to_string()), (1, "b".to_string())]);
-    let Some((ctx, log)) = open("psc", &built) else {
-        return;
-    };
-    let mut rng = Rng::fresh();
-    let seed = rng.0;
-    let n = 256usize;
-    let pa = (rng.next() % 100_000) as i32 + 8;
-    let pb = -((rng.next() % 100_000) as i32) - 1;
-    let want: Vec<u32> = (0..n)
-        .flat_map(|i| [(pa + i as i32) as u32, (7 + i as i32) as u32])
-        .collect();
-    let io = [Io::Out("psc", Out::exact(4, want))];
-    run(
-        &ctx,
-        "psc fp32",
-        blob,
-        &io,
-        &push_i32(&[pa, pb, n as i32]),
-        (n / 64) as u32,
-    )
-    .unwrap_or_else(|e| panic!("{e} (seed {seed:#x})"));
-    assert_clean(&log);
+    GpuTest::new(options("psc", &built)).run(|gpu| {
+        let ctx = gpu.ctx();
+        let mut rng = Rng::fresh();
+        let seed = rng.seed();
+        let n = 256usize;
+        let pa = (rng.next_u64() % 100_000) as i32 + 8;
+        let pb = -((rng.next_u64() % 100_000) as i32) - 1;
+        let want: Vec<u32> = (0..n)
+            .flat_map(|i| [(pa + i as i32) as u32, (7 + i as i32) as u32])
+            .collect();
+        let io = [Io::Out("psc", Out::exact(4, want))];
+        run(
+            ctx,
+            "psc fp32",
+            blob,
+            &io,
+            &push_i32(&[pa, pb, n as i32]),
+            (n / 64) as u32,
+        )
+        .unwrap_or_else(|e| panic!("{e} (seed {seed:#x})"));
+    });
 }
 
 // ---------------------------------------------------------------- contention
@@ -1078,7 +1080,7 @@ const CONTROL: &[(&str, usize, &str, usize)] = &[
 /// Random element bits that every store above keeps exactly: finite normal
 /// fp16 / bf16, any byte, any 16 bits.
 fn contended_value(rng: &mut Rng, what: &str, mode: &str, size: usize) -> u32 {
-    let r = rng.next();
+    let r = rng.next_u64();
     match (what, mode) {
         ("buffer_st1", "bf16p") => random_elem(rng, FloatStorage::Bf16),
         ("buffer_st1", _) => random_elem(rng, FloatStorage::F16),
@@ -1132,60 +1134,59 @@ fn shared_word_stores_lose_no_concurrent_write_and_a_plain_store_does() {
     for (what, lanes, store, _) in CONTROL {
         built.push(build(what, &text("uint", *lanes, store), &[target("fp32", None)]).remove(0));
     }
-    let Some((ctx, log)) = open("contention", &built) else {
-        return;
-    };
-    let mut rng = Rng::fresh();
-    let seed = rng.0;
-    let mut failures = Vec::new();
-    for (b, (what, mode, _, _, _, size)) in built.iter().zip(CONTENDED) {
-        let blob = *b.blob.as_ref().unwrap();
-        for spread in [0, 1] {
-            for _ in 0..reps {
-                let values: Vec<u32> = (0..n)
-                    .map(|_| contended_value(&mut rng, what, mode, *size))
-                    .collect();
-                let lost = lost_stores(&ctx, what, blob, &values, *size, spread)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                if lost > 0 {
-                    failures.push(format!(
-                        "{what} {mode} spread {spread}: {lost} of {n} stores lost"
-                    ));
+    GpuTest::new(options("contention", &built)).run(|gpu| {
+        let ctx = gpu.ctx();
+        let mut rng = Rng::fresh();
+        let seed = rng.seed();
+        let mut failures = Vec::new();
+        for (b, (what, mode, _, _, _, size)) in built.iter().zip(CONTENDED) {
+            let blob = *b.blob.as_ref().unwrap();
+            for spread in [0, 1] {
+                for _ in 0..reps {
+                    let values: Vec<u32> = (0..n)
+                        .map(|_| contended_value(&mut rng, what, mode, *size))
+                        .collect();
+                    let lost = lost_stores(ctx, what, blob, &values, *size, spread)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    if lost > 0 {
+                        failures.push(format!(
+                            "{what} {mode} spread {spread}: {lost} of {n} stores lost"
+                        ));
+                    }
                 }
             }
         }
-    }
-    let mut control_lost = 0;
-    for (b, (what, _, _, size)) in built[CONTENDED.len()..].iter().zip(CONTROL) {
-        let blob = *b.blob.as_ref().unwrap();
-        for spread in [0, 1] {
-            let mut lost_runs = Vec::new();
-            for _ in 0..reps {
-                let values: Vec<u32> = (0..n)
-                    .map(|_| rng.next() as u32 & if *size == 1 { 0xff } else { 0xffff })
-                    .collect();
-                let lost = lost_stores(&ctx, what, blob, &values, *size, spread)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                lost_runs.push(lost);
-                control_lost += lost;
+        let mut control_lost = 0;
+        for (b, (what, _, _, size)) in built[CONTENDED.len()..].iter().zip(CONTROL) {
+            let blob = *b.blob.as_ref().unwrap();
+            for spread in [0, 1] {
+                let mut lost_runs = Vec::new();
+                for _ in 0..reps {
+                    let values: Vec<u32> = (0..n)
+                        .map(|_| rng.next_u32() & if *size == 1 { 0xff } else { 0xffff })
+                        .collect();
+                    let lost = lost_stores(ctx, what, blob, &values, *size, spread)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    lost_runs.push(lost);
+                    control_lost += lost;
+                }
+                eprintln!(
+                    "control: {what}, spread {spread}: stores lost per run of {n}: {lost_runs:?}"
+                );
             }
-            eprintln!(
-                "control: {what}, spread {spread}: stores lost per run of {n}: {lost_runs:?}"
-            );
         }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} (seed {seed:#x})",
-        failures.join("\n")
-    );
-    assert!(
-        control_lost > 0,
-        "the plain read-modify-write control lost no store in {} runs: this device does \
+        assert!(
+            failures.is_empty(),
+            "{} (seed {seed:#x})",
+            failures.join("\n")
+        );
+        assert!(
+            control_lost > 0,
+            "the plain read-modify-write control lost no store in {} runs: this device does \
          not run a word's writers concurrently, so the test shows nothing here",
-        reps * 2 * CONTROL.len()
-    );
-    assert_clean(&log);
+            reps * 2 * CONTROL.len()
+        );
+    });
 }
 
 /// ncnn declares the specialization constants before the push-constant

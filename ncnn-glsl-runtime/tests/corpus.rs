@@ -14,21 +14,18 @@
 //! from glslang, on a rejection without a position, and when the outcomes
 //! drift from that file; `CORPUS_UPDATE=1` rewrites it.
 
-mod common;
-#[path = "common/differential.rs"]
-mod differential;
-
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use differential::{leak_blob, run_blobs, Case, Cmp, Fill, Io, RunError};
 use ncnn_glsl_core::{ext, CompileOptions, MemoryLoader, SourceFile, Target};
 use ncnn_glsl_runtime::reflection::Reflection;
 use ncnn_glsl_runtime::{
     Blob, ContextOptions, FloatStorage, SpecValue, Usage, Variant, VariantSet,
 };
+use ncnn_glsl_testkit::differential::{leak_blob, run_blobs, Case, Cmp, Fill, Io, RunError};
+use ncnn_glsl_testkit::gpu::GpuTest;
 
 /// The element type of a binding.
 #[derive(Clone, Copy)]
@@ -680,10 +677,10 @@ fn compile_text(t: &Text, source: &str, name: &str) -> Compiled {
         }
     }
     let ours = ours?;
-    if let Some(Err(v)) = differential::spirv_val(&ours.spirv) {
+    if let Some(Err(v)) = ncnn_glsl_testkit::differential::spirv_val(&ours.spirv) {
         return Err(Outcome::Failed(format!("spirv-val rejects our blob:\n{v}")));
     }
-    let theirs = match differential::glslang_result(first.text()) {
+    let theirs = match ncnn_glsl_testkit::differential::glslang_result(first.text()) {
         None => {
             return Err(Outcome::NotRunnable(
                 "glslangValidator is not installed".into(),
@@ -847,16 +844,11 @@ fn corpus_matches_glslang_in_every_mode() {
         axes: &[],
         variants: Box::leak(variants.into_boxed_slice()),
     }));
-    let Some((ctx, log)) = common::context(ContextOptions {
+    GpuTest::new(ContextOptions {
         variant_sets: vec![set],
         ..ContextOptions::default()
-    }) else {
-        return;
-    };
-    let seed = std::env::var("NCNN_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| common::Rng::fresh().0);
+    }).run(|gpu| {
+    let seed = ncnn_glsl_testkit::rng::fresh_seed();
 
     // Run every compiled text under every specialization.
     let mut outcomes: Vec<Outcome> = Vec::new();
@@ -877,7 +869,7 @@ fn corpus_matches_glslang_in_every_mode() {
                         local_size: Some(s.local),
                         specialization: spec,
                     };
-                    match run_blobs(&ctx, &log, &case, ours, theirs, seed.wrapping_add(i as u64)) {
+                    match run_blobs(gpu, &case, ours, theirs, seed.wrapping_add(i as u64)) {
                         Ok(()) => {
                             if let Outcome::Matched(n) = &mut result {
                                 *n += 1;
@@ -889,7 +881,7 @@ fn corpus_matches_glslang_in_every_mode() {
                         }
                         Err(RunError::Failed(e)) => {
                             result = Outcome::Failed(format!(
-                                "{e} (run {i}; NCNN_DIFF_SEED={seed} replays the whole corpus)"
+                                "{e} (run {i}; NCNN_SEED={seed} replays the whole corpus)"
                             ));
                             break;
                         }
@@ -949,6 +941,7 @@ fn corpus_matches_glslang_in_every_mode() {
             );
         }
     }
+    });
 }
 
 /// The outcome table (`tests/corpus/OUTCOMES.md`).
@@ -1107,7 +1100,7 @@ fn a_different_result_fails_the_run() {
         .text()
         .replace("max(v, float(0.f))", "max(v, float(0.001f))");
     assert_ne!(wrong, e.text(), "the relu line of the finished text");
-    let Some(theirs) = differential::glslang_result(&wrong) else {
+    let Some(theirs) = ncnn_glsl_testkit::differential::glslang_result(&wrong) else {
         return;
     };
     let theirs = theirs.expect("glslang compiles the changed text");
@@ -1133,25 +1126,25 @@ fn a_different_result_fails_the_run() {
         axes: &[],
         variants,
     }));
-    let Some((ctx, log)) = common::context(ContextOptions {
+    GpuTest::new(ContextOptions {
         variant_sets: vec![set],
         ..ContextOptions::default()
-    }) else {
-        return;
-    };
-    let (what, spec, push) = runs(&s).remove(0);
-    let case = Case {
-        name: format!("{name} ({what})"),
-        source: String::new(),
-        mode: "fp32".into(),
-        io: s.bindings.iter().map(|b| io(*b, &target)).collect(),
-        push_constants: push,
-        groups: s.groups,
-        local_size: Some(s.local),
-        specialization: spec,
-    };
-    match run_blobs(&ctx, &log, &case, ours, theirs, 7) {
-        Err(RunError::Failed(e)) => assert!(e.contains("differs from glslang's"), "{e}"),
-        other => panic!("a different blob was not caught: {other:?}"),
-    }
+    })
+    .run(|gpu| {
+        let (what, spec, push) = runs(&s).remove(0);
+        let case = Case {
+            name: format!("{name} ({what})"),
+            source: String::new(),
+            mode: "fp32".into(),
+            io: s.bindings.iter().map(|b| io(*b, &target)).collect(),
+            push_constants: push,
+            groups: s.groups,
+            local_size: Some(s.local),
+            specialization: spec,
+        };
+        match run_blobs(gpu, &case, ours, theirs, 7) {
+            Err(RunError::Failed(e)) => assert!(e.contains("differs from glslang's"), "{e}"),
+            other => panic!("a different blob was not caught: {other:?}"),
+        }
+    });
 }

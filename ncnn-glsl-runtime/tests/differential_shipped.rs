@@ -18,16 +18,10 @@
 //! are listed with the reason. The seed is printed on failure;
 //! `NCNN_DIFF_SEED=N` replays it.
 
-mod common;
-#[path = "common/differential.rs"]
-mod differential;
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use common::{assert_clean, context, Rng};
-use differential::{glslang, glslang_blob, leak_set, run_pair_with, seed, Case, Cmp, Io};
 use ncnn_glsl_core::variant::build::VariantKey;
 use ncnn_glsl_core::variant::manifest::{file_name, fnv1a64};
 use ncnn_glsl_runtime::q8ta::launch::{
@@ -37,6 +31,11 @@ use ncnn_glsl_runtime::q8ta::push::{DequantizePush, QuantizePush};
 use ncnn_glsl_runtime::q8ta::sets::{DEQUANTIZE, PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE, QUANTIZE};
 use ncnn_glsl_runtime::q8ta::{Layout, PixelShuffle, QuantParams, Shape, SETS};
 use ncnn_glsl_runtime::{Blob, Context, ContextOptions, FloatStorage, Variant, VariantSet};
+use ncnn_glsl_testkit::differential::{
+    glslang, glslang_blob, leak_set, run_pair_with, seed, Case, Cmp, Fill, Io,
+};
+use ncnn_glsl_testkit::gpu::GpuTest;
+use ncnn_glsl_testkit::Rng;
 
 /// One dispatch of a variant: the case (bindings, push constants, grid,
 /// local size) and the bytes of every binding.
@@ -135,56 +134,56 @@ fn check_set(set: &'static VariantSet, runs: impl Fn(&Variant, &mut Rng) -> Vec<
             .collect::<Vec<_>>()
             .into_boxed_slice(),
     );
-    let Some((ctx, log)) = context(ContextOptions {
+    GpuTest::new(ContextOptions {
         variant_sets: vec![set, leak_set(theirs_variants)],
         ..ContextOptions::default()
-    }) else {
-        return;
-    };
-    let seed = seed();
-    let mut rng = Rng(seed);
-    let mut tally = Tally {
-        variants: set.variants.len(),
-        texts: firsts.len(),
-        ..Tally::default()
-    };
-    for ((v, file, _), theirs) in firsts.iter().zip(&theirs) {
-        if let Some(why) = cannot_run(&ctx, v.blob, theirs) {
-            tally.skipped.push(format!("{file}: {why}"));
-            continue;
-        }
-        for run in runs(v, &mut rng) {
-            tally.dispatches += 1;
-            let mut case = run.case;
-            case.name = format!("{} `{file}` {}", set.name, case.name);
-            case.mode = v.target.to_string();
-            if let Err(e) = run_pair_with(&ctx, &case, v.blob, theirs, &run.inputs) {
-                tally.failures.push(e);
+    })
+    .run(|gpu| {
+        let ctx = gpu.ctx();
+        let seed = seed();
+        let mut rng = Rng::new(seed);
+        let mut tally = Tally {
+            variants: set.variants.len(),
+            texts: firsts.len(),
+            ..Tally::default()
+        };
+        for ((v, file, _), theirs) in firsts.iter().zip(&theirs) {
+            if let Some(why) = cannot_run(ctx, v.blob, theirs) {
+                tally.skipped.push(format!("{file}: {why}"));
+                continue;
+            }
+            for run in runs(v, &mut rng) {
+                tally.dispatches += 1;
+                let mut case = run.case;
+                case.name = format!("{} `{file}` {}", set.name, case.name);
+                case.mode = v.target.to_string();
+                if let Err(e) = run_pair_with(ctx, &case, v.blob, theirs, &run.inputs) {
+                    tally.failures.push(e);
+                }
             }
         }
-    }
-    eprintln!(
-        "{}: {} variants, {} distinct texts, {} dispatches of both blobs, {} not run here{}",
-        set.name,
-        tally.variants,
-        tally.texts,
-        tally.dispatches,
-        tally.skipped.len(),
-        tally
-            .skipped
-            .iter()
-            .map(|s| format!("\n  not run: {s}"))
-            .collect::<String>()
-    );
-    assert!(
-        tally.failures.is_empty(),
-        "{} of {} dispatches differ from glslang's (NCNN_DIFF_SEED={seed}):\n{}",
-        tally.failures.len(),
-        tally.dispatches,
-        tally.failures.join("\n")
-    );
-    assert!(tally.dispatches > 0, "{}: nothing ran", set.name);
-    assert_clean(&log);
+        eprintln!(
+            "{}: {} variants, {} distinct texts, {} dispatches of both blobs, {} not run here{}",
+            set.name,
+            tally.variants,
+            tally.texts,
+            tally.dispatches,
+            tally.skipped.len(),
+            tally
+                .skipped
+                .iter()
+                .map(|s| format!("\n  not run: {s}"))
+                .collect::<String>()
+        );
+        assert!(
+            tally.failures.is_empty(),
+            "{} of {} dispatches differ from glslang's (NCNN_SEED={seed}):\n{}",
+            tally.failures.len(),
+            tally.dispatches,
+            tally.failures.join("\n")
+        );
+        assert!(tally.dispatches > 0, "{}: nothing ran", set.name);
+    });
 }
 
 /// Why the device cannot run one of the blobs, if it cannot.
@@ -215,7 +214,7 @@ fn layout(value: i64) -> Layout {
 
 fn words(rng: &mut Rng, bytes: usize) -> Vec<u8> {
     (0..bytes.div_ceil(4))
-        .flat_map(|_| (rng.next() as u32).to_le_bytes())
+        .flat_map(|_| (rng.next_u32()).to_le_bytes())
         .take(bytes)
         .collect()
 }
@@ -224,12 +223,12 @@ fn words(rng: &mut Rng, bytes: usize) -> Vec<u8> {
 /// power of two one time in four, so that float inputs can sit exactly on
 /// rounding ties) and a zero point in [-128, 127].
 fn params(rng: &mut Rng) -> QuantParams {
-    let scale = if rng.next() % 4 == 0 {
-        f32::powi(2.0, -2 - (rng.next() % 7) as i32)
+    let scale = if rng.next_u64() % 4 == 0 {
+        f32::powi(2.0, -2 - (rng.next_u64() % 7) as i32)
     } else {
         f32::powf(2.0, rng.f32(-9.0, -2.0))
     };
-    let zp = (rng.next() % 256) as i32 - 128;
+    let zp = (rng.next_u64() % 256) as i32 - 128;
     QuantParams::new(scale, zp, "test").expect("valid parameters")
 }
 
@@ -278,7 +277,7 @@ fn shuffle_between(
 
 fn shuffle_case(name: String, ps: &PixelShuffle, rng: &mut Rng) -> (Case, Vec<Vec<u8>>) {
     let io = vec![
-        Io::In(ps.input_bytes() as u64, differential::Fill::Words),
+        Io::In(ps.input_bytes() as u64, Fill::Words),
         Io::Out(ps.output_bytes() as u64, Cmp::Exact),
     ];
     let inputs = vec![words(rng, ps.input_bytes()), Vec::new()];
@@ -388,8 +387,8 @@ fn quantize_variants_match_glslang() {
                 // two steps.
                 let x: Vec<f32> = (0..shape.elements())
                     .map(|_| {
-                        if rng.next() % 4 == 0 {
-                            ((rng.next() % 341) as f32 - 170.5) * p.scale
+                        if rng.next_u64() % 4 == 0 {
+                            ((rng.next_u64() % 341) as f32 - 170.5) * p.scale
                         } else {
                             rng.f32(-170.0, 170.0) * p.scale
                         }
@@ -398,7 +397,7 @@ fn quantize_variants_match_glslang() {
                 let input = storage.encode(&x);
                 let out_bytes = out_l.byte_count(shape);
                 let io = vec![
-                    Io::In(input.len() as u64, differential::Fill::Words),
+                    Io::In(input.len() as u64, Fill::Words),
                     Io::Out(out_bytes as u64, Cmp::Exact),
                 ];
                 let mut case = Case::new(&format!("{dims:?}"), "", "", io);
@@ -441,7 +440,7 @@ fn dequantize_variants_match_glslang() {
                 let in_bytes = in_l.byte_count(shape);
                 let out_bytes = storage.buffer_bytes(shape.elements());
                 let io = vec![
-                    Io::In(in_bytes as u64, differential::Fill::Words),
+                    Io::In(in_bytes as u64, Fill::Words),
                     Io::Out(out_bytes as u64, cmp),
                 ];
                 let mut case = Case::new(&format!("{dims:?}"), "", "", io);
@@ -465,7 +464,7 @@ fn bf16_comparison_can_fail() {
             .flat_map(|x| x.to_le_bytes())
             .collect::<Vec<u8>>()
     };
-    let compare = differential::compare;
+    let compare = ncnn_glsl_testkit::differential::compare;
     assert!(compare(Cmp::Bf16Ulps(1), &b(&[0x3f80]), &b(&[0x3f81])).is_ok());
     assert!(compare(Cmp::Bf16Ulps(1), &b(&[0x3f80]), &b(&[0x3f82])).is_err());
     assert!(compare(Cmp::Bf16Ulps(1), &b(&[0x8000]), &b(&[0x0000])).is_ok());

@@ -1,6 +1,6 @@
 //! Shaders written to hit the constructs naga's GLSL frontend compiles to
-//! valid SPIR-V that computes the wrong thing (`shared/notes/naga.md`,
-//! "WRONG but valid SPIR-V"): `barrier()`, multi-dimensional arrays,
+//! valid SPIR-V that computes the wrong thing (docs/naga.md, "Gaps, and
+//! what is done about each"): `barrier()`, multi-dimensional arrays,
 //! `round()`, and members of an instance-named block shadowing earlier
 //! declarations. Each form either runs here against glslang (same finished
 //! GLSL, same random inputs, lavapipe) or must be refused at build time
@@ -16,12 +16,8 @@
 //! `specialization_constants`). lavapipe runs any barrier as a full one, so
 //! a run cannot show the barrier bug: its form in the SPIR-V is checked.
 
-mod common;
-#[path = "common/differential.rs"]
-mod differential;
-
-use differential::{finished, run, Case, Cmp, Fill, Io};
 use ncnn_glsl_core::CompileOptions;
+use ncnn_glsl_testkit::differential::{finished, run, Case, Cmp, Fill, Io};
 
 /// A case of 64 invocations in one workgroup writing `o` (binding 0, 64
 /// ints), plus any inputs, with push constant `w = 5` where declared.
@@ -61,7 +57,7 @@ fn refused(body: &str, line: u32, construct: &str, reason: &str) {
     );
     // glslang accepts every one of these: the refusal is ours, not an
     // invalid shader.
-    differential::glslang(e.text());
+    ncnn_glsl_testkit::differential::glslang(e.text());
 }
 
 const MULTI_DIM: &str = "naga's GLSL frontend reverses the dimensions of multi-dimensional arrays";
@@ -303,7 +299,7 @@ void main() {
         vec![Io::In(4 * 256, Fill::Words), Io::Out(4 * 256, Cmp::Exact)],
     );
     case.groups = [4, 1, 1];
-    if let Some((ours, _, theirs)) = differential::compile_both(&case) {
+    if let Some((ours, _, theirs)) = ncnn_glsl_testkit::differential::compile_both(&case) {
         // Scope Workgroup = 2; semantics AcquireRelease | WorkgroupMemory = 0x108.
         let want = vec![[2, 2, 0x108]; 6];
         assert_eq!(control_barriers(&theirs), want, "glslang's form");

@@ -2,12 +2,8 @@
 //! shader that needs it: compiled by us and by glslang from the same finished
 //! GLSL, run on lavapipe with the same random inputs, outputs compared.
 
-mod common;
-#[path = "common/differential.rs"]
-mod differential;
-
-use differential::{run, Case, Cmp, Fill, Io};
 use ncnn_glsl_runtime::SpecValue;
+use ncnn_glsl_testkit::differential::{run, Case, Cmp, Fill, Io};
 
 /// Memory barriers: a workgroup transposes through `shared` memory and
 /// writes to a buffer that a second phase reads back.
@@ -169,7 +165,7 @@ void main() {
 /// The comparison itself: a difference beyond the tolerance fails.
 #[test]
 fn the_comparison_can_fail() {
-    use differential::compare;
+    use ncnn_glsl_testkit::differential::compare;
     let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let one = 1.0f32;
     let next = f32::from_bits(one.to_bits() + 1);

@@ -3,17 +3,16 @@
 //! transfer paths, threads, grids in pieces, the pipeline cache, and every
 //! error the runtime can report.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::{assert_clean, context, Rng};
 use half::f16;
 use ncnn_glsl_runtime::reflection::Reflection;
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Blob, Buffer, ContextOptions, DeviceSelector, Dispatch, Error,
     FloatStorage, Options, Pipeline, PipelineOptions, Sequence, Transfer, VariantSet,
 };
+use ncnn_glsl_testkit::gpu::GpuTest;
+use ncnn_glsl_testkit::Rng;
 
 static SEED: &VariantSet = include_ncnn_shader!("../tests/shaders/seed_example.comp");
 
@@ -54,7 +53,7 @@ fn run_seed(ctx: &Arc<ncnn_glsl_runtime::Context>, wanted: Options, n: u32) -> S
     let p = Pipeline::for_variant(ctx, SEED, choice.variant, &PipelineOptions::default()).unwrap();
     assert_eq!(p.local_size(), [1, 1, 1]);
     let mut rng = Rng::fresh();
-    let seed = rng.0;
+    let seed = rng.seed();
     let count = n as usize * 4;
     // Inputs representable in the storage format, so the CPU sees what the GPU loads.
     let input: Vec<f32> = (0..count)
@@ -88,45 +87,45 @@ fn run_seed(ctx: &Arc<ncnn_glsl_runtime::Context>, wanted: Options, n: u32) -> S
 /// Every mode the set holds that this device can be made to choose, by
 /// asking for exactly that mode.
 fn every_mode(force_staging: bool) {
-    let Some((ctx, log)) = context(ContextOptions {
+    GpuTest::new(ContextOptions {
         force_staging,
         ..opts()
-    }) else {
-        return;
-    };
-    let b = Buffer::new(&ctx, 16).unwrap();
-    if force_staging {
-        assert_eq!(b.transfer(), Transfer::Staging);
-    } else if ctx.caps().device_type == ncnn_glsl_runtime::DeviceType::Cpu {
-        // lavapipe's only memory type is device-local and host-visible.
-        assert_eq!(b.transfer(), Transfer::Direct);
-    }
-    drop(b);
-    let mut modes: Vec<Options> = SEED.variants.iter().map(|v| v.target.options).collect();
-    modes.dedup();
-    let mut ran = Vec::new();
-    for wanted in modes {
-        let choice = ctx.select(SEED, wanted, &[]).unwrap();
-        if choice.chosen.options != wanted {
-            // The device cannot run it (lavapipe has no bfloat16); the
-            // choice must then be a fallback the device supports.
-            continue;
+    })
+    .run(|gpu| {
+        let ctx = gpu.ctx();
+        let b = Buffer::new(ctx, 16).unwrap();
+        if force_staging {
+            assert_eq!(b.transfer(), Transfer::Staging);
+        } else if ctx.caps().device_type == ncnn_glsl_runtime::DeviceType::Cpu {
+            // lavapipe's only memory type is device-local and host-visible.
+            assert_eq!(b.transfer(), Transfer::Direct);
         }
-        assert_eq!(run_seed(&ctx, wanted, 257), wanted.to_string());
-        ran.push(wanted.to_string());
-    }
-    for m in [
-        "fp32",
-        "fp16p",
-        "fp16p+fp16a",
-        "fp16s",
-        "fp16s+fp16a",
-        "fp16s+fp16a+fp16u",
-        "bf16p",
-    ] {
-        assert!(ran.iter().any(|r| r == m), "{m} did not run: {ran:?}");
-    }
-    assert_clean(&log);
+        drop(b);
+        let mut modes: Vec<Options> = SEED.variants.iter().map(|v| v.target.options).collect();
+        modes.dedup();
+        let mut ran = Vec::new();
+        for wanted in modes {
+            let choice = ctx.select(SEED, wanted, &[]).unwrap();
+            if choice.chosen.options != wanted {
+                // The device cannot run it (lavapipe has no bfloat16); the
+                // choice must then be a fallback the device supports.
+                continue;
+            }
+            assert_eq!(run_seed(ctx, wanted, 257), wanted.to_string());
+            ran.push(wanted.to_string());
+        }
+        for m in [
+            "fp32",
+            "fp16p",
+            "fp16p+fp16a",
+            "fp16s",
+            "fp16s+fp16a",
+            "fp16s+fp16a+fp16u",
+            "bf16p",
+        ] {
+            assert!(ran.iter().any(|r| r == m), "{m} did not run: {ran:?}");
+        }
+    });
 }
 
 #[test]
@@ -141,16 +140,15 @@ fn seed_runs_in_every_mode_staged() {
 
 #[test]
 fn ncnn_defaults_choose_fp16_storage_arithmetic_and_uniform_on_lavapipe() {
-    let Some((ctx, log)) = context(opts()) else {
-        return;
-    };
-    let c = ctx.select(SEED, Options::NCNN_DEFAULT, &[]).unwrap();
-    assert_eq!(c.chosen.options.to_string(), "fp16s+fp16a+fp16u");
-    assert_eq!(
-        run_seed(&ctx, Options::NCNN_DEFAULT, 100),
-        "fp16s+fp16a+fp16u"
-    );
-    assert_clean(&log);
+    GpuTest::new(opts()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let c = ctx.select(SEED, Options::NCNN_DEFAULT, &[]).unwrap();
+        assert_eq!(c.chosen.options.to_string(), "fp16s+fp16a+fp16u");
+        assert_eq!(
+            run_seed(ctx, Options::NCNN_DEFAULT, 100),
+            "fp16s+fp16a+fp16u"
+        );
+    });
 }
 
 // Known gap of the layer here (1.3.239), measured: its synchronization
@@ -166,29 +164,30 @@ fn ncnn_defaults_choose_fp16_storage_arithmetic_and_uniform_on_lavapipe() {
 #[test]
 #[ignore = "layer 1.3.239 does not track hazards across submissions"]
 fn the_harness_catches_a_missing_barrier() {
-    let Some((ctx, log)) = context(ContextOptions {
+    GpuTest::new(ContextOptions {
         force_staging: true,
         ..opts()
-    }) else {
-        return;
-    };
-    let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
-    let mut a = Buffer::new(&ctx, 64 * 16).unwrap();
-    let b = Buffer::new(&ctx, 64 * 16).unwrap();
-    ctx.omit_barriers_for_test(true);
-    // The staged copy into `a`, then the dispatch reading it: no barrier.
-    a.write(&[0; 64 * 16]).unwrap();
-    p.dispatch(&Dispatch::new(&[&a, &b], &[], [64, 1, 1]))
-        .unwrap();
-    ctx.omit_barriers_for_test(false);
-    drop((p, a, b));
-    let msgs = log.lock().unwrap();
-    assert!(
-        msgs.iter().any(|m| m.id.contains("SYNC-HAZARD")),
-        "no hazard reported: {:?}",
-        msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
-    );
+    })
+    .run(|gpu| {
+        let ctx = gpu.ctx();
+        let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
+        let p = Pipeline::for_variant(ctx, SEED, v, &PipelineOptions::default()).unwrap();
+        let mut a = Buffer::new(ctx, 64 * 16).unwrap();
+        let b = Buffer::new(ctx, 64 * 16).unwrap();
+        ctx.omit_barriers_for_test(true);
+        // The staged copy into `a`, then the dispatch reading it: no barrier.
+        a.write(&[0; 64 * 16]).unwrap();
+        p.dispatch(&Dispatch::new(&[&a, &b], &[], [64, 1, 1]))
+            .unwrap();
+        ctx.omit_barriers_for_test(false);
+        drop((p, a, b));
+        let msgs = gpu.take_messages();
+        assert!(
+            msgs.iter().any(|m| m.id.contains("SYNC-HAZARD")),
+            "no hazard reported: {:?}",
+            msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
+        );
+    });
 }
 
 /// A grid at the device's limit run as `vkCmdDispatchBase` pieces writes
@@ -197,59 +196,59 @@ fn the_harness_catches_a_missing_barrier() {
 /// `vkCmdDispatchBase` cannot go past it either (see `dispatch`'s docs).
 #[test]
 fn grid_in_pieces_covers_every_element_and_past_the_limit_is_refused() {
-    let Some((ctx, log)) = context(opts()) else {
-        return;
-    };
-    let max = ctx.limits().max_compute_work_group_count[0];
-    let n = max.min(1 << 20); // 65535 on lavapipe
-    let choice = ctx.select(SEED, Options::FP32, &[]).unwrap();
-    let p = Pipeline::for_variant(&ctx, SEED, choice.variant, &PipelineOptions::default()).unwrap();
-    let count = n as usize * 4;
-    let input: Vec<f32> = (0..count).map(|i| i as f32).collect();
-    let mut a = Buffer::new(&ctx, count as u64 * 4).unwrap();
-    let mut b = Buffer::new(&ctx, count as u64 * 4).unwrap();
-    a.write(&FloatStorage::F32.encode(&input)).unwrap();
-    b.write(&vec![0xff; count * 4]).unwrap();
-    let stats = p
-        .dispatch(&Dispatch {
-            max_piece: Some([10_000, 1, 1]),
-            ..Dispatch::new(&[&a, &b], &[], [n, 1, 1])
-        })
-        .unwrap();
-    assert_eq!(stats.pieces, n.div_ceil(10_000));
-    let mut out = vec![0u8; count * 4];
-    b.read(&mut out).unwrap();
-    for (i, v) in FloatStorage::F32
-        .decode(&out, count)
-        .unwrap()
-        .iter()
-        .enumerate()
-    {
-        assert_eq!(*v, i as f32 + 123.0, "element {i}");
-    }
-    // Past the limit: refused, naming the value and the limit.
-    if let Some(over) = max.checked_add(1) {
-        let bufs = [&a, &b];
+    GpuTest::new(opts()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let max = ctx.limits().max_compute_work_group_count[0];
+        let n = max.min(1 << 20); // 65535 on lavapipe
+        let choice = ctx.select(SEED, Options::FP32, &[]).unwrap();
+        let p =
+            Pipeline::for_variant(ctx, SEED, choice.variant, &PipelineOptions::default()).unwrap();
+        let count = n as usize * 4;
+        let input: Vec<f32> = (0..count).map(|i| i as f32).collect();
+        let mut a = Buffer::new(ctx, count as u64 * 4).unwrap();
+        let mut b = Buffer::new(ctx, count as u64 * 4).unwrap();
+        a.write(&FloatStorage::F32.encode(&input)).unwrap();
+        b.write(&vec![0xff; count * 4]).unwrap();
+        let stats = p
+            .dispatch(&Dispatch {
+                max_piece: Some([10_000, 1, 1]),
+                ..Dispatch::new(&[&a, &b], &[], [n, 1, 1])
+            })
+            .unwrap();
+        assert_eq!(stats.pieces, n.div_ceil(10_000));
+        let mut out = vec![0u8; count * 4];
+        b.read(&mut out).unwrap();
+        for (i, v) in FloatStorage::F32
+            .decode(&out, count)
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(*v, i as f32 + 123.0, "element {i}");
+        }
+        // Past the limit: refused, naming the value and the limit.
+        if let Some(over) = max.checked_add(1) {
+            let bufs = [&a, &b];
+            let e = p
+                .dispatch(&Dispatch::new(&bufs, &[], [over, 1, 1]))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("workgroups on axis x = {over}")), "{e}");
+            assert!(
+                e.contains(&format!("maxComputeWorkGroupCount[0] is {max}")),
+                "{e}"
+            );
+        }
         let e = p
-            .dispatch(&Dispatch::new(&bufs, &[], [over, 1, 1]))
+            .dispatch(&Dispatch {
+                max_piece: Some([0, 1, 1]),
+                ..Dispatch::new(&[&a, &b], &[], [1, 1, 1])
+            })
             .unwrap_err()
             .to_string();
-        assert!(e.contains(&format!("workgroups on axis x = {over}")), "{e}");
-        assert!(
-            e.contains(&format!("maxComputeWorkGroupCount[0] is {max}")),
-            "{e}"
-        );
-    }
-    let e = p
-        .dispatch(&Dispatch {
-            max_piece: Some([0, 1, 1]),
-            ..Dispatch::new(&[&a, &b], &[], [1, 1, 1])
-        })
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("max_piece[0] = 0"), "{e}");
-    drop((p, a, b));
-    assert_clean(&log);
+        assert!(e.contains("max_piece[0] = 0"), "{e}");
+        drop((p, a, b));
+    });
 }
 
 /// Steps of one submission each read what the step before wrote (a
@@ -259,212 +258,205 @@ fn grid_in_pieces_covers_every_element_and_past_the_limit_is_refused() {
 /// shows. A bad step is refused when added and leaves the sequence as it was.
 #[test]
 fn a_sequence_orders_its_steps_and_times_each() {
-    let Some((ctx, log)) = context(opts()) else {
-        return;
-    };
-    let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
-    let mut rng = Rng::fresh();
-    let seed = rng.0;
-    let n = 4096u32;
-    let bytes = n as u64 * 16;
-    let input: Vec<f32> = (0..n * 4).map(|_| rng.f32(-1000.0, 1000.0)).collect();
-    let run = |barriers: bool| -> Vec<f32> {
-        let mut a = Buffer::new(&ctx, bytes).unwrap();
-        let mut bufs: Vec<Buffer> = (0..3).map(|_| Buffer::new(&ctx, bytes).unwrap()).collect();
-        a.write(&FloatStorage::F32.encode(&input)).unwrap();
-        for b in &mut bufs {
-            b.write(&vec![0xff; bytes as usize]).unwrap();
+    GpuTest::new(opts()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
+        let p = Pipeline::for_variant(ctx, SEED, v, &PipelineOptions::default()).unwrap();
+        let mut rng = Rng::fresh();
+        let seed = rng.seed();
+        let n = 4096u32;
+        let bytes = n as u64 * 16;
+        let input: Vec<f32> = (0..n * 4).map(|_| rng.f32(-1000.0, 1000.0)).collect();
+        let run = |barriers: bool| -> Vec<f32> {
+            let mut a = Buffer::new(ctx, bytes).unwrap();
+            let mut bufs: Vec<Buffer> = (0..3).map(|_| Buffer::new(ctx, bytes).unwrap()).collect();
+            a.write(&FloatStorage::F32.encode(&input)).unwrap();
+            for b in &mut bufs {
+                b.write(&vec![0xff; bytes as usize]).unwrap();
+            }
+            let (b, c, d) = (&bufs[0], &bufs[1], &bufs[2]);
+            ctx.omit_barriers_for_test(!barriers);
+            let mut seq = Sequence::new(ctx);
+            let first = [&a, b];
+            let second = [c, d];
+            seq.dispatch(&p, Dispatch::new(&first, &[], [n, 1, 1]))
+                .unwrap()
+                .copy(b, c, bytes)
+                .unwrap()
+                .dispatch(&p, Dispatch::new(&second, &[], [n, 1, 1]))
+                .unwrap()
+                .copy(b, c, 0)
+                .unwrap();
+            let e = seq.copy(b, c, bytes + 1).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("bytes to copy (source) = {}", bytes + 1)),
+                "{e}"
+            );
+            assert_eq!(seq.len(), 4);
+            let stats = seq.run().unwrap();
+            ctx.omit_barriers_for_test(false);
+            assert_eq!(
+                stats.iter().map(|s| s.pieces).collect::<Vec<_>>(),
+                [1, 1, 1, 0]
+            );
+            if ctx.limits().timestamp_period > 0.0 {
+                assert!(stats[..3].iter().all(|s| s.gpu_ns.is_some()), "{stats:?}");
+            }
+            assert_eq!(stats[3].gpu_ns, None, "an empty copy has no time");
+            let mut out = vec![0u8; bytes as usize];
+            bufs[2].read(&mut out).unwrap();
+            FloatStorage::F32.decode(&out, out.len() / 4).unwrap()
+        };
+        let got = run(true);
+        for (i, (x, y)) in input.iter().zip(&got).enumerate() {
+            assert_eq!(*y, *x + 123.0 + 123.0, "element {i} (seed {seed:#x})");
         }
-        let (b, c, d) = (&bufs[0], &bufs[1], &bufs[2]);
-        ctx.omit_barriers_for_test(!barriers);
-        let mut seq = Sequence::new(&ctx);
-        let first = [&a, b];
-        let second = [c, d];
-        seq.dispatch(&p, Dispatch::new(&first, &[], [n, 1, 1]))
-            .unwrap()
-            .copy(b, c, bytes)
-            .unwrap()
-            .dispatch(&p, Dispatch::new(&second, &[], [n, 1, 1]))
-            .unwrap()
-            .copy(b, c, 0)
-            .unwrap();
-        let e = seq.copy(b, c, bytes + 1).unwrap_err().to_string();
+        gpu.assert_clean();
+        run(false);
+        let msgs = gpu.take_messages();
         assert!(
-            e.contains(&format!("bytes to copy (source) = {}", bytes + 1)),
-            "{e}"
+            msgs.iter().any(|m| m.id.contains("SYNC-HAZARD")),
+            "no hazard reported without the barriers: {:?}",
+            msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
         );
-        assert_eq!(seq.len(), 4);
-        let stats = seq.run().unwrap();
-        ctx.omit_barriers_for_test(false);
-        assert_eq!(
-            stats.iter().map(|s| s.pieces).collect::<Vec<_>>(),
-            [1, 1, 1, 0]
-        );
-        if ctx.limits().timestamp_period > 0.0 {
-            assert!(stats[..3].iter().all(|s| s.gpu_ns.is_some()), "{stats:?}");
-        }
-        assert_eq!(stats[3].gpu_ns, None, "an empty copy has no time");
-        let mut out = vec![0u8; bytes as usize];
-        bufs[2].read(&mut out).unwrap();
-        FloatStorage::F32.decode(&out, out.len() / 4).unwrap()
-    };
-    let got = run(true);
-    for (i, (x, y)) in input.iter().zip(&got).enumerate() {
-        assert_eq!(*y, *x + 123.0 + 123.0, "element {i} (seed {seed:#x})");
-    }
-    assert_clean(&log);
-    run(false);
-    let msgs = log.lock().unwrap();
-    assert!(
-        msgs.iter().any(|m| m.id.contains("SYNC-HAZARD")),
-        "no hazard reported without the barriers: {:?}",
-        msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
-    );
+    });
 }
 
 /// A queue family the device lacks, or one without compute, is refused with
 /// the families that would do; the one given is the one used.
 #[test]
 fn a_queue_family_is_checked_and_used() {
-    let Some((ctx, log)) = context(opts()) else {
-        return;
-    };
-    let chosen = ctx.queue_family_index();
-    drop(ctx);
-    let Some((again, _)) = context(ContextOptions {
-        queue_family: Some(chosen),
-        ..opts()
-    }) else {
-        return;
-    };
-    assert_eq!(again.queue_family_index(), chosen);
-    let e = match ncnn_glsl_runtime::Context::new(ContextOptions {
-        queue_family: Some(99),
-        ..opts()
-    }) {
-        Ok(_) => panic!("queue family 99 was accepted"),
-        Err(e) => e.to_string(),
-    };
-    assert!(e.contains("queue_family = 99"), "{e}");
-    let listed = e
-        .split("families with compute are [")
-        .nth(1)
-        .and_then(|r| r.split(']').next())
-        .unwrap_or_else(|| panic!("no family list in: {e}"));
-    assert!(
-        listed.split(", ").any(|f| f == chosen.to_string()),
-        "the default family {chosen} is not among {listed}: {e}"
-    );
-    assert_clean(&log);
+    GpuTest::new(opts()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let chosen = ctx.queue_family_index();
+        let again = gpu
+            .open(ContextOptions {
+                queue_family: Some(chosen),
+                ..opts()
+            })
+            .unwrap();
+        assert_eq!(again.queue_family_index(), chosen);
+        drop(again);
+        let e = match ncnn_glsl_runtime::Context::new(ContextOptions {
+            queue_family: Some(99),
+            ..opts()
+        }) {
+            Ok(_) => panic!("queue family 99 was accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("queue_family = 99"), "{e}");
+        let listed = e
+            .split("families with compute are [")
+            .nth(1)
+            .and_then(|r| r.split(']').next())
+            .unwrap_or_else(|| panic!("no family list in: {e}"));
+        assert!(
+            listed.split(", ").any(|f| f == chosen.to_string()),
+            "the default family {chosen} is not among {listed}: {e}"
+        );
+    });
 }
 
 /// With `pipeline_statistics`, the driver reports what it compiled (lavapipe
 /// lists the extension); without it, asking is an error that says so.
 #[test]
 fn pipeline_executables_are_reported_when_asked_for() {
-    let Some((plain, log)) = context(opts()) else {
-        return;
-    };
-    let v = plain.select(SEED, Options::FP32, &[]).unwrap().variant;
-    let p = Pipeline::for_variant(&plain, SEED, v, &PipelineOptions::default()).unwrap();
-    let e = p.executables().unwrap_err().to_string();
-    assert!(e.contains("ContextOptions::pipeline_statistics"), "{e}");
-    let listed = plain
-        .caps()
-        .has_extension("VK_KHR_pipeline_executable_properties");
-    drop((p, plain));
-    assert_clean(&log);
-    let asked = ContextOptions {
-        pipeline_statistics: true,
-        ..opts()
-    };
-    if !listed {
-        let e = match ncnn_glsl_runtime::Context::new(asked) {
-            Ok(_) => panic!("pipeline_statistics accepted without the extension"),
-            Err(e) => e.to_string(),
+    GpuTest::new(opts()).run(|gpu| {
+        let plain = gpu.ctx();
+        let v = plain.select(SEED, Options::FP32, &[]).unwrap().variant;
+        let p = Pipeline::for_variant(plain, SEED, v, &PipelineOptions::default()).unwrap();
+        let e = p.executables().unwrap_err().to_string();
+        assert!(e.contains("ContextOptions::pipeline_statistics"), "{e}");
+        let listed = plain
+            .caps()
+            .has_extension("VK_KHR_pipeline_executable_properties");
+        drop(p);
+        let asked = ContextOptions {
+            pipeline_statistics: true,
+            ..opts()
         };
+        if !listed {
+            let e = match ncnn_glsl_runtime::Context::new(asked) {
+                Ok(_) => panic!("pipeline_statistics accepted without the extension"),
+                Err(e) => e.to_string(),
+            };
+            assert!(
+                e.contains("lacks VK_KHR_pipeline_executable_properties"),
+                "{e}"
+            );
+            return;
+        }
+        let ctx = gpu.open(asked).unwrap();
+        let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
+        let exes = p.executables().unwrap();
+        assert!(!exes.is_empty());
         assert!(
-            e.contains("lacks VK_KHR_pipeline_executable_properties"),
-            "{e}"
+            exes.iter()
+                .any(|x| !x.statistics.is_empty() || !x.representations.is_empty()),
+            "{exes:?}"
         );
-        return;
-    }
-    let Some((ctx, log)) = context(asked) else {
-        return;
-    };
-    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
-    let exes = p.executables().unwrap();
-    assert!(!exes.is_empty());
-    assert!(
-        exes.iter()
-            .any(|x| !x.statistics.is_empty() || !x.representations.is_empty()),
-        "{exes:?}"
-    );
-    drop((p, ctx));
-    assert_clean(&log);
+    });
 }
 
 #[test]
 fn two_threads_share_one_context() {
-    let Some((ctx, log)) = context(opts()) else {
-        return;
-    };
-    let threads: Vec<_> = [
-        Options::FP32,
-        Options::NCNN_DEFAULT,
-        "fp16p".parse().unwrap(),
-    ]
-    .into_iter()
-    .map(|wanted| {
-        let ctx = ctx.clone();
-        std::thread::spawn(move || {
-            for _ in 0..3 {
-                run_seed(&ctx, wanted, 1000);
-            }
+    GpuTest::new(opts()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let threads: Vec<_> = [
+            Options::FP32,
+            Options::NCNN_DEFAULT,
+            "fp16p".parse().unwrap(),
+        ]
+        .into_iter()
+        .map(|wanted| {
+            let ctx = ctx.clone();
+            std::thread::spawn(move || {
+                for _ in 0..3 {
+                    run_seed(&ctx, wanted, 1000);
+                }
+            })
         })
-    })
-    .collect();
-    for t in threads {
-        t.join().unwrap();
-    }
-    assert_clean(&log);
+        .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+    });
 }
 
 #[test]
 fn pipeline_cache_is_saved_reused_and_never_trusted_blindly() {
     let dir = std::env::temp_dir().join(format!("ncnn-glsl-cache-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let Some((ctx, log)) = context(ContextOptions {
+    GpuTest::new(ContextOptions {
         pipeline_cache_dir: Some(dir.clone()),
         ..opts()
-    }) else {
-        return;
-    };
-    let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
-    assert!(!p.cache_loaded());
-    let files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
-    assert!(p.cache_loaded(), "a good cache file is used");
-    // Corrupt and truncated files are ignored, then replaced.
-    let good = std::fs::read(&files[0]).unwrap();
-    let mut bad = good.clone();
-    let last = bad.len() - 1;
-    bad[last] ^= 0x55;
-    for content in [bad, good[..40].to_vec(), b"junk".to_vec()] {
-        std::fs::write(&files[0], &content).unwrap();
-        let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
+    })
+    .run(|gpu| {
+        let ctx = gpu.ctx();
+        let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
+        let p = Pipeline::for_variant(ctx, SEED, v, &PipelineOptions::default()).unwrap();
         assert!(!p.cache_loaded());
-        assert_eq!(std::fs::read(&files[0]).unwrap().len(), good.len());
-    }
-    drop(p);
-    let _ = std::fs::remove_dir_all(&dir);
-    assert_clean(&log);
+        let files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        let p = Pipeline::for_variant(ctx, SEED, v, &PipelineOptions::default()).unwrap();
+        assert!(p.cache_loaded(), "a good cache file is used");
+        // Corrupt and truncated files are ignored, then replaced.
+        let good = std::fs::read(&files[0]).unwrap();
+        let mut bad = good.clone();
+        let last = bad.len() - 1;
+        bad[last] ^= 0x55;
+        for content in [bad, good[..40].to_vec(), b"junk".to_vec()] {
+            std::fs::write(&files[0], &content).unwrap();
+            let p = Pipeline::for_variant(ctx, SEED, v, &PipelineOptions::default()).unwrap();
+            assert!(!p.cache_loaded());
+            assert_eq!(std::fs::read(&files[0]).unwrap().len(), good.len());
+        }
+        drop(p);
+        let _ = std::fs::remove_dir_all(&dir);
+    });
 }
 
 #[test]
@@ -509,113 +501,112 @@ fn errors_name_what_is_wrong() {
         .to_string();
     assert!(e.contains("device type = gpu"), "{e}");
 
-    let Some((ctx, log)) = context(opts()) else {
-        return;
-    };
-    // No variant: axes the set does not have.
-    let e = ctx.select(SEED, Options::FP32, &[("X", 1)]).unwrap_err();
-    assert!(matches!(e, Error::NoVariant { .. }));
-    assert!(
-        e.to_string()
-            .contains("no variant of `../tests/shaders/seed_example.comp`"),
-        "{e}"
-    );
+    GpuTest::new(opts()).run(|gpu| {
+        let ctx = gpu.ctx();
+        // No variant: axes the set does not have.
+        let e = ctx.select(SEED, Options::FP32, &[("X", 1)]).unwrap_err();
+        assert!(matches!(e, Error::NoVariant { .. }));
+        assert!(
+            e.to_string()
+                .contains("no variant of `../tests/shaders/seed_example.comp`"),
+            "{e}"
+        );
 
-    // A blob that is not SPIR-V never reaches the driver.
-    static GARBAGE: [u32; 8] = [0xdead_beef, 1, 2, 3, 4, 5, 6, 7];
-    let garbage = Blob {
-        spirv: &GARBAGE,
-        reflection: Reflection::default(),
-    };
-    let e = Pipeline::new(&ctx, "garbage", &garbage, &PipelineOptions::default())
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("SPIR-V of garbage was rejected: magic number 0xdeadbeef"),
-        "{e}"
-    );
-    // A good header over a broken body.
-    let mut words = SEED.variants[0].blob.spirv.to_vec();
-    words[5] = 0xffff_0000 | (words[5] & 0xffff); // the first instruction's word count
-    let broken = Blob {
-        spirv: Box::leak(words.into_boxed_slice()),
-        reflection: SEED.variants[0].blob.reflection.clone(),
-    };
-    let e = Pipeline::new(&ctx, "broken", &broken, &PipelineOptions::default())
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("bad word count"), "{e}");
+        // A blob that is not SPIR-V never reaches the driver.
+        static GARBAGE: [u32; 8] = [0xdead_beef, 1, 2, 3, 4, 5, 6, 7];
+        let garbage = Blob {
+            spirv: &GARBAGE,
+            reflection: Reflection::default(),
+        };
+        let e = Pipeline::new(ctx, "garbage", &garbage, &PipelineOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("SPIR-V of garbage was rejected: magic number 0xdeadbeef"),
+            "{e}"
+        );
+        // A good header over a broken body.
+        let mut words = SEED.variants[0].blob.spirv.to_vec();
+        words[5] = 0xffff_0000 | (words[5] & 0xffff); // the first instruction's word count
+        let broken = Blob {
+            spirv: Box::leak(words.into_boxed_slice()),
+            reflection: SEED.variants[0].blob.reflection.clone(),
+        };
+        let e = Pipeline::new(ctx, "broken", &broken, &PipelineOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bad word count"), "{e}");
 
-    // A local size the device cannot run.
-    let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-    let e = Pipeline::for_variant(
-        &ctx,
-        SEED,
-        v,
-        &PipelineOptions {
-            local_size: Some([2, 1, 1]),
-            ..Default::default()
-        },
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(
-        e.contains("local size x = 2") && e.contains("fixes it at 1"),
-        "{e}"
-    );
+        // A local size the device cannot run.
+        let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
+        let e = Pipeline::for_variant(
+            ctx,
+            SEED,
+            v,
+            &PipelineOptions {
+                local_size: Some([2, 1, 1]),
+                ..Default::default()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("local size x = 2") && e.contains("fixes it at 1"),
+            "{e}"
+        );
 
-    // Arguments: buffer count, push constants, too big a buffer.
-    let p = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default()).unwrap();
-    let a = Buffer::new(&ctx, 64).unwrap();
-    let e = p
-        .dispatch(&Dispatch::new(&[&a], &[], [1, 1, 1]))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("number of buffers") && e.contains("= 1") && e.contains("binds 2"),
-        "{e}"
-    );
-    let e = p
-        .dispatch(&Dispatch::new(&[&a, &a], &[0; 4], [1, 1, 1]))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("push-constant bytes") && e.contains("is 0 bytes"),
-        "{e}"
-    );
-    let range = u64::from(ctx.limits().max_storage_buffer_range);
-    let big = Buffer::new(&ctx, range + 16).unwrap();
-    let e = p
-        .dispatch(&Dispatch::new(&[&a, &big], &[], [1, 1, 1]))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains(&format!("maxStorageBufferRange is {range}")),
-        "{e}"
-    );
-    drop(big);
+        // Arguments: buffer count, push constants, too big a buffer.
+        let p = Pipeline::for_variant(ctx, SEED, v, &PipelineOptions::default()).unwrap();
+        let a = Buffer::new(ctx, 64).unwrap();
+        let e = p
+            .dispatch(&Dispatch::new(&[&a], &[], [1, 1, 1]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("number of buffers") && e.contains("= 1") && e.contains("binds 2"),
+            "{e}"
+        );
+        let e = p
+            .dispatch(&Dispatch::new(&[&a, &a], &[0; 4], [1, 1, 1]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("push-constant bytes") && e.contains("is 0 bytes"),
+            "{e}"
+        );
+        let range = u64::from(ctx.limits().max_storage_buffer_range);
+        let big = Buffer::new(ctx, range + 16).unwrap();
+        let e = p
+            .dispatch(&Dispatch::new(&[&a, &big], &[], [1, 1, 1]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("maxStorageBufferRange is {range}")),
+            "{e}"
+        );
+        drop(big);
 
-    // Out of device memory: more than the heap.
-    let e = Buffer::new(&ctx, 1 << 50).unwrap_err();
-    assert!(
-        matches!(e, Error::OutOfDeviceMemory { requested, .. } if requested == 1 << 50),
-        "{e}"
-    );
-    assert!(
-        e.to_string()
-            .contains("out of device memory: 1125899906842624 bytes"),
-        "{e}"
-    );
-    let e = Buffer::new(&ctx, 0).unwrap_err().to_string();
-    assert!(e.contains("buffer size = 0"), "{e}");
-    let mut a = a;
-    let e = a.write(&[0; 65]).unwrap_err().to_string();
-    assert!(
-        e.contains("write length = 65") && e.contains("holds 64 bytes"),
-        "{e}"
-    );
-    drop((p, a));
-    assert_clean(&log);
+        // Out of device memory: more than the heap.
+        let e = Buffer::new(ctx, 1 << 50).unwrap_err();
+        assert!(
+            matches!(e, Error::OutOfDeviceMemory { requested, .. } if requested == 1 << 50),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("out of device memory: 1125899906842624 bytes"),
+            "{e}"
+        );
+        let e = Buffer::new(ctx, 0).unwrap_err().to_string();
+        assert!(e.contains("buffer size = 0"), "{e}");
+        let mut a = a;
+        let e = a.write(&[0; 65]).unwrap_err().to_string();
+        assert!(
+            e.contains("write length = 65") && e.contains("holds 64 bytes"),
+            "{e}"
+        );
+        drop((p, a));
+    });
 }
 
 #[test]
@@ -626,57 +617,57 @@ fn a_feature_the_device_lacks_or_did_not_enable_is_named() {
         .find(|v| v.target.options.to_string() == "fp16s")
         .unwrap();
     // A device without 16-bit storage (lavapipe with it hidden).
-    let Some((ctx, log)) = context(ContextOptions {
+    GpuTest::new(ContextOptions {
         hide_features: vec!["storageBuffer16BitAccess".into()],
         ..opts()
-    }) else {
-        return;
-    };
-    let e = Pipeline::for_variant(&ctx, SEED, fp16s, &PipelineOptions::default()).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::FeatureMissing {
-                not_enabled: false,
-                ..
-            }
-        ),
-        "{e}"
-    );
-    assert!(
-        e.to_string().contains(
-            "needs the device feature `storageBuffer16BitAccess`, which the device lacks"
-        ),
-        "{e}"
-    );
-    // And selection on it never picks 16-bit storage.
-    let c = ctx.select(SEED, Options::NCNN_DEFAULT, &[]).unwrap();
-    assert_eq!(c.chosen.options.to_string(), "fp16p+fp16a");
-    drop(ctx);
-    assert_clean(&log);
+    })
+    .run(|gpu| {
+        let ctx = gpu.ctx();
+        let e = Pipeline::for_variant(ctx, SEED, fp16s, &PipelineOptions::default()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::FeatureMissing {
+                    not_enabled: false,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains(
+                "needs the device feature `storageBuffer16BitAccess`, which the device lacks"
+            ),
+            "{e}"
+        );
+        // And selection on it never picks 16-bit storage.
+        let c = ctx.select(SEED, Options::NCNN_DEFAULT, &[]).unwrap();
+        assert_eq!(c.chosen.options.to_string(), "fp16p+fp16a");
+    });
+}
 
-    // A context opened without naming the set did not enable the seed's
-    // 16-bit features (the device has them): its pipeline says which is off.
-    let Some((ctx, log)) = context(ContextOptions::default()) else {
-        return;
-    };
-    let v = SEED
-        .variants
-        .iter()
-        .find(|v| {
-            let features = &v.blob.reflection.requirements.features;
-            !features.is_empty() && features.iter().all(|f| ctx.caps().feature(f))
-        })
-        .expect("lavapipe has every feature of some 16-bit variant of the seed");
-    let e = Pipeline::for_variant(&ctx, SEED, v, &PipelineOptions::default())
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("the device has but the context did not enable"),
-        "{e}"
-    );
-    drop(ctx);
-    assert_clean(&log);
+/// A context opened without naming the set did not enable the seed's 16-bit
+/// features (the device has them): its pipeline says which is off.
+#[test]
+fn a_feature_the_context_did_not_enable_is_named() {
+    GpuTest::new(ContextOptions::default()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let v = SEED
+            .variants
+            .iter()
+            .find(|v| {
+                let features = &v.blob.reflection.requirements.features;
+                !features.is_empty() && features.iter().all(|f| ctx.caps().feature(f))
+            })
+            .expect("lavapipe has every feature of some 16-bit variant of the seed");
+        let e = Pipeline::for_variant(ctx, SEED, v, &PipelineOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the device has but the context did not enable"),
+            "{e}"
+        );
+    });
 }
 
 /// The features a context enables are exactly those its own variant sets'
@@ -690,138 +681,165 @@ fn a_context_enables_only_what_its_own_sets_need() {
         ("the seed's set", vec![SEED]),
         ("the q8ta sets", ncnn_glsl_runtime::q8ta::SETS.to_vec()),
     ];
-    let mut enabled_by = Vec::new();
     for (what, sets) in cases {
         let options = ContextOptions {
             variant_sets: sets.clone(),
             ..ContextOptions::default()
         };
-        let Some((ctx, log)) = context(options) else {
-            return;
-        };
-        let wanted: BTreeSet<String> = sets
-            .iter()
-            .flat_map(|s| s.variants.iter())
-            .flat_map(|v| v.blob.reflection.requirements.features.iter())
-            .filter(|f| ctx.caps().feature(f))
-            .map(|f| f.to_string())
-            .collect();
-        let enabled: BTreeSet<String> = ctx
-            .enabled_caps()
-            .features
-            .iter()
-            .filter(|(_, on)| **on)
-            .map(|(name, _)| name.clone())
-            .collect();
-        assert_eq!(enabled, wanted, "{what}");
-        enabled_by.push(enabled);
-        drop(ctx);
-        assert_clean(&log);
+        GpuTest::new(options).run(|gpu| {
+            let ctx = gpu.ctx();
+            let wanted: BTreeSet<String> = sets
+                .iter()
+                .flat_map(|s| s.variants.iter())
+                .flat_map(|v| v.blob.reflection.requirements.features.iter())
+                .filter(|f| ctx.caps().feature(f))
+                .map(|f| f.to_string())
+                .collect();
+            let enabled: BTreeSet<String> = ctx
+                .enabled_caps()
+                .features
+                .iter()
+                .filter(|(_, on)| **on)
+                .map(|(name, _)| name.clone())
+                .collect();
+            assert_eq!(enabled, wanted, "{what}");
+            match what {
+                "no sets" => assert!(enabled.is_empty(), "a plain context enables {enabled:?}"),
+                // The seed's fp16 variants need features that a plain context
+                // leaves off (lavapipe and GPUs with 16-bit storage have them).
+                _ => assert!(!enabled.is_empty(), "{what}: nothing enabled"),
+            }
+        });
     }
-    assert!(enabled_by[0].is_empty(), "a plain context enables nothing");
-    // On lavapipe the seed's fp16 variants need features a plain context lacks.
-    assert!(!enabled_by[1].is_empty(), "{:?}", enabled_by[1]);
 }
 
 #[test]
 fn the_probe_fills_every_table_field() {
-    let Some((ctx, log)) = context(opts()) else {
-        return;
-    };
-    let caps = ctx.caps();
-    for f in ncnn_glsl_core::ext::CORE_FEATURES {
-        assert!(caps.features.contains_key(f), "{f}");
-    }
-    for (name, _) in ncnn_glsl_core::ext::LIMITS {
-        assert!(caps.properties.contains_key(*name), "{name}");
-    }
-    for name in [
-        "subgroupSize",
-        "supportedOperations",
-        "driverID",
-        "minSubgroupSize",
-        "integerDotProduct8BitUnsignedAccelerated",
-        "residencyNonResidentStrict",
-    ] {
-        assert!(caps.properties.contains_key(name), "{name}");
-    }
-    assert_eq!(
-        caps.property("maxComputeWorkGroupCount_0"),
-        Some(u64::from(ctx.limits().max_compute_work_group_count[0]))
-    );
-    assert_eq!(
-        caps.property("timestampPeriod"),
-        Some(u64::from(ctx.limits().timestamp_period.to_bits()))
-    );
-    if caps.name.contains("llvmpipe") {
-        for f in [
-            "storageBuffer16BitAccess",
-            "shaderFloat16",
-            "shaderInt8",
-            "subgroupSizeControl",
-            "shaderIntegerDotProduct",
-            "storageBuffer8BitAccess",
-        ] {
-            assert!(caps.feature(f), "{f}");
+    GpuTest::new(opts()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let caps = ctx.caps();
+        for f in ncnn_glsl_core::ext::CORE_FEATURES {
+            assert!(caps.features.contains_key(f), "{f}");
         }
-        assert_eq!(caps.property("subgroupSize"), Some(8));
-    }
-    assert_clean(&log);
+        for (name, _) in ncnn_glsl_core::ext::LIMITS {
+            assert!(caps.properties.contains_key(*name), "{name}");
+        }
+        for name in [
+            "subgroupSize",
+            "supportedOperations",
+            "driverID",
+            "minSubgroupSize",
+            "integerDotProduct8BitUnsignedAccelerated",
+            "residencyNonResidentStrict",
+        ] {
+            assert!(caps.properties.contains_key(name), "{name}");
+        }
+        assert_eq!(
+            caps.property("maxComputeWorkGroupCount_0"),
+            Some(u64::from(ctx.limits().max_compute_work_group_count[0]))
+        );
+        assert_eq!(
+            caps.property("timestampPeriod"),
+            Some(u64::from(ctx.limits().timestamp_period.to_bits()))
+        );
+        if caps.name.contains("llvmpipe") {
+            for f in [
+                "storageBuffer16BitAccess",
+                "shaderFloat16",
+                "shaderInt8",
+                "subgroupSizeControl",
+                "shaderIntegerDotProduct",
+                "storageBuffer8BitAccess",
+            ] {
+                assert!(caps.feature(f), "{f}");
+            }
+            assert_eq!(caps.property("subgroupSize"), Some(8));
+        }
+    });
 }
 
 #[test]
 fn the_harness_catches_a_validation_error() {
-    let Some((ctx, log)) = context(opts()) else {
-        return;
-    };
-    // A buffer of size 0 is invalid usage (VUID-VkBufferCreateInfo-size-00912);
-    // made through the raw device, since the runtime itself refuses it.
+    GpuTest::new(opts()).run(|gpu| {
+        let ctx = gpu.ctx();
+        make_zero_sized_buffer(ctx);
+        let msgs = gpu.take_messages();
+        assert!(
+            msgs.iter()
+                .any(|m| m.id.contains("VUID-VkBufferCreateInfo-size-00912")),
+            "{:?}",
+            msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
+        );
+    });
+}
+
+/// Invalid usage the runtime itself refuses (a buffer of size 0,
+/// VUID-VkBufferCreateInfo-size-00912), made through the raw device.
+fn make_zero_sized_buffer(ctx: &ncnn_glsl_runtime::Context) {
     let info = ash::vk::BufferCreateInfo::default()
         .size(0)
         .usage(ash::vk::BufferUsageFlags::STORAGE_BUFFER);
     if let Ok(b) = unsafe { ctx.device().create_buffer(&info, None) } {
         unsafe { ctx.device().destroy_buffer(b, None) };
     }
-    let msgs = log.lock().unwrap();
+}
+
+/// The harness checks the log after the body: a message the body leaves
+/// behind fails the test, though the body asserted nothing.
+#[test]
+fn the_harness_fails_a_test_that_leaves_a_message_behind() {
+    let mut ran = false;
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        GpuTest::new(opts()).run(|gpu| {
+            ran = true;
+            make_zero_sized_buffer(gpu.ctx());
+        })
+    }));
     assert!(
-        msgs.iter()
-            .any(|m| m.id.contains("VUID-VkBufferCreateInfo-size-00912")),
-        "{:?}",
-        msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
+        ran || std::env::var_os("CI").is_none(),
+        "the body never ran under CI"
     );
+    if ran {
+        let panic = outcome.expect_err("the harness let a validation message pass");
+        let text = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(
+            text.contains("VUID-VkBufferCreateInfo-size-00912"),
+            "{text}"
+        );
+    }
 }
 
 #[test]
 fn synchronization_validation_is_on() {
-    let Some((ctx, log)) = context(opts()) else {
-        return;
-    };
-    let a = Buffer::new(&ctx, 256).unwrap();
-    let b = Buffer::new(&ctx, 256).unwrap();
-    // Two copies into `b` with no barrier between them, recorded by hand:
-    // a write-after-write hazard, reported while recording.
-    let d = ctx.device();
-    let pool_info =
-        ash::vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family_index());
-    unsafe {
-        let pool = d.create_command_pool(&pool_info, None).unwrap();
-        let alloc = ash::vk::CommandBufferAllocateInfo::default()
-            .command_pool(pool)
-            .command_buffer_count(1);
-        let cmd = d.allocate_command_buffers(&alloc).unwrap()[0];
-        d.begin_command_buffer(cmd, &ash::vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        let region = [ash::vk::BufferCopy::default().size(256)];
-        d.cmd_copy_buffer(cmd, a.handle(), b.handle(), &region);
-        d.cmd_copy_buffer(cmd, a.handle(), b.handle(), &region);
-        d.end_command_buffer(cmd).unwrap();
-        d.destroy_command_pool(pool, None);
-    }
-    let msgs = log.lock().unwrap();
-    assert!(
-        msgs.iter()
-            .any(|m| m.id.contains("SYNC-HAZARD-WRITE-AFTER-WRITE")),
-        "{:?}",
-        msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
-    );
+    GpuTest::new(opts()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let a = Buffer::new(ctx, 256).unwrap();
+        let b = Buffer::new(ctx, 256).unwrap();
+        // Two copies into `b` with no barrier between them, recorded by hand:
+        // a write-after-write hazard, reported while recording.
+        let d = ctx.device();
+        let pool_info =
+            ash::vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family_index());
+        unsafe {
+            let pool = d.create_command_pool(&pool_info, None).unwrap();
+            let alloc = ash::vk::CommandBufferAllocateInfo::default()
+                .command_pool(pool)
+                .command_buffer_count(1);
+            let cmd = d.allocate_command_buffers(&alloc).unwrap()[0];
+            d.begin_command_buffer(cmd, &ash::vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            let region = [ash::vk::BufferCopy::default().size(256)];
+            d.cmd_copy_buffer(cmd, a.handle(), b.handle(), &region);
+            d.cmd_copy_buffer(cmd, a.handle(), b.handle(), &region);
+            d.end_command_buffer(cmd).unwrap();
+            d.destroy_command_pool(pool, None);
+        }
+        let msgs = gpu.take_messages();
+        assert!(
+            msgs.iter()
+                .any(|m| m.id.contains("SYNC-HAZARD-WRITE-AFTER-WRITE")),
+            "{:?}",
+            msgs.iter().map(|m| &m.id).collect::<Vec<_>>()
+        );
+    });
 }

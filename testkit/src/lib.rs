@@ -12,6 +12,10 @@
 //! - [`differential`]: one shader built by naga (ours) and by glslang, run on
 //!   the same inputs, every output byte compared.
 
+pub mod differential;
+pub mod gpu;
 pub mod rng;
+pub mod shaders;
+pub mod tools;
 
 pub use rng::Rng;

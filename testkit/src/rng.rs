@@ -38,9 +38,10 @@ impl Rng {
         self.state.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    /// The next 32 random bits.
+    /// The next 32 random bits (the low half of [`Rng::next_u64`], as the
+    /// streams recorded before this generator was shared drew them).
     pub fn next_u32(&mut self) -> u32 {
-        (self.next_u64() >> 32) as u32
+        self.next_u64() as u32
     }
 
     /// Uniform in `0..n` (`n` > 0; the modulo bias is below 2^-40 for the

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use ncnn_glsl_core::variant::build::text_usage;
 use ncnn_glsl_core::variant::space::{canonical, feature_combinations};
 use ncnn_glsl_core::{Options, Target};
-use ncnn_glsl_tests::{expand_for, test_shader};
+use ncnn_glsl_testkit::shaders::{expand_for, test_shader};
 
 fn split(text: &str) -> (String, BTreeSet<String>) {
     let mut body = String::new();

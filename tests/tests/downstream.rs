@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use ncnn_glsl_tests::workspace_root;
+use ncnn_glsl_testkit::shaders::workspace_root;
 
 const MAIN_RS: &str = r#"use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet};
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use ncnn_glsl_runtime::{
     q8ta, AxisInfo, Blob, DeviceCaps, Options, SelectError, Usage, Variant, VariantSet,
 };
-use ncnn_glsl_tests::workspace_root;
+use ncnn_glsl_testkit::shaders::workspace_root;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {

@@ -6,7 +6,8 @@
 use std::fmt::Write;
 
 use ncnn_glsl_core::{compile, ext, CompileOptions};
-use ncnn_glsl_tests::{expand_for, spirv_val, test_shader, tool_available};
+use ncnn_glsl_testkit::shaders::{expand_for, test_shader};
+use ncnn_glsl_testkit::tools::{spirv_val, tool_available};
 
 fn snapshot_name(target: &ncnn_glsl_core::Target) -> String {
     target

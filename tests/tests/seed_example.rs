@@ -2,7 +2,8 @@
 //! whole pipeline in the modes the seed talks about.
 
 use ncnn_glsl_core::{compile, CompileOptions, Options, Target};
-use ncnn_glsl_tests::{expand_for, glslang, inline_shader, spirv_val, tool_available};
+use ncnn_glsl_testkit::shaders::{expand_for, inline_shader};
+use ncnn_glsl_testkit::tools::{glslang, spirv_val, tool_available};
 
 const SEED: &str = r#"#version 450
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use ncnn_glsl_core::variant::build::build;
 use ncnn_glsl_core::variant::manifest::file_name;
 use ncnn_glsl_core::{CompileOptions, FsLoader, SourceFile};
-use ncnn_glsl_tests::workspace_root;
+use ncnn_glsl_testkit::shaders::workspace_root;
 
 #[test]
 fn every_variant_of_every_shipped_shader() {

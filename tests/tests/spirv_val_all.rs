@@ -11,7 +11,7 @@
 //!   hash to what the manifest says.
 //!
 //! Each blob is checked with the Vulkan environment its SPIR-V version needs
-//! (`ncnn_glsl_tests::spirv_target_env`).
+//! (`ncnn_glsl_testkit::tools::spirv_target_env`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -21,7 +21,8 @@ use ncnn_glsl_core::variant::manifest::{fnv1a64, Manifest};
 use ncnn_glsl_core::{CompileOptions, FsLoader, SourceFile};
 use ncnn_glsl_runtime::q8ta::SETS;
 use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet};
-use ncnn_glsl_tests::{spirv_val_auto, tool_available, workspace_root};
+use ncnn_glsl_testkit::shaders::workspace_root;
+use ncnn_glsl_testkit::tools::{spirv_val_auto, tool_available};
 
 static SEED: &VariantSet = include_ncnn_shader!("shaders/seed_example.comp");
 /// The store-cost example's shaders (`ncnn-glsl-runtime/examples/store_cost.rs`).

@@ -11,6 +11,9 @@
 //! into `DIR/<shader>/<variant>.spv` (default `target/glslang`): the second
 //! way to the same SPIR-V that the q8ta benchmark times against ours.
 //!
+//! `cargo xtask module-graph [--check]`: each crate's module import graph
+//! and its circles (`module_graph.rs`); `--check` fails on one.
+//!
 //! The artifacts are computed from the library, not through the macro (a
 //! macro only re-expands when its crate recompiles, so it cannot be trusted
 //! to regenerate anything).
@@ -23,6 +26,8 @@ use ncnn_glsl_core::variant::build::build;
 use ncnn_glsl_core::variant::manifest::artifacts;
 use ncnn_glsl_core::{CompileOptions, FsLoader, SourceFile};
 
+mod module_graph;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
@@ -34,6 +39,13 @@ fn main() -> ExitCode {
             )),
         },
         Some("time-variants") => time_variants(),
+        Some("module-graph") => match &args[1..] {
+            [] => module_graph::module_graph(&workspace_root(), false),
+            [flag] if flag == "--check" => module_graph::module_graph(&workspace_root(), true),
+            other => Err(format!(
+                "module-graph: unexpected arguments {other:?} (only --check)"
+            )),
+        },
         Some("glslang-variants") => match &args[1..] {
             [] => glslang_variants(&workspace_root().join("target/glslang")),
             [flag, dir] if flag == "--out" => glslang_variants(Path::new(dir)),
@@ -42,7 +54,7 @@ fn main() -> ExitCode {
             )),
         },
         Some(other) => Err(format!(
-            "unknown command `{other}` (known: regen-variants, time-variants, glslang-variants)"
+            "unknown command `{other}` (known: regen-variants, time-variants, glslang-variants, module-graph)"
         )),
         None => Err("usage: cargo xtask regen-variants [--check]".to_string()),
     };

@@ -8,36 +8,11 @@ use super::reference::{self, pixel_shuffle, pixel_shuffle_nchw};
 use super::*;
 use crate::SpecValue;
 use ncnn_glsl_core::DeviceType;
+use ncnn_glsl_testkit::Rng;
 
-/// A small deterministic generator (no dependency): the seed is printed on failure.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 11
-    }
-    fn i8(&mut self) -> i8 {
-        self.next() as i8
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
+/// The seed of a test's inputs: fresh each run, `NCNN_SEED` repeats one.
 fn seed() -> u64 {
-    std::env::var("Q8TA_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        })
+    ncnn_glsl_testkit::rng::fresh_seed()
 }
 
 fn qp(scale: f32, zp: i32) -> QuantParams {
@@ -116,7 +91,7 @@ fn check_requant(i: QuantParams, o: QuantParams) {
 fn requant_is_exact_over_a_sweep_of_scales() {
     let s = seed();
     eprintln!("seed {s}");
-    let mut g = Lcg(s);
+    let mut g = Rng::new(s);
     let zps = [-128, -127, -7, -1, 0, 1, 3, 64, 126, 127];
     let specials = [
         1.0f32,
@@ -149,7 +124,9 @@ fn requant_is_exact_over_a_sweep_of_scales() {
         } else {
             120 + g.below(14)
         } as u32;
-        scales.push(f32::from_bits((e << 23) | (g.next() as u32 & 0x7f_ffff)));
+        scales.push(f32::from_bits(
+            (e << 23) | (g.next_u64() as u32 & 0x7f_ffff),
+        ));
     }
     let mut pairs = Vec::new();
     for &a in &scales {
@@ -330,11 +307,11 @@ fn golden_vectors_pass_the_reference_and_both_models() {
     }
 }
 
-fn random_case(g: &mut Lcg, in_shape: Shape, il: Layout, ol: Layout, requant: Requant) -> Case {
+fn random_case(g: &mut Rng, in_shape: Shape, il: Layout, ol: Layout, requant: Requant) -> Case {
     let os = reference::shuffle_output_shape(in_shape).unwrap();
     // Junk everywhere, padding included: the kernels must not read it.
     let input: Vec<u32> = (0..il.word_count(in_shape))
-        .map(|_| g.next() as u32)
+        .map(|_| g.next_u64() as u32)
         .collect();
     let expected = pixel_shuffle(&input, il, in_shape, ol, &requant).unwrap();
     Case {
@@ -353,7 +330,7 @@ fn random_case(g: &mut Lcg, in_shape: Shape, il: Layout, ol: Layout, requant: Re
 fn models_match_the_reference_on_every_layout_pair_and_shape() {
     let s = seed();
     eprintln!("seed {s}");
-    let mut g = Lcg(s);
+    let mut g = Rng::new(s);
     let shapes = [
         Shape::new(1, 4, 1, 1),
         Shape::new(1, 4, 3, 5),
@@ -503,7 +480,7 @@ fn real_input_word(l: Layout, s: Shape, i: usize) -> bool {
 
 #[test]
 fn pack_unpack_round_trips() {
-    let mut g = Lcg(seed());
+    let mut g = Rng::new(seed());
     for c in [1, 4, 6, 64] {
         for w in [1, 2, 3, 4, 5, 8] {
             for n in [1, 2] {
@@ -588,7 +565,7 @@ fn push_constants_layout() {
 fn quantize_shader_path_matches_the_reference() {
     let s = seed();
     eprintln!("seed {s}");
-    let mut g = Lcg(s);
+    let mut g = Rng::new(s);
     let mut scales = vec![
         0.02f32,
         0.04,
@@ -602,7 +579,9 @@ fn quantize_shader_path_matches_the_reference() {
     ];
     for _ in 0..40 {
         let e = 110 + g.below(30) as u32;
-        scales.push(f32::from_bits((e << 23) | (g.next() as u32 & 0x7f_ffff)));
+        scales.push(f32::from_bits(
+            (e << 23) | (g.next_u64() as u32 & 0x7f_ffff),
+        ));
     }
     for scale in scales {
         let k = QuantizeConsts::new(scale);
@@ -629,7 +608,8 @@ fn quantize_shader_path_matches_the_reference() {
         }
         for _ in 0..2000 {
             xs.push(
-                (((g.next() as f64 / (1u64 << 53) as f64) - 0.5) * 600.0 * scale as f64) as f32,
+                ((((g.next_u64() >> 11) as f64 / (1u64 << 53) as f64) - 0.5) * 600.0 * scale as f64)
+                    as f32,
             );
         }
         for x in xs {
@@ -734,7 +714,7 @@ fn bad_inputs_are_errors_naming_the_value() {
 fn quantize_and_dequantize_models_match_the_references() {
     let s = seed();
     eprintln!("seed {s}");
-    let mut g = Lcg(s);
+    let mut g = Rng::new(s);
     for shape in [
         Shape::new(1, 1, 1, 1),
         Shape::new(2, 6, 3, 5),
@@ -766,7 +746,7 @@ fn quantize_and_dequantize_models_match_the_references() {
             let mut words = want.clone();
             for (i, w) in words.iter_mut().enumerate() {
                 if !real_input_word(layout, shape, i) {
-                    *w = g.next() as u32;
+                    *w = g.next_u64() as u32;
                 }
             }
             let want = reference::dequantize(&words, shape, layout, p).unwrap();
@@ -890,7 +870,7 @@ fn pixel_shuffle_plan_validates_and_splits() {
     // (small max_groups stand in for 65535, to keep the test fast).
     let shape = Shape::new(2, 4, 300, 1);
     let c = random_case(
-        &mut Lcg(7),
+        &mut Rng::new(7),
         shape,
         Layout::Packed4C1W,
         Layout::Packed4W4C,

@@ -1,4 +1,4 @@
-//! A CPU model of the extension (`../shared/spec/extension.md`), written from
+//! A CPU model of the extension (docs/extension.md), written from
 //! the spec, not from the extension's GLSL: element encodings, packing order,
 //! bf16 rounding, float2int8's round-half-away and saturation, sign extension.
 //!

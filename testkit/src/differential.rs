@@ -3,34 +3,27 @@
 //! the same random inputs, outputs compared (integers identical, floats
 //! within a given number of ulps).
 //!
-//! Use from a test file with `mod common;` and
-//! `#[path = "common/differential.rs"] mod differential;`. For a corpus, build a [`Case`] per shader (source with the
-//! extension, a mode, one [`Io`] per binding in binding order, push
-//! constants, grid, specializations) and call [`run`]. The seed is fresh per
-//! run and printed on failure; `NCNN_DIFF_SEED=N` replays one.
+//! For a corpus, build a [`Case`] per shader (source with the extension, a
+//! mode, one [`Io`] per binding in binding order, push constants, grid,
+//! specializations) and call [`run`]. The seed is fresh per run and printed
+//! on failure; `NCNN_SEED=N` replays one.
 //!
 //! glslang gets the finished text of `ncnn_glsl_core::expand` only: none of
 //! the naga-only prototypes the compiler adds ever reach it.
 
-#![allow(dead_code)]
-
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use half::f16;
 use ncnn_glsl_core::{CompileOptions, MemoryLoader, SourceFile};
 use ncnn_glsl_runtime::reflection::Reflection;
 use ncnn_glsl_runtime::{
-    Blob, Buffer, ContextOptions, Dispatch, Pipeline, PipelineOptions, SpecValue, Target, Usage,
-    Variant, VariantSet,
+    Blob, Buffer, Context, ContextOptions, Dispatch, Pipeline, PipelineOptions, SpecValue, Target,
+    Usage, Variant, VariantSet,
 };
 
-use std::sync::Arc;
-
-use ncnn_glsl_runtime::Context;
-
-use crate::common::{assert_clean, context, Log, Rng};
+use crate::gpu::{Gpu, GpuTest};
+use crate::rng::Rng;
+use crate::tools;
 
 /// How an input buffer is filled.
 #[derive(Clone, Copy, Debug)]
@@ -129,31 +122,6 @@ pub fn finished(source: &str, mode: &str) -> ncnn_glsl_core::Expanded {
         .unwrap_or_else(|e| panic!("expand failed:\n{e}"))
 }
 
-/// Runs a program on a temporary file; `None` when it is not installed
-/// (a failure under `CI`).
-fn tool(name: &str, args: &[&str], file: &PathBuf) -> Option<std::process::Output> {
-    match Command::new(name).args(args).arg(file).output() {
-        Ok(o) => Some(o),
-        Err(_) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "`{name}` is not installed but CI is set"
-            );
-            eprintln!("note: `{name}` is not installed; skipped");
-            None
-        }
-    }
-}
-
-fn temp(ext: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    std::env::temp_dir().join(format!(
-        "ncnn-diff-{}-{}.{ext}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ))
-}
-
 /// `glslangValidator -V` of finished GLSL, or `None` without glslang.
 pub fn glslang(text: &str) -> Option<Vec<u32>> {
     Some(
@@ -163,34 +131,9 @@ pub fn glslang(text: &str) -> Option<Vec<u32>> {
 }
 
 /// `glslangValidator -V` of finished GLSL: its SPIR-V or its messages;
-/// `None` without glslang.
+/// `None` without glslang (a failure under `CI`).
 pub fn glslang_result(text: &str) -> Option<Result<Vec<u32>, String>> {
-    let src = temp("comp");
-    let out = temp("spv");
-    std::fs::write(&src, text).unwrap();
-    let o = tool(
-        "glslangValidator",
-        &[
-            "-V",
-            "--target-env",
-            "vulkan1.1",
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        &src,
-    );
-    let _ = std::fs::remove_file(&src);
-    let o = o?;
-    if !o.status.success() {
-        let _ = std::fs::remove_file(&out);
-        return Some(Err(String::from_utf8_lossy(&o.stdout).into_owned()));
-    }
-    let bytes = std::fs::read(&out).unwrap();
-    let _ = std::fs::remove_file(&out);
-    Some(Ok(bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()))
+    tools::tool_available("glslangValidator").then(|| tools::glslang_spirv(text))
 }
 
 /// spirv-val must accept `words` (skipped without the tool, except under `CI`).
@@ -202,21 +145,7 @@ pub fn assert_valid(words: &[u32]) {
 
 /// spirv-val's verdict on `words`; `None` without the tool (a failure under `CI`).
 pub fn spirv_val(words: &[u32]) -> Option<Result<(), String>> {
-    let f = temp("spv");
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&f, bytes).unwrap();
-    let o = tool("spirv-val", &["--target-env", "vulkan1.1"], &f);
-    let _ = std::fs::remove_file(&f);
-    let o = o?;
-    Some(if o.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        ))
-    })
+    tools::tool_available("spirv-val").then(|| tools::spirv_val(words))
 }
 
 /// Our SPIR-V and reflection, and glslang's SPIR-V, for `case` (`None`
@@ -259,16 +188,17 @@ pub fn run(case: &Case) {
             blob: theirs_blob,
         },
     ]));
-    let Some((ctx, log)) = context(ContextOptions {
+    let options = ContextOptions {
         variant_sets: vec![leak_set(variants)],
         ..ContextOptions::default()
-    }) else {
-        return;
     };
-    if let Err(e) = run_blobs(&ctx, &log, case, ours_blob, theirs_blob, seed()) {
-        panic!("{e}");
-    }
-    assert_clean(&log);
+    GpuTest::new(options)
+        .blobs([ours_blob, theirs_blob])
+        .run(|gpu| {
+            if let Err(e) = run_blobs(gpu, case, ours_blob, theirs_blob, seed()) {
+                panic!("{e}");
+            }
+        });
 }
 
 /// glslang's blob of a shader: our reflection (same GLSL, same bindings)
@@ -289,12 +219,9 @@ pub fn leak_set(variants: &'static [Variant]) -> &'static VariantSet {
     }))
 }
 
-/// The inputs' seed: `NCNN_DIFF_SEED` to replay a failure, else fresh.
+/// The inputs' seed: `NCNN_SEED` to replay a failure, else fresh.
 pub fn seed() -> u64 {
-    std::env::var("NCNN_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| Rng::fresh().0)
+    crate::rng::fresh_seed()
 }
 
 /// [`run_blobs`] with the bytes of every binding given (outputs: ignored,
@@ -311,7 +238,7 @@ pub fn run_pair_with(
         .iter()
         .zip(inputs)
         .map(|(io, bytes)| match io {
-            Io::Out(..) => fill(&mut Rng(1), *io),
+            Io::Out(..) => fill(&mut Rng::new(1), *io),
             _ => bytes.clone(),
         })
         .collect();
@@ -338,23 +265,22 @@ impl std::fmt::Display for RunError {
     }
 }
 
-/// Runs our blob and glslang's on `ctx` (which must have been opened with a
-/// variant set holding both, so their features are enabled) with the same
-/// inputs drawn from `seed`, and compares the outputs. The validation
-/// messages `log` collects during the run fail it (and are drained).
+/// Runs our blob and glslang's on the test's context (which must have been
+/// opened with a variant set holding both, so their features are enabled)
+/// with the same inputs drawn from `seed`, and compares the outputs. The
+/// validation messages of the run fail it (and are taken from the log).
 pub fn run_blobs(
-    ctx: &Arc<Context>,
-    log: &Log,
+    gpu: &Gpu,
     case: &Case,
     ours_blob: &Blob,
     theirs_blob: &Blob,
     seed: u64,
 ) -> Result<(), RunError> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let inputs: Vec<Vec<u8>> = case.io.iter().map(|io| fill(&mut rng, *io)).collect();
     run_blobs_with(
-        ctx,
-        Some(log),
+        gpu.ctx(),
+        Some(gpu),
         case,
         ours_blob,
         theirs_blob,
@@ -363,11 +289,12 @@ pub fn run_blobs(
     )
 }
 
-/// [`run_blobs`] on given inputs; `log`, when given, is drained and any
-/// message fails the run; `seed` is named in a mismatch to replay it.
+/// [`run_blobs`] on given inputs; with `gpu`, the messages of the run are
+/// taken from its log and any fails the run; `seed` is named in a mismatch
+/// to replay it.
 fn run_blobs_with(
     ctx: &Arc<Context>,
-    log: Option<&Log>,
+    gpu: Option<&Gpu>,
     case: &Case,
     ours_blob: &Blob,
     theirs_blob: &Blob,
@@ -420,15 +347,12 @@ fn run_blobs_with(
             .collect();
         outputs.push(got);
     }
-    let messages: Vec<String> = log
-        .map(|log| {
-            log.lock()
-                .unwrap()
-                .drain(..)
-                .map(|m| format!("[{:?}] {}: {}", m.severity, m.id, m.text))
-                .collect()
-        })
-        .unwrap_or_default();
+    let messages: Vec<String> = gpu
+        .map(Gpu::take_messages)
+        .unwrap_or_default()
+        .iter()
+        .map(|m| format!("[{:?}] {}: {}", m.severity, m.id, m.text))
+        .collect();
     if !messages.is_empty() {
         return Err(RunError::Failed(format!(
             "{}: validation messages:\n{}",
@@ -441,7 +365,7 @@ fn run_blobs_with(
             Io::In(..) => continue,
             Io::Out(_, c) | Io::InOut(_, _, c) => *c,
         };
-        let poison = fill(&mut Rng(1), Io::Out(io.bytes(), cmp));
+        let poison = fill(&mut Rng::new(1), Io::Out(io.bytes(), cmp));
         if outputs[0][k] == poison {
             return Err(RunError::Failed(format!(
                 "{}: binding {k} was not written at all: a comparison of poison with poison proves nothing",
@@ -456,9 +380,7 @@ fn run_blobs_with(
                 case.mode,
                 case.specialization,
                 case.local_size,
-                seed.map_or(String::new(), |s| format!(
-                    "; replay with NCNN_DIFF_SEED={s}"
-                ))
+                seed.map_or(String::new(), |s| format!("; replay with NCNN_SEED={s}"))
             )));
         }
     }
@@ -478,7 +400,7 @@ pub fn fill(rng: &mut Rng, io: Io) -> Vec<u8> {
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         match fill {
-            Fill::Words => out.extend_from_slice(&(rng.next() as u32).to_le_bytes()),
+            Fill::Words => out.extend_from_slice(&(rng.next_u32()).to_le_bytes()),
             Fill::F32(lo, hi) => out.extend_from_slice(&rng.f32(lo, hi).to_le_bytes()),
             Fill::F16(lo, hi) => {
                 out.extend_from_slice(&f16::from_f32(rng.f32(lo, hi)).to_le_bytes())
@@ -487,9 +409,8 @@ pub fn fill(rng: &mut Rng, io: Io) -> Vec<u8> {
                 let b = rng.f32(lo, hi).to_bits();
                 out.extend_from_slice(&((b.wrapping_add(0x8000) >> 16) as u16).to_le_bytes())
             }
-            Fill::Below(m) => {
-                out.extend_from_slice(&((rng.next() % u64::from(m.max(1))) as u32).to_le_bytes())
-            }
+            Fill::Below(m) => out
+                .extend_from_slice(&((rng.next_u64() % u64::from(m.max(1))) as u32).to_le_bytes()),
         }
     }
     out.truncate(n);
