@@ -17,8 +17,8 @@ use half::f16;
 use ncnn_glsl_core::{CompileOptions, MemoryLoader, SourceFile};
 use ncnn_glsl_runtime::reflection::Reflection;
 use ncnn_glsl_runtime::{
-    Blob, Buffer, Context, ContextOptions, Dispatch, Pipeline, PipelineOptions, SpecValue, Target,
-    Usage, Variant, VariantSet,
+    Blob, Buffer, Context, ContextOptions, Dispatch, FloatStorage, Pipeline, PipelineOptions,
+    SpecValue, Target, Usage, Variant, VariantSet,
 };
 
 use crate::gpu::{Gpu, GpuTest};
@@ -403,11 +403,10 @@ pub fn fill(rng: &mut Rng, io: Io) -> Vec<u8> {
             Fill::Words => out.extend_from_slice(&(rng.next_u32()).to_le_bytes()),
             Fill::F32(lo, hi) => out.extend_from_slice(&rng.f32(lo, hi).to_le_bytes()),
             Fill::F16(lo, hi) => {
-                out.extend_from_slice(&f16::from_f32(rng.f32(lo, hi)).to_le_bytes())
+                out.extend_from_slice(&FloatStorage::F16.encode(&[rng.f32(lo, hi)])[..2])
             }
             Fill::Bf16(lo, hi) => {
-                let b = rng.f32(lo, hi).to_bits();
-                out.extend_from_slice(&((b.wrapping_add(0x8000) >> 16) as u16).to_le_bytes())
+                out.extend_from_slice(&FloatStorage::Bf16.encode(&[rng.f32(lo, hi)])[..2])
             }
             Fill::Below(m) => out
                 .extend_from_slice(&((rng.next_u64() % u64::from(m.max(1))) as u32).to_le_bytes()),
