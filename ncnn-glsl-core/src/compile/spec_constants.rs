@@ -24,7 +24,7 @@ use naga::{Expression, Handle, Literal, Module, Statement};
 use super::naga_run::Insert;
 use super::source_text::{brace_depths, overwrite};
 use super::spirv::{inst, more, op, Rewrite};
-use super::tokens::{Kind, Token};
+use super::tokens::{is_type_name, Kind, Token};
 use crate::reflection::ScalarValue;
 
 /// One declaration found in the text.
@@ -264,9 +264,8 @@ pub(crate) fn const_uses(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
                 && toks[k - 1].kind == Kind::Ident
                 && toks[k - 2].kind == Kind::Ident
                 && !["return", "else", "case"].contains(&toks[k - 2].text(src));
-            let type_array = k >= 1
-                && toks[k - 1].kind == Kind::Ident
-                && crate::compile::reject::is_type_name(toks[k - 1].text(src));
+            let type_array =
+                k >= 1 && toks[k - 1].kind == Kind::Ident && is_type_name(toks[k - 1].text(src));
             bracket_decl.push(decl || type_array);
         } else if t.is_punct(src, ']') {
             bracket_decl.pop();
