@@ -33,6 +33,7 @@ pub mod options;
 pub mod preprocess;
 pub mod reflection;
 pub mod source;
+pub mod spirv;
 pub mod target;
 pub mod variant;
 

@@ -29,7 +29,7 @@ pub mod reflect;
 pub mod reject;
 mod source_text;
 mod spec_constants;
-mod spirv;
+mod spirv_edit;
 mod switch_fallthrough;
 mod tokens;
 mod trim_capabilities;
@@ -297,8 +297,10 @@ fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compile
         .map_or([1, 1, 1], |e| e.workgroup_size);
     workgroup_size::fix_workgroup_size(&mut spirv, local_size, local_size_spec_ids)
         .map_err(|e| Diagnostic::new(format!("internal error: {e}; please report the shader")))?;
-    trim_capabilities::trim_capabilities(&mut spirv);
-    writeonly_decoration::decorate_writeonly(&mut spirv, &writeonly);
+    trim_capabilities::trim_capabilities(&mut spirv)
+        .map_err(|e| Diagnostic::new(format!("internal error: {e}; please report the shader")))?;
+    writeonly_decoration::decorate_writeonly(&mut spirv, &writeonly)
+        .map_err(|e| Diagnostic::new(format!("internal error: {e}; please report the shader")))?;
 
     let (bindings, push_constant_size) = reflect::resources(&declared, &writeonly);
     let reflection = Reflection {

@@ -23,9 +23,10 @@ use naga::{Expression, Handle, Literal, Module, Statement};
 
 use super::naga_run::Insert;
 use super::source_text::{brace_depths, overwrite};
-use super::spirv::{inst, more, op, Rewrite};
+use super::spirv_edit::{inst, Rewrite};
 use super::tokens::{is_type_name, Kind, Token};
 use crate::reflection::ScalarValue;
+use crate::spirv::{decoration, op, storage};
 
 /// One declaration found in the text.
 #[derive(Clone, Debug, PartialEq)]
@@ -453,12 +454,12 @@ pub(crate) fn to_spec_constants(
     if private.iter().all(Option::is_none) {
         return Ok(());
     }
-    let mut m = Rewrite::new(words);
+    let mut m = Rewrite::new(words)?;
     let vars: Vec<usize> = m
         .insts
         .iter()
         .enumerate()
-        .filter(|(_, w)| Rewrite::op(w) == op::VARIABLE && w.get(3) == Some(&PRIVATE))
+        .filter(|(_, w)| Rewrite::op(w) == op::VARIABLE && w.get(3) == Some(&storage::PRIVATE))
         .map(|(i, _)| i)
         .collect();
     if vars.len() != private.len() {
@@ -481,16 +482,13 @@ pub(crate) fn to_spec_constants(
             .map(|w| w[3])
             .ok_or("a specialization constant's type is not a pointer")?;
         m.insts[at] = match *value {
-            ScalarValue::Bool(true) => inst(SPEC_CONSTANT_TRUE, &[ty, var]),
-            ScalarValue::Bool(false) => inst(SPEC_CONSTANT_FALSE, &[ty, var]),
-            ScalarValue::Int(v) => inst(more::SPEC_CONSTANT, &[ty, var, v as i32 as u32]),
-            ScalarValue::Uint(v) => inst(more::SPEC_CONSTANT, &[ty, var, v as u32]),
-            ScalarValue::Float(v) => inst(more::SPEC_CONSTANT, &[ty, var, (v as f32).to_bits()]),
+            ScalarValue::Bool(true) => inst(op::SPEC_CONSTANT_TRUE, &[ty, var]),
+            ScalarValue::Bool(false) => inst(op::SPEC_CONSTANT_FALSE, &[ty, var]),
+            ScalarValue::Int(v) => inst(op::SPEC_CONSTANT, &[ty, var, v as i32 as u32]),
+            ScalarValue::Uint(v) => inst(op::SPEC_CONSTANT, &[ty, var, v as u32]),
+            ScalarValue::Float(v) => inst(op::SPEC_CONSTANT, &[ty, var, (v as f32).to_bits()]),
         };
-        decorations.push(inst(
-            op::DECORATE,
-            &[var, more::DECORATION_SPEC_ID, *spec_id],
-        ));
+        decorations.push(inst(op::DECORATE, &[var, decoration::SPEC_ID, *spec_id]));
         ids.push(var);
     }
     m.decorate(decorations);
@@ -509,10 +507,6 @@ pub(crate) fn to_spec_constants(
     *words = m.words();
     Ok(())
 }
-
-const PRIVATE: u32 = 6;
-const SPEC_CONSTANT_TRUE: u16 = 48;
-const SPEC_CONSTANT_FALSE: u16 = 49;
 
 #[cfg(test)]
 mod tests {

@@ -515,7 +515,7 @@ fn fp16_arithmetic_needs_float16_but_not_uniform_16bit_access() {
             "uniformAndStorageBuffer16BitAccess"
         ]
     );
-    let t = trim_capabilities::trim_capabilities(&mut words);
+    let t = trim_capabilities::trim_capabilities(&mut words).unwrap();
     assert_eq!(t.removed.len(), 2);
     assert_eq!(
         *reflect::requirements(&words).features,

@@ -9,7 +9,8 @@
 //! composite an `OpSpecConstantComposite`; the runtime passes the size it
 //! patches into `LocalSize` as that specialization value too, so both agree.
 
-use super::spirv::{inst, more, op, Rewrite};
+use super::spirv_edit::{inst, Rewrite};
+use crate::spirv::{builtin, decoration, op};
 
 /// Rewrites the module's `gl_WorkGroupSize`; `false` when it has none.
 pub(crate) fn fix_workgroup_size(
@@ -17,11 +18,11 @@ pub(crate) fn fix_workgroup_size(
     local_size: [u32; 3],
     spec_ids: [Option<u32>; 3],
 ) -> Result<bool, String> {
-    let mut m = Rewrite::new(words);
+    let mut m = Rewrite::new(words)?;
     let builtin = m.insts.iter().position(|w| {
         Rewrite::op(w) == op::DECORATE
-            && w.get(2) == Some(&more::DECORATION_BUILTIN)
-            && w.get(3) == Some(&more::BUILTIN_WORKGROUP_SIZE)
+            && w.get(2) == Some(&decoration::BUILTIN)
+            && w.get(3) == Some(&builtin::WORKGROUP_SIZE)
     });
     let Some(builtin) = builtin else {
         return Ok(false);
@@ -50,17 +51,17 @@ pub(crate) fn fix_workgroup_size(
         let id = m.fresh_id();
         match spec_ids[dim] {
             Some(spec) => {
-                defs.push(inst(more::SPEC_CONSTANT, &[uint, id, local_size[dim]]));
-                decorations.push(inst(op::DECORATE, &[id, more::DECORATION_SPEC_ID, spec]));
+                defs.push(inst(op::SPEC_CONSTANT, &[uint, id, local_size[dim]]));
+                decorations.push(inst(op::DECORATE, &[id, decoration::SPEC_ID, spec]));
             }
-            None => defs.push(inst(more::CONSTANT, &[uint, id, local_size[dim]])),
+            None => defs.push(inst(op::CONSTANT, &[uint, id, local_size[dim]])),
         }
         parts.push(id);
     }
     let composite = if spec_ids.iter().any(Option::is_some) {
-        more::SPEC_CONSTANT_COMPOSITE
+        op::SPEC_CONSTANT_COMPOSITE
     } else {
-        more::CONSTANT_COMPOSITE
+        op::CONSTANT_COMPOSITE
     };
     defs.push(inst(composite, &[vec3, var, parts[0], parts[1], parts[2]]));
     m.insts.splice(at..=at, defs);

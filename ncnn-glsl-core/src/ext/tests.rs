@@ -568,6 +568,7 @@ fn prelude_snapshots() {
     }
 }
 
+#[cfg(feature = "compile")]
 /// naga's own preprocessor, parser and validator on `src` with the prelude:
 /// shows the extension's text is naga-clean wherever the spec allows it.
 fn naga_check(src: &str, t: &Target) -> Result<(), String> {
@@ -627,6 +628,7 @@ fn naga_check(src: &str, t: &Target) -> Result<(), String> {
     }
 }
 
+#[cfg(feature = "compile")]
 /// The targets whose types naga knows: no 8/16/64-bit integer or bfloat16 type.
 fn naga_targets() -> Vec<Target> {
     [
@@ -646,6 +648,7 @@ fn naga_targets() -> Vec<Target> {
     .collect()
 }
 
+#[cfg(feature = "compile")]
 #[test]
 fn naga_accepts_the_extension_where_it_can() {
     let src = shader("extension_naga.comp");
@@ -661,6 +664,7 @@ fn naga_accepts_the_extension_where_it_can() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+#[cfg(feature = "compile")]
 #[test]
 fn naga_rejects_what_the_compiler_must_reject() {
     // Pins notes/naga.md: shared-word stores need atomics, which naga's GLSL
