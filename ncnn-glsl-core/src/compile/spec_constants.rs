@@ -477,9 +477,7 @@ pub(crate) fn to_spec_constants(
         };
         let (ptr, var) = (m.insts[at][1], m.insts[at][2]);
         let ty = m
-            .def(ptr)
-            .filter(|w| Rewrite::op(w) == op::TYPE_POINTER)
-            .map(|w| w[3])
+            .pointee(ptr)
             .ok_or("a specialization constant's type is not a pointer")?;
         m.insts[at] = match *value {
             ScalarValue::Bool(true) => inst(op::SPEC_CONSTANT_TRUE, &[ty, var]),
@@ -493,14 +491,7 @@ pub(crate) fn to_spec_constants(
     }
     m.decorate(decorations);
     for var in ids {
-        m.drop_from_interface(var);
-        m.loads_to_copies(var);
-        let other_use = m.insts.iter().any(|w| match Rewrite::op(w) {
-            op::STORE => w.get(1) == Some(&var),
-            op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN => w.get(3) == Some(&var),
-            _ => false,
-        });
-        if other_use {
+        if !m.variable_to_constant(var) {
             return Err("a specialization constant is used other than by loads".into());
         }
     }

@@ -57,6 +57,13 @@ impl Rewrite {
         })
     }
 
+    /// The type `ptr` points to, when `ptr` is a pointer type.
+    pub fn pointee(&self, ptr: u32) -> Option<u32> {
+        self.def(ptr)
+            .filter(|w| Rewrite::op(w) == op::TYPE_POINTER)
+            .map(|w| w[3])
+    }
+
     /// Inserts annotations before the first type declaration.
     pub fn decorate(&mut self, decorations: Vec<Vec<u32>>) {
         let at = self
@@ -67,8 +74,23 @@ impl Rewrite {
         self.insts.splice(at..at, decorations);
     }
 
+    /// Finishes turning the variable `var` into a constant of the same id,
+    /// once its `OpVariable` is replaced: its loads become copies of the
+    /// constant, and it leaves every entry point's interface. `false` when
+    /// something still uses it as a pointer (a store, an access chain), which
+    /// a constant cannot serve.
+    pub fn variable_to_constant(&mut self, var: u32) -> bool {
+        self.drop_from_interface(var);
+        self.loads_to_copies(var);
+        !self.insts.iter().any(|w| match Rewrite::op(w) {
+            op::STORE => w.get(1) == Some(&var),
+            op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN => w.get(3) == Some(&var),
+            _ => false,
+        })
+    }
+
     /// Drops `id` from every `OpEntryPoint` interface.
-    pub fn drop_from_interface(&mut self, id: u32) {
+    fn drop_from_interface(&mut self, id: u32) {
         for w in self.insts.iter_mut() {
             if Rewrite::op(w) != op::ENTRY_POINT {
                 continue;
@@ -87,7 +109,7 @@ impl Rewrite {
     }
 
     /// Every `OpLoad` from `id` becomes `OpCopyObject` of `id`.
-    pub fn loads_to_copies(&mut self, id: u32) {
+    fn loads_to_copies(&mut self, id: u32) {
         for w in self.insts.iter_mut() {
             if Rewrite::op(w) == op::LOAD && w.get(3) == Some(&id) {
                 *w = inst(op::COPY_OBJECT, &[w[1], w[2], id]);
@@ -107,4 +129,39 @@ impl Rewrite {
 /// Whether `op` (not a type) has a result type and result id (operands 0, 1).
 fn has_result_type(op: u16) -> bool {
     matches!(op, 41..=52 | 59 | 61 | 65 | 66 | 83)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spirv::MAGIC;
+
+    /// Entry point %1 "main" with interface %5; %5 loaded into %6, then (when
+    /// `store`) stored to.
+    fn module(store: bool) -> Vec<u32> {
+        let mut w = vec![MAGIC, 0x10300, 0, 10, 0];
+        w.extend(inst(
+            op::ENTRY_POINT,
+            &[5, 1, u32::from_le_bytes(*b"main"), 0, 5],
+        ));
+        w.extend(inst(op::LOAD, &[2, 6, 5]));
+        if store {
+            w.extend(inst(op::STORE, &[5, 6]));
+        }
+        w
+    }
+
+    #[test]
+    fn a_variable_becomes_a_constant() {
+        let mut m = Rewrite::new(&module(false)).unwrap();
+        assert!(m.variable_to_constant(5));
+        assert_eq!(
+            m.insts[0],
+            inst(op::ENTRY_POINT, &[5, 1, u32::from_le_bytes(*b"main"), 0])
+        );
+        assert_eq!(m.insts[1], inst(op::COPY_OBJECT, &[2, 6, 5]));
+        // A store needs the variable.
+        let mut m = Rewrite::new(&module(true)).unwrap();
+        assert!(!m.variable_to_constant(5));
+    }
 }

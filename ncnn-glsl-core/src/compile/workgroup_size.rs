@@ -35,9 +35,7 @@ pub(crate) fn fix_workgroup_size(
         .ok_or("gl_WorkGroupSize: no OpVariable")?;
     let ptr = m.insts[at][1];
     let vec3 = m
-        .def(ptr)
-        .filter(|w| Rewrite::op(w) == op::TYPE_POINTER)
-        .map(|w| w[3])
+        .pointee(ptr)
         .ok_or("gl_WorkGroupSize: its type is not a pointer")?;
     let uint = m
         .def(vec3)
@@ -67,15 +65,7 @@ pub(crate) fn fix_workgroup_size(
     m.insts.splice(at..=at, defs);
     m.insts.remove(builtin);
     m.decorate(decorations);
-    m.drop_from_interface(var);
-    m.loads_to_copies(var);
-    // Nothing may use it as a pointer any more.
-    let other_use = m.insts.iter().any(|w| match Rewrite::op(w) {
-        op::STORE => w.get(1) == Some(&var),
-        op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN => w.get(3) == Some(&var),
-        _ => false,
-    });
-    if other_use {
+    if !m.variable_to_constant(var) {
         return Err("gl_WorkGroupSize is used other than by loads".into());
     }
     *words = m.words();
