@@ -14,11 +14,16 @@ use crate::options::{Flag, Options};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeviceType {
+    /// None of the others; also what a description without a type means.
     #[default]
     Other,
+    /// A GPU that shares memory with the host.
     IntegratedGpu,
+    /// A GPU with its own memory: the only kind ncnn lets use shader local memory.
     DiscreteGpu,
+    /// A GPU seen through a virtual machine.
     VirtualGpu,
+    /// A software implementation on the CPU (lavapipe, SwiftShader).
     Cpu,
 }
 

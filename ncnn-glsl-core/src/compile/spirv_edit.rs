@@ -34,6 +34,7 @@ impl Rewrite {
         })
     }
 
+    /// The opcode of one instruction's words.
     pub fn op(w: &[u32]) -> u16 {
         (w[0] & 0xffff) as u16
     }
@@ -117,6 +118,7 @@ impl Rewrite {
         }
     }
 
+    /// The module put back together.
     pub fn words(self) -> Vec<u32> {
         let mut out = self.header;
         for w in self.insts {
