@@ -1,5 +1,5 @@
 //! A description of a Vulkan device: what the extension and the variant
-//! choice need to know about it (spec/extension.md sections 2 and 7).
+//! choice need to know about it (docs/extension.md sections 2 and 7).
 //!
 //! It is plain data with a JSON form, so a real device's description can be
 //! saved by the runtime's probe and reused in tests and builds.
@@ -88,7 +88,7 @@ impl DeviceCaps {
         self.extensions.contains_key(name)
     }
 
-    /// The option flags this device can honour on their own (spec section 2,
+    /// The option flags this device can honour on their own (section 2,
     /// first list); [`narrow`] adds the rules between flags.
     pub fn supported_options(&self) -> Options {
         let s16 = self.feature("storageBuffer16BitAccess");
@@ -144,7 +144,7 @@ impl DeviceCaps {
 }
 
 /// The effective options: the wanted ones, narrowed to what `device` supports
-/// (spec/extension.md section 2). Pure; ncnn does the same at pipeline creation.
+/// (docs/extension.md section 2). Pure; ncnn does the same at pipeline creation.
 pub fn narrow(wanted: Options, device: &DeviceCaps) -> Options {
     narrow_to(wanted, device.supported_options())
 }
@@ -165,7 +165,7 @@ pub fn narrow_to(wanted: Options, supported: Options) -> Options {
 }
 
 /// The device features that change the text of an expansion besides the
-/// options (spec section 3 and 5: `S16`, `U16`, `shaderInt16`, `shaderInt64`).
+/// options (sections 3 and 5: `S16`, `U16`, `shaderInt16`, `shaderInt64`).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]

@@ -1,5 +1,5 @@
 //! ncnn's option flags (`Option::use_*`), mode strings, and the narrowing of
-//! wanted options by a device (spec/extension.md section 2).
+//! wanted options by a device (docs/extension.md section 2).
 
 use std::fmt;
 use std::str::FromStr;

@@ -2,7 +2,7 @@
 //! `layout(constant_id = N) const T x = D;` into an override its SPIR-V
 //! writer cannot write; baking it (`process_overrides`) folds every
 //! expression that depends on it, so a pipeline could no longer specialize.
-//! The recipe of ../shared/notes/naga.md, measured against glslang:
+//! The recipe of docs/naga.md, measured against glslang:
 //!
 //! 1. text (this file): `layout(constant_id = E) const` is blanked, leaving a
 //!    private global `T x = D;` (E may be any integer expression a macro

@@ -1,4 +1,4 @@
-//! Tests of the compile stage; each naga gap of ../shared/notes/naga.md that
+//! Tests of the compile stage; each naga gap of docs/naga.md that
 //! a shader can hit is pinned here.
 
 use std::process::Command;

@@ -18,7 +18,7 @@ fn shader(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// `src` with `prelude` after its `#version` line, as spec section 1 assembles it.
+/// `src` with `prelude` after its `#version` line, as section 1 assembles it.
 fn with_prelude(src: &str, prelude: &str) -> String {
     let at = src.find("#version").expect("a #version line");
     let end = src[at..].find('\n').map_or(src.len(), |n| at + n + 1);
@@ -59,7 +59,7 @@ fn every_row_covers_every_column_once() {
     }
 }
 
-/// Spec section 2's table, written again independently of `OPTION_MACROS`.
+/// Section 2's table, written again independently of `OPTION_MACROS`.
 fn spec_option_macros(o: Options) -> BTreeSet<String> {
     let h = |f| o.has(f);
     let bf16 = h(Flag::Bf16Packed) || h(Flag::Bf16Storage);
@@ -187,7 +187,7 @@ fn spec_targets_are_distinct_and_cover_every_class() {
     }
 }
 
-/// Every name of spec sections 3 to 6.
+/// Every name of sections 3 to 6.
 const SPEC_NAMES: &[&str] = &[
     "sfp",
     "sfpvec2",
@@ -667,7 +667,7 @@ fn naga_accepts_the_extension_where_it_can() {
 #[cfg(feature = "compile")]
 #[test]
 fn naga_rejects_what_the_compiler_must_reject() {
-    // Pins notes/naga.md: shared-word stores need atomics, which naga's GLSL
+    // Pins docs/naga.md: shared-word stores need atomics, which naga's GLSL
     // frontend lacks, so the compiler must name them; the text stays correct GLSL.
     let src = shader("extension_everything.comp");
     let e = naga_check(&src, &Target::for_mode("fp16p".parse().unwrap())).unwrap_err();
