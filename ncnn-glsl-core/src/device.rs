@@ -1,5 +1,5 @@
 //! A description of a Vulkan device: what the extension and the variant
-//! choice need to know about it (spec/extension.md sections 2 and 7).
+//! choice need to know about it (docs/extension.md sections 2 and 7).
 //!
 //! It is plain data with a JSON form, so a real device's description can be
 //! saved by the runtime's probe and reused in tests and builds.
@@ -14,11 +14,16 @@ use crate::options::{Flag, Options};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeviceType {
+    /// None of the others; also what a description without a type means.
     #[default]
     Other,
+    /// A GPU that shares memory with the host.
     IntegratedGpu,
+    /// A GPU with its own memory: the only kind ncnn lets use shader local memory.
     DiscreteGpu,
+    /// A GPU seen through a virtual machine.
     VirtualGpu,
+    /// A software implementation on the CPU (lavapipe, SwiftShader).
     Cpu,
 }
 
@@ -83,7 +88,7 @@ impl DeviceCaps {
         self.extensions.contains_key(name)
     }
 
-    /// The option flags this device can honour on their own (spec section 2,
+    /// The option flags this device can honour on their own (section 2,
     /// first list); [`narrow`] adds the rules between flags.
     pub fn supported_options(&self) -> Options {
         let s16 = self.feature("storageBuffer16BitAccess");
@@ -139,7 +144,7 @@ impl DeviceCaps {
 }
 
 /// The effective options: the wanted ones, narrowed to what `device` supports
-/// (spec/extension.md section 2). Pure; ncnn does the same at pipeline creation.
+/// (docs/extension.md section 2). Pure; ncnn does the same at pipeline creation.
 pub fn narrow(wanted: Options, device: &DeviceCaps) -> Options {
     narrow_to(wanted, device.supported_options())
 }
@@ -160,7 +165,7 @@ pub fn narrow_to(wanted: Options, supported: Options) -> Options {
 }
 
 /// The device features that change the text of an expansion besides the
-/// options (spec section 3 and 5: `S16`, `U16`, `shaderInt16`, `shaderInt64`).
+/// options (sections 3 and 5: `S16`, `U16`, `shaderInt16`, `shaderInt64`).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]

@@ -13,13 +13,18 @@
 //! Modules, in the order data flows: [`options`] and [`device`] (what is
 //! wanted, what a device has), [`target`], [`ext`] (the extension's text),
 //! [`preprocess`], [`expand`](mod@expand) (assembly), [`compile`](mod@compile) (naga, repairs,
-//! reflection), [`diag`] (errors); [`variant`] (the variant set of a shader:
+//! reflection; its word passes read SPIR-V through [`spirv`]), [`diag`] (errors); [`variant`] (the variant set of a shader:
 //! its permutation space, build, and the choice for a device) and `embed`
 //! (what `include_ncnn_shader!` expands to).
 //!
 //! Without the default `compile` feature the crate has no naga: what a
 //! binary needs at run time (options, devices, variant sets and their
-//! choice) stays, the compiler goes.
+//! choice, the SPIR-V walk of [`spirv`]) stays, the compiler goes.
+//!
+//! The extension's reference ("the spec") is the repository's
+//! `docs/extension.md`; "section N" in this crate's comments means its
+//! section N. naga's gaps and this crate's repairs of them are in
+//! `docs/naga.md`.
 
 #[cfg(feature = "compile")]
 pub mod compile;
@@ -33,6 +38,7 @@ pub mod options;
 pub mod preprocess;
 pub mod reflection;
 pub mod source;
+pub mod spirv;
 pub mod target;
 pub mod variant;
 

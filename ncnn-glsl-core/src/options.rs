@@ -1,5 +1,5 @@
 //! ncnn's option flags (`Option::use_*`), mode strings, and the narrowing of
-//! wanted options by a device (spec/extension.md section 2).
+//! wanted options by a device (docs/extension.md section 2).
 
 use std::fmt;
 use std::str::FromStr;
@@ -9,18 +9,32 @@ use serde::{Deserialize, Serialize};
 /// One of ncnn's `Option::use_*` switches that changes how the extension expands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Flag {
+    /// `fp16p`: fp16 data two halves to a 32-bit word, for any device.
     Fp16Packed,
+    /// `fp16s`: fp16 buffer elements (`storageBuffer16BitAccess`).
     Fp16Storage,
+    /// `fp16a`: fp16 arithmetic (`shaderFloat16`).
     Fp16Arithmetic,
+    /// `fp16u`: fp16 in uniform blocks and shared memory too
+    /// (`uniformAndStorageBuffer16BitAccess`).
     Fp16Uniform,
+    /// `bf16p`: bf16 data as bits in integers, fp32 arithmetic, for any device.
     Bf16Packed,
+    /// `bf16s`: the bf16 type itself (`shaderBFloat16Type`).
     Bf16Storage,
+    /// `int8p`: int8 data four lanes to a 32-bit word, for any device.
     Int8Packed,
+    /// `int8s`: int8 buffer elements (`storageBuffer8BitAccess`).
     Int8Storage,
+    /// `int8a`: int8 arithmetic (`shaderInt8`).
     Int8Arithmetic,
+    /// `int8u`: int8 in uniform blocks too (`uniformAndStorageBuffer8BitAccess`).
     Int8Uniform,
+    /// `int16p`: int16 data two lanes to a 32-bit word, for any device.
     Int16Packed,
+    /// `int16s`: int16 buffer elements (16-bit storage and `shaderInt16`).
     Int16Storage,
+    /// `local`: shaders may stage data in shared memory (discrete GPUs only).
     ShaderLocalMemory,
 }
 

@@ -21,8 +21,11 @@ pub struct FileId(pub u32);
 /// A position in a source file: 1-based line, 1-based column counted in chars.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Location {
+    /// The file, in the expansion's [`SourceMap`].
     pub file: FileId,
+    /// The line, from 1.
     pub line: u32,
+    /// The column, from 1, in chars (as an editor counts them, not bytes).
     pub column: u32,
 }
 

@@ -7,13 +7,7 @@
 //! stays refused by the table (`reject.rs`).
 
 use super::source_text::overwrite;
-use super::tokens::{Kind, Token};
-
-/// Words that can stand before a name without being a type.
-const NOT_TYPES: &[&str] = &[
-    "return", "else", "case", "do", "if", "while", "for", "switch", "default", "break", "continue",
-    "discard",
-];
+use super::tokens::{Kind, Token, NOT_TYPES};
 
 /// A rewritable declaration: byte range to rewrite and its replacement.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,9 +8,9 @@
 //! its first argument as a `Load` of the buffer element, and this pass turns
 //! the call into `Statement::Atomic` on that element's pointer, upgrading the
 //! element type of the variable to atomic. The recipe was checked on lavapipe
-//! against glslang under contention (../shared/notes/naga.md, "Repairs").
+//! against glslang under contention (docs/naga.md, "Repairs").
 //!
-//! Caveat (as in the notes): every access to an upgraded variable becomes a
+//! Caveat (as in docs/naga.md): every access to an upgraded variable becomes a
 //! relaxed atomic load or store; only 32-bit `int`/`uint` are supported.
 
 use std::collections::{HashMap, HashSet};

@@ -4,10 +4,10 @@
 
 use naga::{AddressSpace, ImageClass, Module, StorageAccess, TypeInner};
 
-use super::spirv;
 pub use crate::reflection::{
     Access, Binding, BindingKind, Reflection, Requirements, ScalarValue, SpecConstant, Str,
 };
+use crate::spirv::{op, walk};
 
 /// SPIR-V capability: its name, the Vulkan feature it needs, the Vulkan extension that brings it.
 const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
@@ -156,12 +156,21 @@ const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
     ),
 ];
 
-/// Requirements of a SPIR-V module, from its `OpCapability` and `OpExtension` words.
+/// Requirements of a SPIR-V module, from its `OpCapability` and `OpExtension`
+/// words. Of a module whose framing breaks, those before the break (none when
+/// the header is bad).
 pub fn requirements(words: &[u32]) -> Requirements {
+    // Capabilities and extensions come first in a module; a break after them
+    // does not change what it asks for.
+    let insts: Vec<_> = walk(words).map_while(Result::ok).collect();
     let mut capabilities: Vec<Str> = Vec::new();
     let mut features: Vec<Str> = Vec::new();
     let mut extensions: Vec<Str> = Vec::new();
-    for c in spirv::capabilities(words) {
+    let declared = insts
+        .iter()
+        .filter(|i| i.op == op::CAPABILITY)
+        .filter_map(|i| i.operand(0));
+    for c in declared {
         match CAPABILITIES.iter().find(|e| e.0 == c) {
             Some(&(_, name, feature, ext)) => {
                 capabilities.push(name.into());
@@ -179,9 +188,10 @@ pub fn requirements(words: &[u32]) -> Requirements {
         features: features.into(),
         extensions: extensions.into(),
         spirv_capabilities: capabilities.into(),
-        spirv_extensions: spirv::extensions(words)
-            .into_iter()
-            .map(Str::from)
+        spirv_extensions: insts
+            .iter()
+            .filter(|i| i.op == op::EXTENSION)
+            .map(|i| Str::from(i.string(0)))
             .collect::<Vec<_>>()
             .into(),
     }

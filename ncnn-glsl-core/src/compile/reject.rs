@@ -7,7 +7,7 @@
 //! rule is that no known miscompile passes silently.
 
 use super::source_text::brace_depths;
-use super::tokens::{tokenize, Kind, Token};
+use super::tokens::{is_type_name, tokenize, Kind, Token, NOT_TYPES};
 
 /// How a rule finds its construct.
 #[derive(Clone, Copy, Debug)]
@@ -224,58 +224,6 @@ pub(crate) struct Hit {
     pub text: String,
 }
 
-const TYPE_NAMES: &[&str] = &[
-    "float",
-    "double",
-    "int",
-    "uint",
-    "bool",
-    "float16_t",
-    "vec2",
-    "vec3",
-    "vec4",
-    "ivec2",
-    "ivec3",
-    "ivec4",
-    "uvec2",
-    "uvec3",
-    "uvec4",
-    "bvec2",
-    "bvec3",
-    "bvec4",
-    "dvec2",
-    "dvec3",
-    "dvec4",
-    "f16vec2",
-    "f16vec3",
-    "f16vec4",
-    "mat2",
-    "mat3",
-    "mat4",
-    "f16mat2",
-    "f16mat3",
-    "f16mat4",
-    "mat2x2",
-    "mat2x3",
-    "mat2x4",
-    "mat3x2",
-    "mat3x3",
-    "mat3x4",
-    "mat4x2",
-    "mat4x3",
-    "mat4x4",
-];
-
-/// Whether `s` is a GLSL type name.
-pub(crate) fn is_type_name(s: &str) -> bool {
-    TYPE_NAMES.contains(&s)
-}
-
-const NOT_TYPES: &[&str] = &[
-    "return", "else", "case", "do", "if", "while", "for", "switch", "default", "break", "continue",
-    "discard",
-];
-
 /// Every use of a refused construct in `src`, in text order.
 pub(crate) fn scan(src: &str) -> Vec<Hit> {
     let toks = tokenize(src);
@@ -414,7 +362,7 @@ fn multi_dim_arrays(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
             continue;
         }
         let name = toks[i - 1];
-        let type_array = TYPE_NAMES.contains(&name.text(src));
+        let type_array = is_type_name(name.text(src));
         let declared = i >= 2
             && toks[i - 2].kind == Kind::Ident
             && !NOT_TYPES.contains(&toks[i - 2].text(src));

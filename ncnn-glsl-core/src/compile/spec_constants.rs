@@ -2,7 +2,7 @@
 //! `layout(constant_id = N) const T x = D;` into an override its SPIR-V
 //! writer cannot write; baking it (`process_overrides`) folds every
 //! expression that depends on it, so a pipeline could no longer specialize.
-//! The recipe of ../shared/notes/naga.md, measured against glslang:
+//! The recipe of docs/naga.md, measured against glslang:
 //!
 //! 1. text (this file): `layout(constant_id = E) const` is blanked, leaving a
 //!    private global `T x = D;` (E may be any integer expression a macro
@@ -23,9 +23,10 @@ use naga::{Expression, Handle, Literal, Module, Statement};
 
 use super::naga_run::Insert;
 use super::source_text::{brace_depths, overwrite};
-use super::spirv::{inst, more, op, Rewrite};
-use super::tokens::{Kind, Token};
+use super::spirv_edit::{inst, Rewrite};
+use super::tokens::{is_type_name, Kind, Token};
 use crate::reflection::ScalarValue;
+use crate::spirv::{decoration, op, storage};
 
 /// One declaration found in the text.
 #[derive(Clone, Debug, PartialEq)]
@@ -264,9 +265,8 @@ pub(crate) fn const_uses(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
                 && toks[k - 1].kind == Kind::Ident
                 && toks[k - 2].kind == Kind::Ident
                 && !["return", "else", "case"].contains(&toks[k - 2].text(src));
-            let type_array = k >= 1
-                && toks[k - 1].kind == Kind::Ident
-                && crate::compile::reject::is_type_name(toks[k - 1].text(src));
+            let type_array =
+                k >= 1 && toks[k - 1].kind == Kind::Ident && is_type_name(toks[k - 1].text(src));
             bracket_decl.push(decl || type_array);
         } else if t.is_punct(src, ']') {
             bracket_decl.pop();
@@ -454,12 +454,12 @@ pub(crate) fn to_spec_constants(
     if private.iter().all(Option::is_none) {
         return Ok(());
     }
-    let mut m = Rewrite::new(words);
+    let mut m = Rewrite::new(words)?;
     let vars: Vec<usize> = m
         .insts
         .iter()
         .enumerate()
-        .filter(|(_, w)| Rewrite::op(w) == op::VARIABLE && w.get(3) == Some(&PRIVATE))
+        .filter(|(_, w)| Rewrite::op(w) == op::VARIABLE && w.get(3) == Some(&storage::PRIVATE))
         .map(|(i, _)| i)
         .collect();
     if vars.len() != private.len() {
@@ -477,43 +477,27 @@ pub(crate) fn to_spec_constants(
         };
         let (ptr, var) = (m.insts[at][1], m.insts[at][2]);
         let ty = m
-            .def(ptr)
-            .filter(|w| Rewrite::op(w) == op::TYPE_POINTER)
-            .map(|w| w[3])
+            .pointee(ptr)
             .ok_or("a specialization constant's type is not a pointer")?;
         m.insts[at] = match *value {
-            ScalarValue::Bool(true) => inst(SPEC_CONSTANT_TRUE, &[ty, var]),
-            ScalarValue::Bool(false) => inst(SPEC_CONSTANT_FALSE, &[ty, var]),
-            ScalarValue::Int(v) => inst(more::SPEC_CONSTANT, &[ty, var, v as i32 as u32]),
-            ScalarValue::Uint(v) => inst(more::SPEC_CONSTANT, &[ty, var, v as u32]),
-            ScalarValue::Float(v) => inst(more::SPEC_CONSTANT, &[ty, var, (v as f32).to_bits()]),
+            ScalarValue::Bool(true) => inst(op::SPEC_CONSTANT_TRUE, &[ty, var]),
+            ScalarValue::Bool(false) => inst(op::SPEC_CONSTANT_FALSE, &[ty, var]),
+            ScalarValue::Int(v) => inst(op::SPEC_CONSTANT, &[ty, var, v as i32 as u32]),
+            ScalarValue::Uint(v) => inst(op::SPEC_CONSTANT, &[ty, var, v as u32]),
+            ScalarValue::Float(v) => inst(op::SPEC_CONSTANT, &[ty, var, (v as f32).to_bits()]),
         };
-        decorations.push(inst(
-            op::DECORATE,
-            &[var, more::DECORATION_SPEC_ID, *spec_id],
-        ));
+        decorations.push(inst(op::DECORATE, &[var, decoration::SPEC_ID, *spec_id]));
         ids.push(var);
     }
     m.decorate(decorations);
     for var in ids {
-        m.drop_from_interface(var);
-        m.loads_to_copies(var);
-        let other_use = m.insts.iter().any(|w| match Rewrite::op(w) {
-            op::STORE => w.get(1) == Some(&var),
-            op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN => w.get(3) == Some(&var),
-            _ => false,
-        });
-        if other_use {
+        if !m.variable_to_constant(var) {
             return Err("a specialization constant is used other than by loads".into());
         }
     }
     *words = m.words();
     Ok(())
 }
-
-const PRIVATE: u32 = 6;
-const SPEC_CONSTANT_TRUE: u16 = 48;
-const SPEC_CONSTANT_FALSE: u16 = 49;
 
 #[cfg(test)]
 mod tests {

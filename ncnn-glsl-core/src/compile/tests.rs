@@ -1,4 +1,4 @@
-//! Tests of the compile stage; each naga gap of ../shared/notes/naga.md that
+//! Tests of the compile stage; each naga gap of docs/naga.md that
 //! a shader can hit is pinned here.
 
 use std::process::Command;
@@ -515,7 +515,7 @@ fn fp16_arithmetic_needs_float16_but_not_uniform_16bit_access() {
             "uniformAndStorageBuffer16BitAccess"
         ]
     );
-    let t = trim_capabilities::trim_capabilities(&mut words);
+    let t = trim_capabilities::trim_capabilities(&mut words).unwrap();
     assert_eq!(t.removed.len(), 2);
     assert_eq!(
         *reflect::requirements(&words).features,

@@ -126,6 +126,62 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token> {
     out
 }
 
+/// The GLSL type names a declaration can start with (`float a[4][2]`
+/// declares; `a[4][2]` after anything else indexes).
+const TYPE_NAMES: &[&str] = &[
+    "float",
+    "double",
+    "int",
+    "uint",
+    "bool",
+    "float16_t",
+    "vec2",
+    "vec3",
+    "vec4",
+    "ivec2",
+    "ivec3",
+    "ivec4",
+    "uvec2",
+    "uvec3",
+    "uvec4",
+    "bvec2",
+    "bvec3",
+    "bvec4",
+    "dvec2",
+    "dvec3",
+    "dvec4",
+    "f16vec2",
+    "f16vec3",
+    "f16vec4",
+    "mat2",
+    "mat3",
+    "mat4",
+    "f16mat2",
+    "f16mat3",
+    "f16mat4",
+    "mat2x2",
+    "mat2x3",
+    "mat2x4",
+    "mat3x2",
+    "mat3x3",
+    "mat3x4",
+    "mat4x2",
+    "mat4x3",
+    "mat4x4",
+];
+
+/// Whether `s` is a GLSL type name.
+pub(crate) fn is_type_name(s: &str) -> bool {
+    TYPE_NAMES.contains(&s)
+}
+
+/// Keywords that can stand before a name without being its type
+/// (`return a[1][2];` indexes, it does not declare).
+pub(crate) const NOT_TYPES: &[&str] = &[
+    "return", "else", "case", "do", "if", "while", "for", "switch", "default", "break", "continue",
+    "discard",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::spirv::{cap, instructions, op, storage};
+use crate::spirv::{cap, instructions, op, storage};
 
 /// What the pass changed, for tests and notes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -16,12 +16,11 @@ pub(crate) struct Trimmed {
     pub added: Vec<u32>,
 }
 
-const STORAGE_BUFFER: u32 = 12;
-
 /// Removes capabilities the module does not need and adds
 /// `StoragePushConstant16` where a push-constant block holds 16-bit data.
-pub(crate) fn trim_capabilities(words: &mut Vec<u32>) -> Trimmed {
-    let insts = instructions(words);
+/// `Err` when the framing of `words` is broken.
+pub(crate) fn trim_capabilities(words: &mut Vec<u32>) -> Result<Trimmed, String> {
+    let insts = instructions(words)?;
     let declared: BTreeSet<u32> = insts
         .iter()
         .filter(|i| i.op == op::CAPABILITY)
@@ -76,7 +75,7 @@ pub(crate) fn trim_capabilities(words: &mut Vec<u32>) -> Trimmed {
                     classes16.insert(class);
                 }
                 let storage16 = [
-                    STORAGE_BUFFER,
+                    storage::STORAGE_BUFFER,
                     storage::UNIFORM,
                     storage::PUSH_CONSTANT,
                     storage::INPUT,
@@ -127,7 +126,7 @@ pub(crate) fn trim_capabilities(words: &mut Vec<u32>) -> Trimmed {
     {
         remove.push(cap::UNIFORM_AND_STORAGE_BUFFER_16BIT_ACCESS);
     }
-    let ssbo16 = classes16.contains(&STORAGE_BUFFER);
+    let ssbo16 = classes16.contains(&storage::STORAGE_BUFFER);
     let ubo16 = classes16.contains(&storage::UNIFORM);
     if declared.contains(&cap::STORAGE_BUFFER_16BIT_ACCESS) && !ssbo16 && !ubo16 {
         remove.push(cap::STORAGE_BUFFER_16BIT_ACCESS);
@@ -148,7 +147,7 @@ pub(crate) fn trim_capabilities(words: &mut Vec<u32>) -> Trimmed {
     }
 
     if remove.is_empty() && add.is_empty() {
-        return Trimmed::default();
+        return Ok(Trimmed::default());
     }
     let last_cap_end = insts
         .iter()
@@ -170,8 +169,8 @@ pub(crate) fn trim_capabilities(words: &mut Vec<u32>) -> Trimmed {
         }
     }
     *words = out;
-    Trimmed {
+    Ok(Trimmed {
         removed: remove,
         added: add,
-    }
+    })
 }

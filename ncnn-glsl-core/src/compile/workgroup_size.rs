@@ -9,7 +9,8 @@
 //! composite an `OpSpecConstantComposite`; the runtime passes the size it
 //! patches into `LocalSize` as that specialization value too, so both agree.
 
-use super::spirv::{inst, more, op, Rewrite};
+use super::spirv_edit::{inst, Rewrite};
+use crate::spirv::{builtin, decoration, op};
 
 /// Rewrites the module's `gl_WorkGroupSize`; `false` when it has none.
 pub(crate) fn fix_workgroup_size(
@@ -17,11 +18,11 @@ pub(crate) fn fix_workgroup_size(
     local_size: [u32; 3],
     spec_ids: [Option<u32>; 3],
 ) -> Result<bool, String> {
-    let mut m = Rewrite::new(words);
+    let mut m = Rewrite::new(words)?;
     let builtin = m.insts.iter().position(|w| {
         Rewrite::op(w) == op::DECORATE
-            && w.get(2) == Some(&more::DECORATION_BUILTIN)
-            && w.get(3) == Some(&more::BUILTIN_WORKGROUP_SIZE)
+            && w.get(2) == Some(&decoration::BUILTIN)
+            && w.get(3) == Some(&builtin::WORKGROUP_SIZE)
     });
     let Some(builtin) = builtin else {
         return Ok(false);
@@ -34,9 +35,7 @@ pub(crate) fn fix_workgroup_size(
         .ok_or("gl_WorkGroupSize: no OpVariable")?;
     let ptr = m.insts[at][1];
     let vec3 = m
-        .def(ptr)
-        .filter(|w| Rewrite::op(w) == op::TYPE_POINTER)
-        .map(|w| w[3])
+        .pointee(ptr)
         .ok_or("gl_WorkGroupSize: its type is not a pointer")?;
     let uint = m
         .def(vec3)
@@ -50,31 +49,23 @@ pub(crate) fn fix_workgroup_size(
         let id = m.fresh_id();
         match spec_ids[dim] {
             Some(spec) => {
-                defs.push(inst(more::SPEC_CONSTANT, &[uint, id, local_size[dim]]));
-                decorations.push(inst(op::DECORATE, &[id, more::DECORATION_SPEC_ID, spec]));
+                defs.push(inst(op::SPEC_CONSTANT, &[uint, id, local_size[dim]]));
+                decorations.push(inst(op::DECORATE, &[id, decoration::SPEC_ID, spec]));
             }
-            None => defs.push(inst(more::CONSTANT, &[uint, id, local_size[dim]])),
+            None => defs.push(inst(op::CONSTANT, &[uint, id, local_size[dim]])),
         }
         parts.push(id);
     }
     let composite = if spec_ids.iter().any(Option::is_some) {
-        more::SPEC_CONSTANT_COMPOSITE
+        op::SPEC_CONSTANT_COMPOSITE
     } else {
-        more::CONSTANT_COMPOSITE
+        op::CONSTANT_COMPOSITE
     };
     defs.push(inst(composite, &[vec3, var, parts[0], parts[1], parts[2]]));
     m.insts.splice(at..=at, defs);
     m.insts.remove(builtin);
     m.decorate(decorations);
-    m.drop_from_interface(var);
-    m.loads_to_copies(var);
-    // Nothing may use it as a pointer any more.
-    let other_use = m.insts.iter().any(|w| match Rewrite::op(w) {
-        op::STORE => w.get(1) == Some(&var),
-        op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN => w.get(3) == Some(&var),
-        _ => false,
-    });
-    if other_use {
+    if !m.variable_to_constant(var) {
         return Err("gl_WorkGroupSize is used other than by loads".into());
     }
     *words = m.words();

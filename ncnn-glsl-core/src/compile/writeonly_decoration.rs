@@ -5,18 +5,18 @@
 
 use std::collections::HashMap;
 
-use super::spirv::{instructions, op};
+use crate::spirv::{decoration, instructions, op};
 
-const DECORATION_NON_READABLE: u32 = 25;
-const DECORATION_BINDING: u32 = 33;
-const DECORATION_DESCRIPTOR_SET: u32 = 34;
-
-/// Decorates `NonReadable` the variables bound at the `(set, binding)`s of `writeonly`.
-pub(crate) fn decorate_writeonly(words: &mut Vec<u32>, writeonly: &[(u32, u32)]) {
+/// Decorates `NonReadable` the variables bound at the `(set, binding)`s of
+/// `writeonly`. `Err` when the framing of `words` is broken.
+pub(crate) fn decorate_writeonly(
+    words: &mut Vec<u32>,
+    writeonly: &[(u32, u32)],
+) -> Result<(), String> {
     if writeonly.is_empty() {
-        return;
+        return Ok(());
     }
-    let insts = instructions(words);
+    let insts = instructions(words)?;
     let mut sets = HashMap::new();
     let mut bindings = HashMap::new();
     let mut annotations_end = None;
@@ -28,16 +28,18 @@ pub(crate) fn decorate_writeonly(words: &mut Vec<u32>, writeonly: &[(u32, u32)])
             continue;
         }
         match (i.operand(0), i.operand(1), i.operand(2)) {
-            (Some(id), Some(DECORATION_DESCRIPTOR_SET), Some(v)) => {
+            (Some(id), Some(decoration::DESCRIPTOR_SET), Some(v)) => {
                 sets.insert(id, v);
             }
-            (Some(id), Some(DECORATION_BINDING), Some(v)) => {
+            (Some(id), Some(decoration::BINDING), Some(v)) => {
                 bindings.insert(id, v);
             }
             _ => {}
         }
     }
-    let Some(at) = annotations_end else { return };
+    let Some(at) = annotations_end else {
+        return Ok(());
+    };
     let mut ids: Vec<u32> = bindings
         .iter()
         .filter(|(id, b)| writeonly.contains(&(sets.get(id).copied().unwrap_or(0), **b)))
@@ -50,9 +52,10 @@ pub(crate) fn decorate_writeonly(words: &mut Vec<u32>, writeonly: &[(u32, u32)])
             [
                 (3 << 16) | op::DECORATE as u32,
                 *id,
-                DECORATION_NON_READABLE,
+                decoration::NON_READABLE,
             ]
         })
         .collect();
     words.splice(at..at, added);
+    Ok(())
 }

@@ -1,4 +1,4 @@
-//! Device macros (spec section 7): `ncnn_<name>` for a device's extensions,
+//! Device macros (section 7): `ncnn_<name>` for a device's extensions,
 //! features and properties, from a [`DeviceCaps`].
 //!
 //! The field lists are the Vulkan structs' fields in declaration order (the
@@ -490,7 +490,7 @@ pub const SUBGROUP_SHORTHANDS: &[(&str, u64)] = &[
 ];
 
 /// `subgroupSize` when the device reports 0, a non-power of two, or nothing:
-/// by `vendorID`, as spec section 7 lists them; 64 for any other vendor.
+/// by `vendorID`, as section 7 lists them; 64 for any other vendor.
 pub const SUBGROUP_SIZE_BY_VENDOR: &[(u32, u64)] = &[
     (0x10de, 32),  // NVIDIA
     (0x1002, 64),  // AMD

@@ -1,4 +1,4 @@
-//! The extension's functions (spec sections 4 to 6): one row per name, one
+//! The extension's functions (sections 4 to 6): one row per name, one
 //! cell per column, plus the private helpers those cells call.
 //!
 //! Buffer functions are macros because GLSL cannot pass a buffer array to a
@@ -16,7 +16,7 @@
 use super::types::{fcol::*, i16col, i8col};
 use super::Row;
 
-/// Spec section 4: buffer functions of the float storage types.
+/// Section 4: buffer functions of the float storage types.
 pub(crate) const BUFFER_FUNCTIONS: &[Row] = &[
     Row::func("buffer_ld1", "(buf,i)", &[
         (FP32 | FP16SA_ANY, Some("buf[i]")),
@@ -97,7 +97,7 @@ pub(crate) const BUFFER_FUNCTIONS: &[Row] = &[
     ]),
 ];
 
-/// Spec section 4, local memory: storage to local, local to and from arithmetic.
+/// Section 4, local memory: storage to local, local to and from arithmetic.
 pub(crate) const LOCAL_FUNCTIONS: &[Row] = &[
     Row::func(
         "buffer_sm1",
@@ -180,7 +180,7 @@ pub(crate) const LOCAL_FUNCTIONS: &[Row] = &[
     ),
 ];
 
-/// Spec section 5, int8 functions.
+/// Section 5, int8 functions.
 pub(crate) const INT8_FUNCTIONS: &[Row] = {
     use i8col::*;
     &[
@@ -211,7 +211,7 @@ pub(crate) const INT8_FUNCTIONS: &[Row] = {
     ]
 };
 
-/// Spec section 5, lane packing and quantization. Macros over helpers:
+/// Section 5, lane packing and quantization. Macros over helpers:
 /// the names would clash with builtins of the same name in glslang's int16
 /// extension, which a macro hides, and the helper evaluates its argument once.
 pub(crate) const INT_PACKING: &[Row] = &[
@@ -247,7 +247,7 @@ pub(crate) const INT_PACKING: &[Row] = &[
     ),
 ];
 
-/// Spec section 5, int16 functions.
+/// Section 5, int16 functions.
 pub(crate) const INT16_FUNCTIONS: &[Row] = {
     use i16col::*;
     &[
@@ -288,7 +288,7 @@ pub(crate) const INT16_FUNCTIONS: &[Row] = {
     ]
 };
 
-/// Spec section 6. `p.x` names the push-constant member of the same name.
+/// Section 6. `p.x` names the push-constant member of the same name.
 pub(crate) const MISC: &[Row] = &[Row::func(
     "psc",
     "(x)",

@@ -1,4 +1,4 @@
-//! The `#extension` lines (spec section 1, item 2) and the option macros
+//! The `#extension` lines (section 1, item 2) and the option macros
 //! (section 2), as tables of (name, condition).
 
 use crate::options::{Flag, Options};
@@ -40,7 +40,7 @@ pub const EXTENSIONS: &[(&str, TargetTest)] = &[
     }),
 ];
 
-/// The option macros of spec section 2, in its table's order, each defined
+/// The option macros of section 2, in its table's order, each defined
 /// to 1 when its condition holds and not defined otherwise.
 pub const OPTION_MACROS: &[(&str, OptionsTest)] = &[
     ("NCNN_bf16_storage", |o| o.has(Flag::Bf16Storage)),

@@ -1,5 +1,5 @@
 //! The ncnn GLSL extension: the text injected after `#version` for a target
-//! (spec/extension.md sections 1 to 7), built from tables.
+//! (docs/extension.md sections 1 to 7), built from tables.
 //!
 //! Each name of the extension is one `Row` of a table, with one cell per
 //! mode class ([`FloatClass`], [`Int8Class`], [`Int16Class`]); the prelude
@@ -83,7 +83,7 @@ fn emit_rows(rows: &[Row], bit: u32, out: &mut String) {
     }
 }
 
-/// The extension's own definitions for `target` (spec sections 3 to 6),
+/// The extension's own definitions for `target` (sections 3 to 6),
 /// without `#extension` lines or option and device macros.
 pub fn definitions(target: &Target) -> String {
     let mut out = definitions_without_helpers(target);
@@ -172,8 +172,8 @@ pub fn helper_functions(text: &str) -> String {
 
 /// The prelude for `target`: `#extension` lines, option macros,
 /// `ncnn_glsl_version`, device macros (when a device is given), and the
-/// extension's type and function definitions, in the order of spec
-/// section 1, items 2 to 5.
+/// extension's type and function definitions, in the order of section 1,
+/// items 2 to 5.
 pub fn prelude(target: &Target, device: Option<&DeviceCaps>) -> String {
     let mut out = String::new();
     extension_lines(target, &mut out);

@@ -1,4 +1,4 @@
-//! The mode classes of the extension (the columns of spec sections 3 and 5)
+//! The mode classes of the extension (the columns of sections 3 and 5)
 //! and the type table: one row per type name, one cell per column.
 
 use crate::options::Flag;
@@ -7,7 +7,7 @@ use crate::target::Target;
 use super::Row;
 
 /// How floating-point data is stored, computed and kept in shared memory:
-/// one column of spec section 3. Each names one distinct set of definitions,
+/// one column of section 3. Each names one distinct set of definitions,
 /// so two targets of the same class get the same float text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FloatClass {
@@ -51,7 +51,7 @@ impl FloatClass {
         FloatClass::Bf16Storage,
     ];
 
-    /// The class of `target`, by the precedence of spec section 2
+    /// The class of `target`, by the precedence of section 2
     /// (bf16s > bf16p > fp16s > fp16p > fp32).
     ///
     /// Two deliberate readings: fp16 arithmetic needs an fp16 storage form
@@ -98,7 +98,7 @@ impl FloatClass {
     }
 }
 
-/// How int8 data is stored (spec section 5).
+/// How int8 data is stored (section 5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Int8Class {
     /// Four lanes per `int` (int8p, and also when no int8 option is on:
@@ -127,7 +127,7 @@ impl Int8Class {
     }
 }
 
-/// How int16 data is stored and computed (spec section 5's table; int16s
+/// How int16 data is stored and computed (section 5's table; int16s
 /// wins over int16p; `I16` is `shaderInt16`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Int16Class {
@@ -180,7 +180,7 @@ impl Int16Class {
 }
 
 /// Column masks for the float tables, named after the mode strings so a
-/// row reads like spec section 3.
+/// row reads like section 3.
 pub(crate) mod fcol {
     use super::FloatClass as F;
 
@@ -239,7 +239,7 @@ pub(crate) mod i16col {
 
 use fcol::*;
 
-/// Spec section 3, one row per name. `None`: the name is not defined there.
+/// Section 3, one row per name. `None`: the name is not defined there.
 pub(crate) const FLOAT_TYPES: &[Row] = &[
     Row::obj(
         "sfp",
@@ -329,7 +329,7 @@ pub(crate) const FLOAT_TYPES: &[Row] = &[
     ),
 ];
 
-/// Spec section 5, int8 types.
+/// Section 5, int8 types.
 pub(crate) const INT8_TYPES: &[Row] = &[
     Row::obj(
         "sint8",
@@ -343,7 +343,7 @@ pub(crate) const INT8_TYPES: &[Row] = &[
     Row::obj("aint8vec4", &[(i8col::ALL, Some("ivec4"))]),
 ];
 
-/// Spec section 5, int16 types.
+/// Section 5, int16 types.
 pub(crate) const INT16_TYPES: &[Row] = {
     use i16col::*;
     &[

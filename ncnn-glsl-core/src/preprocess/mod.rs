@@ -1,7 +1,7 @@
 //! The C-style preprocessor that hands naga finished text.
 //!
 //! naga's own preprocessor lacks `#include`, `##`, `#x` and `#error` text, and
-//! panics on some defines (../shared/notes/naga.md), so we expand everything
+//! panics on some defines (docs/naga.md), so we expand everything
 //! ourselves and keep a map from every position of the finished text back to
 //! the file, line and column it came from.
 //!
@@ -86,7 +86,7 @@ impl LineMap {
 }
 
 /// Preprocesses `main`, injecting the text of `prelude` right after `main`'s
-/// `#version` line (spec/extension.md section 1). Included files are added to
+/// `#version` line (docs/extension.md section 1). Included files are added to
 /// `sources`. Never panics; every error points at a source position.
 pub fn preprocess(
     sources: &mut SourceMap,

@@ -298,7 +298,7 @@ pub(crate) fn identifiers(text: &str) -> Vec<(String, (u32, u32))> {
     out
 }
 
-/// A precompiled variant cannot know its device (spec section 8): every
+/// A precompiled variant cannot know its device (section 8): every
 /// device macro a shader names must be declared with the values to build.
 fn check_device_macros(
     declaration: &Declaration,

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Axes are macros defined for each variant (every combination of values is
-//! built); `device` axes name device macros (spec section 8: a variant cannot
+//! built); `device` axes name device macros (section 8: a variant cannot
 //! know its device, so the values it is built for must be declared); `exclude`
 //! removes every variant whose options hold all the given flags, which the
 //! fallback order then covers.

@@ -4,6 +4,7 @@
 //! set is strictly better.
 
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use super::select::select_target;
 use super::space::{canonical, feature_combinations, space, Usage};
@@ -19,56 +20,36 @@ const PACKED_FOR: [(Flag, Flag); 4] = [
     (Flag::Int16Storage, Flag::Int16Packed),
 ];
 
+/// Every device the narrowing can tell apart, one of each; built once, for
+/// every check walks them all.
+fn devices() -> &'static [DeviceCaps] {
+    static DEVICES: OnceLock<Vec<DeviceCaps>> = OnceLock::new();
+    DEVICES.get_or_init(|| {
+        let mut seen = BTreeSet::new();
+        feature_combinations()
+            .filter(|d| seen.insert((d.supported_options(), d.expansion_bits())))
+            .collect()
+    })
+}
+
+/// Walks every device and every wanted option set through the real
+/// narrowing and reduction, and checks the choice for each effective target
+/// they reach; returns how many pairs it walked.
 fn check(usage: Usage, set: &BTreeSet<Target>) -> usize {
-    let mut devices: Vec<DeviceCaps> = Vec::new();
-    let mut seen = BTreeSet::new();
-    for d in feature_combinations() {
-        if seen.insert((d.supported_options(), d.expansion_bits())) {
-            devices.push(d);
-        }
-    }
     let relevant = usage.flags().bits();
+    // What is asserted of a choice depends on the effective target alone,
+    // which millions of pairs share: each is chosen and checked once (the
+    // fallback order of a target is costly to walk).
+    let mut done: BTreeSet<Target> = BTreeSet::new();
     let mut checked = 0;
-    for device in &devices {
+    for device in devices() {
         let mut sub = relevant;
         loop {
             let wanted = Options::from_bits_truncate(sub);
             let t = Target::for_device(wanted, device);
             let eff = canonical(t, usage);
-            let choice = select_target(eff, |c| set.get(&c))
-                .unwrap_or_else(|| panic!("no choice for {t} in {set:?}"));
-            let chosen = *choice.variant;
-            // It runs on the device: every flag is effective, or the packed
-            // form of an effective native flag; device bits are the device's.
-            for f in chosen.options.flags() {
-                let demoted = PACKED_FOR
-                    .iter()
-                    .any(|(n, p)| *p == f && eff.options.has(*n));
-                assert!(
-                    eff.options.has(f) || demoted,
-                    "{chosen} on {eff} (wanted {wanted})"
-                );
-            }
-            let b = chosen.bits;
-            let d = eff.bits;
-            assert!(
-                (!b.storage16 || d.storage16)
-                    && (!b.uniform16 || d.uniform16)
-                    && (!b.int16 || d.int16)
-                    && (!b.int64 || d.int64),
-                "{chosen} needs bits the device lacks ({eff})"
-            );
-            if set.contains(&eff) {
-                assert_eq!(chosen, eff, "the exact target is in the set");
-            }
-            // No strictly better variant: one that keeps more of the effective
-            // flags without needing anything the device lacks.
-            for v in set {
-                let runnable = v.options.is_subset_of(eff.options) && v.bits == chosen.bits;
-                let better = runnable
-                    && chosen.options.is_subset_of(v.options)
-                    && v.options != chosen.options;
-                assert!(!better, "{v} is better than {chosen} for {eff}");
+            if done.insert(eff) {
+                check_choice(set, eff, t, wanted);
             }
             checked += 1;
             if sub == 0 {
@@ -78,6 +59,45 @@ fn check(usage: Usage, set: &BTreeSet<Target>) -> usize {
         }
     }
     checked
+}
+
+/// The choice in `set` for the effective target `eff` (of `t`, narrowed
+/// from `wanted`) runs on the device and no variant of the set is better.
+fn check_choice(set: &BTreeSet<Target>, eff: Target, t: Target, wanted: Options) {
+    let choice = select_target(eff, |c| set.get(&c))
+        .unwrap_or_else(|| panic!("no choice for {t} in {set:?}"));
+    let chosen = *choice.variant;
+    // It runs on the device: every flag is effective, or the packed
+    // form of an effective native flag; device bits are the device's.
+    for f in chosen.options.flags() {
+        let demoted = PACKED_FOR
+            .iter()
+            .any(|(n, p)| *p == f && eff.options.has(*n));
+        assert!(
+            eff.options.has(f) || demoted,
+            "{chosen} on {eff} (wanted {wanted})"
+        );
+    }
+    let b = chosen.bits;
+    let d = eff.bits;
+    assert!(
+        (!b.storage16 || d.storage16)
+            && (!b.uniform16 || d.uniform16)
+            && (!b.int16 || d.int16)
+            && (!b.int64 || d.int64),
+        "{chosen} needs bits the device lacks ({eff})"
+    );
+    if set.contains(&eff) {
+        assert_eq!(chosen, eff, "the exact target is in the set");
+    }
+    // No strictly better variant: one that keeps more of the effective
+    // flags without needing anything the device lacks.
+    for v in set {
+        let runnable = v.options.is_subset_of(eff.options) && v.bits == chosen.bits;
+        let better =
+            runnable && chosen.options.is_subset_of(v.options) && v.options != chosen.options;
+        assert!(!better, "{v} is better than {chosen} for {eff}");
+    }
 }
 
 fn usages() -> Vec<Usage> {

@@ -62,7 +62,7 @@ const NAME_GROUPS: &[(&str, Group)] = &[
 
 use Flag::*;
 
-/// Each option macro and the flags its definition reads (spec section 2).
+/// Each option macro and the flags its definition reads (section 2).
 const OPTION_MACROS: &[(&str, &[Flag])] = &[
     ("NCNN_bf16_storage", &[Bf16Storage]),
     ("NCNN_bf16_packed", &[Bf16Packed, Bf16Storage]),
@@ -142,7 +142,7 @@ impl Usage {
 /// `target` reduced to what can change a shader with `usage`.
 pub fn canonical(target: Target, usage: Usage) -> Target {
     let mut o = target.options.intersect(usage.flags());
-    // Storage precedence (spec section 2): bf16s over bf16p over fp16s over
+    // Storage precedence (section 2): bf16s over bf16p over fp16s over
     // fp16p; a shadowed flag changes neither a type nor an option macro.
     let shadows: [(Flag, &[Flag]); 5] = [
         (Bf16Storage, &[Bf16Packed, Fp16Storage, Fp16Packed]),
@@ -172,7 +172,7 @@ pub fn canonical(target: Target, usage: Usage) -> Target {
             o = o.without(flag);
         }
     }
-    // Which names read which device bits (spec sections 3 and 5, and ext):
+    // Which names read which device bits (sections 3 and 5, and ext):
     // bf16p storage and local types are `uint16_t` only with shaderInt16 and
     // S16 (U16 for local); the fp16s+fp16a local vec4 is `uint64_t` with
     // shaderInt64 and shaderInt16; shaderInt16 makes the int16 arithmetic types 16-bit.

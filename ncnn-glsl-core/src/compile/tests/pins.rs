@@ -1,4 +1,4 @@
-//! Pins of naga 30.0.2's gaps (../shared/notes/naga.md) that the passes and
+//! Pins of naga 30.0.2's gaps (docs/naga.md) that the passes and
 //! the refusal table work around. When naga changes, one of these fails and
 //! says which workaround to revisit.
 

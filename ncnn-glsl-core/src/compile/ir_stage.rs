@@ -1,0 +1,165 @@
+//! The IR stage: naga parses the edited text, the IR passes repair what its
+//! frontend gets wrong and refuse what they cannot repair, naga validates,
+//! and compaction drops what `main` does not use. The stage hands on the
+//! module ready for the writer, and what reflection needs of the module as
+//! the user declared it, in [`CheckedModule`].
+
+use naga::valid::ModuleInfo;
+use naga::{GlobalVariable, Handle, Module};
+
+use super::naga_run::{self, Insert, Origin};
+use super::reflect::{self, Binding, ScalarValue};
+use super::text_stage::EditedText;
+use super::{
+    atomics, barrier_scope, fp16_builtins, layout_copies, memory_barriers, push_constant_layout,
+    reject, spec_constants, switch_fallthrough, vector_modulo,
+};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::expand::Expanded;
+
+/// The module after the IR passes, validation and compaction, and what
+/// reflection needs.
+#[derive(Debug)]
+pub(crate) struct CheckedModule {
+    /// The compacted module, for the writer.
+    pub module: Module,
+    /// Its validation info, for the writer.
+    pub info: ModuleInfo,
+    /// The global and the default of each specialization constant, in the
+    /// order of [`EditedText::spec_decls`].
+    pub spec_values: Vec<(Handle<GlobalVariable>, ScalarValue)>,
+    /// The local size of `main` (1, 1, 1 without one).
+    pub local_size: [u32; 3],
+    /// Every declared binding, used or not (a pipeline layout may hold
+    /// bindings a shader does not use).
+    pub bindings: Vec<Binding>,
+    /// The push-constant bytes the host provides.
+    pub push_constant_size: u32,
+}
+
+/// Parses `edited`, then runs the IR passes, validation and compaction.
+pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedModule, Diagnostics> {
+    let (mut module, naga_text, origin) = parse(expanded, edited)?;
+    if let Some(d) = push_constant_layout::check(&origin, &naga_text, &module) {
+        return Err(d.into());
+    }
+    let copies = layout_copies::find(&module);
+    if !copies.is_empty() {
+        let rule = reject::LAYOUT_COPY;
+        return Err(Diagnostics(
+            copies
+                .into_iter()
+                .map(|span| {
+                    let r = span.to_range();
+                    let construct = r.clone().and_then(|r| naga_text.get(r)).unwrap_or("");
+                    naga_run::at(&origin, r, format!("{} (`{construct}`)", rule.reason))
+                        .note(rule.advice)
+                })
+                .collect(),
+        ));
+    }
+    let unsupported: Vec<Diagnostic> = atomics::lower(&mut module)
+        .into_iter()
+        .map(|u| naga_run::at(&origin, u.span.to_range(), u.what))
+        .collect();
+    if !unsupported.is_empty() {
+        return Err(Diagnostics(unsupported));
+    }
+    if let Some((h, o)) = module.overrides.iter().next() {
+        let name = o.name.clone().unwrap_or_default();
+        return Err(naga_run::at(
+            &origin,
+            module.overrides.get_span(h).to_range(),
+            format!("internal error: specialization constant `{name}` was not rewritten; please report the shader"),
+        )
+        .into());
+    }
+    let spec_values =
+        spec_constants::check_ir(&module, &edited.spec_decls).map_err(|problems| {
+            Diagnostics(
+                problems
+                    .into_iter()
+                    .map(|p| naga_run::at(&origin, p.span.to_range(), p.what))
+                    .collect(),
+            )
+        })?;
+    barrier_scope::fix_barrier_scope(&mut module);
+    memory_barriers::lower(&mut module);
+    fp16_builtins::lower(&mut module);
+    let splatted = vector_modulo::splat_scalar_operands(&mut module);
+    let bad_switches = switch_fallthrough::check(&origin, &module);
+    if !bad_switches.is_empty() {
+        return Err(Diagnostics(bad_switches));
+    }
+    naga_run::validate(&origin, &module).map_err(|naga| {
+        if splatted.scalar_left.is_empty() {
+            return Diagnostics::from(naga);
+        }
+        // naga typed each `scalar % vector` as a scalar while parsing.
+        Diagnostics(
+            splatted
+                .scalar_left
+                .iter()
+                .map(|span| {
+                    naga_run::at(
+                        &origin,
+                        span.to_range(),
+                        "naga's GLSL frontend gives `scalar % vector` the scalar's type, so an \
+                         expression built on its result does not compile"
+                            .into(),
+                    )
+                    .note("write the scalar as a vector: `ivec4(s) % v`")
+                    .note(format!("naga: {}", naga.message))
+                })
+                .collect(),
+        )
+    })?;
+    // Reflection describes what the user declared, before compaction drops the unused.
+    let (bindings, push_constant_size) = reflect::resources(&module, &edited.writeonly);
+    let info = naga_run::compact(&origin, &mut module)?;
+    let local_size = module
+        .entry_points
+        .iter()
+        .find(|e| e.name == "main")
+        .map_or([1, 1, 1], |e| e.workgroup_size);
+    Ok(CheckedModule {
+        module,
+        info,
+        spec_values,
+        local_size,
+        bindings,
+        push_constant_size,
+    })
+}
+
+/// naga's parse of the edited text with our inserts (the moved
+/// specialization constants, the naga-only prototypes), the text it was
+/// given and where that text's offsets come from.
+fn parse<'a>(
+    expanded: &'a Expanded,
+    edited: &EditedText,
+) -> Result<(Module, String, Origin<'a>), Diagnostics> {
+    let text = &edited.text;
+    let build = |prototypes: String| {
+        let mut inserts = edited.moved.clone();
+        if !prototypes.is_empty() {
+            inserts.push(Insert {
+                at: atomics::insert_point(text),
+                text: prototypes,
+                stands_for: None,
+            });
+        }
+        Origin::with_inserts(expanded, text, inserts)
+    };
+    let (mut naga_text, mut origin) = build(edited.prototypes.clone());
+    let mut parsed = naga_run::parse(&origin, &naga_text);
+    // float16 builtins: only when naga misses them, so that a shader that
+    // compiled without the prototypes gets the very same SPIR-V (their
+    // types would otherwise renumber the module's ids).
+    if parsed.is_err() && fp16_builtins::wanted(text, &edited.toks) {
+        (naga_text, origin) = build(edited.prototypes.clone() + &fp16_builtins::prototypes());
+        parsed = naga_run::parse(&origin, &naga_text);
+    }
+    let module = parsed.map_err(Diagnostics)?;
+    Ok((module, naga_text, origin))
+}

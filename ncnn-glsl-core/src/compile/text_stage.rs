@@ -1,0 +1,100 @@
+//! The text stage: the refusal table over the finished text, then the passes
+//! that edit it in place before naga sees it. Each pass learns something a
+//! later stage needs (what `writeonly` was on, the local-size spec ids, the
+//! specialization constants); the stage hands all of it on in [`EditedText`].
+
+use super::naga_run::{self, Insert, Origin};
+use super::spec_constants::{self, SpecDecl};
+use super::tokens::{tokenize, Token};
+use super::{array_2d, atomics, drop_writeonly, local_size_id, memory_barriers, reject};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::expand::Expanded;
+
+/// The finished text after the text passes, and what they learned.
+#[derive(Clone, Debug)]
+pub(crate) struct EditedText {
+    /// The text, edited in place: its byte offsets are the finished text's.
+    pub text: String,
+    /// Its tokens.
+    pub toks: Vec<Token>,
+    /// The `(set, binding)` of the storage buffers declared `writeonly`
+    /// (the qualifier is blanked: naga refuses it).
+    pub writeonly: Vec<(u32, u32)>,
+    /// The spec id of each `local_size_*_id` dimension.
+    pub local_size_spec_ids: [Option<u32>; 3],
+    /// The specialization constants, in text order.
+    pub spec_decls: Vec<SpecDecl>,
+    /// Specialization constants moved past the block that shadows them.
+    pub moved: Vec<Insert>,
+    /// The naga-only prototypes of the atomics and memory barriers the text
+    /// calls, to go after `#version`; empty when it calls none.
+    pub prototypes: String,
+}
+
+/// Runs the refusal table and the text passes over `expanded`'s finished text.
+pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
+    let finished = expanded.text();
+    // Every function is checked, called or not, as glslang would; the
+    // extension's helper functions are in the text only when called (expand).
+    let mut text = finished.to_string();
+    let refused: Vec<Diagnostic> = reject::scan(&text)
+        .into_iter()
+        .map(|hit| {
+            let rule = &reject::RULES[hit.rule];
+            naga_run::at(
+                &Origin::new(expanded),
+                Some(hit.start..hit.end),
+                format!("{} (`{}`)", rule.reason, hit.text),
+            )
+            .note(rule.advice)
+        })
+        .collect();
+    if !refused.is_empty() {
+        return Err(Diagnostics(refused));
+    }
+    let toks = tokenize(&text);
+    let writeonly = drop_writeonly::drop_writeonly(&mut text, &toks);
+    let toks = tokenize(&text);
+    let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
+    let toks = tokenize(&text);
+    array_2d::rewrite_2d_arrays(&mut text, &toks);
+    let toks = tokenize(&text);
+    spec_constants::drop_local_consts(&mut text, &toks);
+    let toks = tokenize(&text);
+    let (spec_decls, moved) = spec_constants::rewrite(&mut text, &toks).map_err(|r| {
+        naga_run::at(
+            &Origin::new(expanded),
+            Some(r),
+            "this compiler reads a specialization constant only as \
+             `layout(constant_id = N) const T name = D;` at global scope (N an integer expression)"
+                .into(),
+        )
+    })?;
+    if text.len() != finished.len() {
+        // The passes promise in-place edits; a broken promise would point errors at wrong places.
+        return Err(Diagnostic::new(
+            "internal error: a text pass changed byte offsets; please report the shader",
+        )
+        .into());
+    }
+
+    // Naga-only prototypes (atomics, memory barriers) go after `#version`;
+    // glslang never sees them (they would clash with its built-ins).
+    let toks = tokenize(&text);
+    let mut prototypes = String::new();
+    if atomics::called(&text, &toks) {
+        prototypes += &atomics::prototypes();
+    }
+    if memory_barriers::called(&text, &toks) {
+        prototypes += &memory_barriers::prototypes();
+    }
+    Ok(EditedText {
+        text,
+        toks,
+        writeonly,
+        local_size_spec_ids,
+        spec_decls,
+        moved,
+        prototypes,
+    })
+}

@@ -1,0 +1,47 @@
+//! The word stage: naga's SPIR-V writer, then the passes over its words that
+//! make the blob what glslang's would be where naga's differs (real
+//! specialization constants, a constant `gl_WorkGroupSize`, the capabilities
+//! the code uses, `NonReadable` on `writeonly` buffers).
+
+use super::ir_stage::CheckedModule;
+use super::naga_run;
+use super::reflect::ScalarValue;
+use super::text_stage::EditedText;
+use super::CompileOptions;
+use super::{spec_constants, trim_capabilities, workgroup_size, writeonly_decoration};
+use crate::diag::{Diagnostic, Diagnostics};
+
+/// Writes the SPIR-V of `checked` and runs the word passes over it.
+pub(crate) fn run(
+    edited: &EditedText,
+    checked: &CheckedModule,
+    options: &CompileOptions,
+) -> Result<Vec<u32>, Diagnostics> {
+    let (module, info) = (&checked.module, &checked.info);
+    let mut spirv = naga_run::write(module, info, &naga_run::writer_options(options.debug_names))?;
+    // The Private globals the writer wrote, in order, and which are specialization constants.
+    let ep = info.get_entry_point(0);
+    let private: Vec<Option<(u32, ScalarValue)>> = module
+        .global_variables
+        .iter()
+        .filter(|(h, g)| g.space == naga::AddressSpace::Private && !ep[*h].is_empty())
+        .map(|(_, g)| {
+            let k = edited
+                .spec_decls
+                .iter()
+                .position(|d| g.name.as_deref() == Some(d.name.as_str()))?;
+            Some((edited.spec_decls[k].id, checked.spec_values[k].1))
+        })
+        .collect();
+    spec_constants::to_spec_constants(&mut spirv, &private).map_err(internal)?;
+    workgroup_size::fix_workgroup_size(&mut spirv, checked.local_size, edited.local_size_spec_ids)
+        .map_err(internal)?;
+    trim_capabilities::trim_capabilities(&mut spirv).map_err(internal)?;
+    writeonly_decoration::decorate_writeonly(&mut spirv, &edited.writeonly).map_err(internal)?;
+    Ok(spirv)
+}
+
+/// A word pass's error: naga wrote something the pass did not expect.
+fn internal(e: String) -> Diagnostic {
+    Diagnostic::new(format!("internal error: {e}; please report the shader"))
+}
