@@ -7,17 +7,12 @@ use std::sync::Arc;
 
 use ash::vk;
 use ncnn_glsl_core::reflection::BindingKind;
+use ncnn_glsl_core::spirv;
 use ncnn_glsl_core::variant::{Blob, Variant, VariantSet};
 
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::pipeline_cache::PipelineCache;
-
-const SPIRV_MAGIC: u32 = 0x0723_0203;
-const OP_ENTRY_POINT: u32 = 15;
-const OP_EXECUTION_MODE: u32 = 16;
-const EXECUTION_MODE_LOCAL_SIZE: u32 = 17;
-const EXECUTION_MODEL_GLCOMPUTE: u32 = 5;
 
 /// A value for one specialization constant (`layout(constant_id = N) const`).
 /// Its type must be the constant's declared type: `bool`, `int`, `uint`, `float`.
@@ -154,7 +149,10 @@ impl Pipeline {
         let spec = specialization(name, r, options.specialization, size)?;
         let (spec_entries, spec_data) = spec_map(&spec);
         let mut spirv = blob.spirv.to_vec();
-        patch_local_size(&mut spirv, size).map_err(|reason| Error::BlobRejected {
+        // The walk is also the runtime's own check of the blob: a driver is
+        // not required to validate SPIR-V, and some crash on garbage, so what
+        // is not well-framed SPIR-V with a compute entry point never reaches it.
+        spirv::patch_local_size(&mut spirv, size).map_err(|reason| Error::BlobRejected {
             shader: name.to_string(),
             reason,
         })?;
@@ -453,53 +451,6 @@ pub(crate) fn check_local_size(size: [u32; 3], l: &vk::PhysicalDeviceLimits) -> 
     Ok(())
 }
 
-/// Walks the module, checks its framing, and writes `size` into the
-/// `OpExecutionMode LocalSize` of its GLCompute entry point.
-///
-/// The walk is also the runtime's own check of the blob: a driver is not
-/// required to validate SPIR-V, and some crash on garbage, so what is not
-/// well-framed SPIR-V with a compute entry point never reaches the driver.
-pub(crate) fn patch_local_size(spirv: &mut [u32], size: [u32; 3]) -> Result<(), String> {
-    if spirv.len() < 5 {
-        return Err(format!(
-            "{} words is shorter than a SPIR-V header",
-            spirv.len()
-        ));
-    }
-    if spirv[0] != SPIRV_MAGIC {
-        return Err(format!(
-            "magic number {:#010x}, expected {SPIRV_MAGIC:#010x}",
-            spirv[0]
-        ));
-    }
-    let mut entry = None;
-    let mut at = 5;
-    let mut local_size_at = Vec::new();
-    while at < spirv.len() {
-        let count = (spirv[at] >> 16) as usize;
-        let op = spirv[at] & 0xffff;
-        if count == 0 || at + count > spirv.len() {
-            return Err(format!(
-                "instruction at word {at} (opcode {op}) has a bad word count {count}"
-            ));
-        }
-        if op == OP_ENTRY_POINT && count >= 3 && spirv[at + 1] == EXECUTION_MODEL_GLCOMPUTE {
-            entry = Some(spirv[at + 2]);
-        }
-        if op == OP_EXECUTION_MODE && count == 6 && spirv[at + 2] == EXECUTION_MODE_LOCAL_SIZE {
-            local_size_at.push((spirv[at + 1], at + 3));
-        }
-        at += count;
-    }
-    let entry = entry.ok_or("no GLCompute entry point")?;
-    let (_, lit) = local_size_at
-        .into_iter()
-        .find(|(e, _)| *e == entry)
-        .ok_or("no OpExecutionMode LocalSize for the entry point")?;
-    spirv[lit..lit + 3].copy_from_slice(&size);
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -565,41 +516,5 @@ mod tests {
         assert!(e.to_string().contains("local_size_*_id"), "{e}");
         let twice = [(0, SpecValue::Int(1)), (0, SpecValue::Int(2))];
         assert!(specialization("s", &r, &twice, [8, 1, 1]).is_err());
-    }
-
-    #[test]
-    fn spirv_framing_is_checked() {
-        assert!(patch_local_size(&mut [1, 2, 3], [1, 1, 1])
-            .unwrap_err()
-            .contains("shorter"));
-        assert!(patch_local_size(&mut [0xdead_beef, 0, 0, 0, 0], [1, 1, 1])
-            .unwrap_err()
-            .contains("magic"));
-        // An instruction claiming more words than there are.
-        let mut m = vec![SPIRV_MAGIC, 0x10000, 0, 10, 0, (9 << 16) | 15];
-        assert!(patch_local_size(&mut m, [1, 1, 1])
-            .unwrap_err()
-            .contains("word count"));
-        // A minimal well-framed module: entry point %1 "main", LocalSize 4 2 1.
-        let mut m = vec![
-            SPIRV_MAGIC,
-            0x10000,
-            0,
-            10,
-            0,
-            (5 << 16) | OP_ENTRY_POINT,
-            EXECUTION_MODEL_GLCOMPUTE,
-            1,
-            u32::from_le_bytes(*b"main"),
-            0,
-            (6 << 16) | OP_EXECUTION_MODE,
-            1,
-            EXECUTION_MODE_LOCAL_SIZE,
-            4,
-            2,
-            1,
-        ];
-        patch_local_size(&mut m, [16, 4, 1]).unwrap();
-        assert_eq!(m[13..16], [16, 4, 1]);
     }
 }

@@ -116,12 +116,15 @@ pub(crate) fn lower(module: &mut Module) -> Vec<Unsupported> {
     for ep in &module.entry_points {
         calls(&ep.function.body, &mut called);
     }
-    let cas_types: HashMap<Scalar, Handle<Type>> = protos
-        .iter()
-        .filter(|(h, (_, fun, _))| fun.is_none() && called.contains(*h))
-        .map(|(_, (_, _, s))| *s)
-        .collect::<HashSet<_>>()
+    // In a fixed order: the types' handles, and so the SPIR-V ids, must not
+    // depend on a hash set's iteration order from one build to the next.
+    let cas_types: HashMap<Scalar, Handle<Type>> = [Scalar::I32, Scalar::U32]
         .into_iter()
+        .filter(|s| {
+            protos
+                .iter()
+                .any(|(h, (_, fun, ps))| fun.is_none() && called.contains(h) && ps == s)
+        })
         .map(|s| {
             (
                 s,

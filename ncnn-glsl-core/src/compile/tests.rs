@@ -98,6 +98,28 @@ fn span(d: &crate::diag::Diagnostic) -> (u32, u32) {
     (s.line, s.column)
 }
 
+/// The same text compiles to the same words every time: compare-and-swap
+/// on both `int` and `uint` makes two predeclared result types, whose order
+/// (and so the module's ids) once followed a hash set's.
+#[test]
+fn compiles_are_reproducible() {
+    let text = "#version 450
+layout (local_size_x = 64) in;
+layout (binding = 0) buffer a_blob { int a[]; };
+layout (binding = 1) buffer b_blob { uint b[]; };
+void main()
+{
+    int i = int(gl_GlobalInvocationID.x);
+    atomicCompSwap(a[i], 0, 1);
+    atomicCompSwap(b[i], 0u, 1u);
+}
+";
+    let first = ok(text).spirv;
+    for _ in 0..16 {
+        assert_eq!(ok(text).spirv, first);
+    }
+}
+
 #[test]
 fn writeonly_is_accepted_and_reported() {
     let c = ok(COPY);

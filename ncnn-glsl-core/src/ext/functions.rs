@@ -13,8 +13,8 @@
 //! writers of the word's other lanes are never lost. Copies move raw lane
 //! bits (`ncnnext_ld_lane`), never through a narrower or wider type.
 
+use super::row::Row;
 use super::types::{fcol::*, i16col, i8col};
-use super::Row;
 
 /// Section 4: buffer functions of the float storage types.
 pub(crate) const BUFFER_FUNCTIONS: &[Row] = &[

@@ -14,7 +14,10 @@
 mod device_macros;
 mod functions;
 mod macros;
+mod row;
 mod types;
+
+use row::Row;
 
 pub use device_macros::{
     device_macros, format_property, subgroup_size, PropKind, CORE_FEATURES, EXTENSION_FEATURES,
@@ -28,51 +31,6 @@ pub use types::{FloatClass, Int16Class, Int8Class};
 use crate::device::{DeviceBits, DeviceCaps};
 use crate::options::Options;
 use crate::target::Target;
-
-/// One name of the extension and its definition in each column.
-///
-/// `defs` pairs a column mask (bit `c` = column `c` of the row's class)
-/// with the macro body, or `None` where the name is not defined. Every
-/// column of the class appears in exactly one pair (a test checks it).
-pub(crate) struct Row {
-    /// The macro name.
-    pub name: &'static str,
-    /// `""` for an object-like macro, `"(a,b)"` for a function-like one.
-    pub params: &'static str,
-    /// (columns, body) pairs.
-    pub defs: &'static [(u32, Option<&'static str>)],
-}
-
-impl Row {
-    /// An object-like macro (a type).
-    pub(crate) const fn obj(
-        name: &'static str,
-        defs: &'static [(u32, Option<&'static str>)],
-    ) -> Row {
-        Row {
-            name,
-            params: "",
-            defs,
-        }
-    }
-
-    /// A function-like macro.
-    pub(crate) const fn func(
-        name: &'static str,
-        params: &'static str,
-        defs: &'static [(u32, Option<&'static str>)],
-    ) -> Row {
-        Row { name, params, defs }
-    }
-
-    /// The body in column `bit`, if the name is defined there.
-    pub(crate) fn body(&self, bit: u32) -> Option<&'static str> {
-        self.defs
-            .iter()
-            .find(|(mask, _)| mask & bit != 0)
-            .and_then(|(_, b)| *b)
-    }
-}
 
 /// Writes `#define`s of `rows` for the column `bit`.
 fn emit_rows(rows: &[Row], bit: u32, out: &mut String) {

@@ -4,7 +4,7 @@
 use crate::options::Flag;
 use crate::target::Target;
 
-use super::Row;
+use super::row::Row;
 
 /// How floating-point data is stored, computed and kept in shared memory:
 /// one column of section 3. Each names one distinct set of definitions,

@@ -5,11 +5,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
 
+use super::error::PpError;
 use super::expr;
 use super::lex::{lex, Kind, Token};
 use super::macros::{Base, Expander, Macro, Macros};
 use super::output::Emitter;
-use super::{MacroTest, PpError};
+use super::preprocessed::MacroTest;
 use crate::source::{FileId, Loader, Location, SourceMap};
 
 /// Deepest `#include` nesting, so a file including itself under new names ends

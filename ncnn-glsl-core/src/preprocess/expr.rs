@@ -1,7 +1,7 @@
 //! `#if` expressions: C integer arithmetic on i64 over already macro-expanded tokens.
 
+use super::error::PpError;
 use super::lex::{Kind, Token};
-use super::PpError;
 use crate::source::Location;
 
 /// Deeper nesting than this is an error instead of a stack overflow.

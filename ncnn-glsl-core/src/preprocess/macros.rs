@@ -10,8 +10,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::error::PpError;
 use super::lex::{single_token, Kind, Token};
-use super::PpError;
 use crate::source::Location;
 
 /// Most macro contexts open at once (each one is a nested expansion).

@@ -5,7 +5,7 @@
 //! line, and runs of blank lines shrink to one, so snapshots stay readable.
 
 use super::lex::{Kind, Token};
-use super::{LineMap, Segment};
+use super::preprocessed::{LineMap, Segment};
 use crate::source::{FileId, Location};
 
 /// The finished text may not grow beyond this.

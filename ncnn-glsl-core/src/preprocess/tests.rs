@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::*;
-use crate::source::{MemoryLoader, SourceFile};
+use crate::source::{Location, MemoryLoader, SourceFile};
 
 /// Preprocesses `main` (named `main.comp`) with an optional prelude and in-memory files.
 fn run(

@@ -71,7 +71,7 @@ impl BuiltSet {
     ) -> Option<Choice<'_, BuiltVariant>> {
         let mut values = axes.to_vec();
         for a in &self.declaration.device {
-            values.push(super::device_axis_value(device, &a.name)?);
+            values.push(super::device_value::device_axis_value(device, &a.name)?);
         }
         choose(self.usage, device, wanted, |t| {
             let key = VariantKey {

@@ -145,7 +145,7 @@ impl VariantSet {
         }
         for a in self.axes {
             let value = if a.device {
-                let v = super::device_axis_value(device, a.name);
+                let v = super::device_value::device_axis_value(device, a.name);
                 match v {
                     Some(v) if a.values.contains(&v) => v,
                     _ => {
