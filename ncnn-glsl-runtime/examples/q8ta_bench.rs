@@ -50,8 +50,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use copy_shader::{CopyLaunch, Heater};
-
 use indicatif::{ProgressBar, ProgressStyle};
 use ncnn_glsl_runtime::q8ta::sets::{PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE};
 use ncnn_glsl_runtime::q8ta::{
@@ -59,18 +57,13 @@ use ncnn_glsl_runtime::q8ta::{
     QuantParams, Requant, Shape, ShufflePath,
 };
 use ncnn_glsl_runtime::{
-    include_ncnn_shader, Blob, Buffer, Context, ContextOptions, DeviceSelector, DeviceType,
-    Dispatch, Options, Pipeline, PipelineOptions, Sequence, Variant, VariantSet,
+    Blob, Buffer, Context, ContextOptions, DeviceSelector, DeviceType, Dispatch, Options, Pipeline,
+    PipelineOptions, Sequence, Variant,
 };
+use ncnn_glsl_testkit::bench::{copy_pipeline, CopyLaunch, Heater};
 use serde_json::{json, Value};
 
-#[path = "common/copy_shader.rs"]
-mod copy_shader;
-
 type Fail = Box<dyn std::error::Error>;
-
-/// A copy in a compute shader: the ceiling a kernel can reach (see the shader).
-static BENCH_COPY: &VariantSet = include_ncnn_shader!("examples/shaders/bench_copy.comp");
 
 struct Args {
     cases: Vec<Shape>,
@@ -769,9 +762,7 @@ fn run(a: &Args) -> Result<(), Fail> {
         ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
             .expect("a valid template"),
     );
-    let copy_variant = ctx.select(BENCH_COPY, Options::NCNN_DEFAULT, &[])?.variant;
-    let copy_shader =
-        Pipeline::for_variant(&ctx, BENCH_COPY, copy_variant, &PipelineOptions::default())?;
+    let copy_shader = copy_pipeline(&ctx)?;
     let heat_ms = a.heat_ms.unwrap_or(match caps.device_type {
         DeviceType::Cpu => 0,
         _ => 500,
