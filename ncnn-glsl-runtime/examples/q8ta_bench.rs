@@ -61,6 +61,7 @@ use ncnn_glsl_runtime::{
     PipelineOptions, Sequence, Variant,
 };
 use ncnn_glsl_testkit::bench::{copy_pipeline, CopyLaunch, Heater};
+use ncnn_glsl_testkit::Rng;
 use serde_json::{json, Value};
 
 type Fail = Box<dyn std::error::Error>;
@@ -227,18 +228,6 @@ fn parse_args() -> Result<Args, String> {
     Ok(a)
 }
 
-/// xorshift64*: the inputs' generator (the seed is printed and recorded).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 /// A kernel under test: a pipeline and its path (`None`: the baseline, whose
 /// grid differs).
 #[derive(Clone)]
@@ -332,7 +321,7 @@ fn measure(
     };
     let os = reference::shuffle_output_shape(shape)?;
     let words: Vec<u32> = (0..il.word_count(shape))
-        .map(|_| rng.next() as u32)
+        .map(|_| rng.next_u64() as u32)
         .collect();
     let ps = PixelShuffle::new(shape, os, 2, il, ol, q_in, q_out)?;
     let expected: Vec<u8> =
@@ -418,7 +407,7 @@ fn measure(
                 } else {
                     "requant"
                 },
-                rng.0
+                rng.seed()
             )
             .into());
         }
@@ -742,11 +731,8 @@ fn run(a: &Args) -> Result<(), Fail> {
     }
     let caps = ctx.caps();
     let max_range = ctx.limits().max_storage_buffer_range as usize;
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)?
-        .as_nanos() as u64
-        | 1;
-    let mut rng = Rng(seed);
+    let mut rng = Rng::fresh();
+    let seed = rng.seed();
     eprintln!(
         "device: {} (driver {:#x}), seed {seed:#x}; start-up {start}",
         caps.name, caps.driver_version
