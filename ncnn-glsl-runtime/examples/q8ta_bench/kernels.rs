@@ -47,7 +47,7 @@ impl<'a> Kernels<'a> {
     /// `--locals`' for the swept path.
     pub fn locals(&self, case: Case) -> Vec<[u32; 3]> {
         let a = self.args;
-        let chosen = a.locals.get(&pair_key(case.axes));
+        let chosen = a.locals.as_ref().and_then(|l| l.get(&pair_key(case.axes)));
         ShufflePath::ALL
             .iter()
             .map(|&path| match chosen {

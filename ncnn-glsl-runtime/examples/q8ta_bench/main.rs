@@ -11,6 +11,8 @@
 //!     [--cold] [--pairs IN->OUT,...]
 //! ```
 //!
+//! `--help` lists every flag with its default (`args.rs`).
+//!
 //! Cases: `seed` is the seed's 81 (9 layout pairs x `[1,256,H,H]`, H = 16 ..
 //! 256), `large` the tensors that exceed the GPU's cache (`[8,256,256,256]`,
 //! `[16,256,256,256]`: 128 and 256 MiB per side); `all` (the default) both.
@@ -84,13 +86,7 @@ mod timed;
 type Fail = Box<dyn std::error::Error>;
 
 fn main() -> ExitCode {
-    let a = match args::parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
+    let a = args::from_command_line();
     match run(&a) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
