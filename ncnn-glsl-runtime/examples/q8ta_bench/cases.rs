@@ -32,7 +32,9 @@ pub fn all_pairs() -> Vec<(Layout, Layout)> {
 /// One measured shuffle: a tensor shape, its layout pair and quantization.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Case {
+    /// The input's shape (the output's follows).
     pub shape: Shape,
+    /// The layout pair and quantization.
     pub axes: Axes,
 }
 
@@ -61,6 +63,7 @@ pub fn pair_name(axes: Axes) -> String {
     format!("{}->{}", axes.in_layout, axes.out_layout)
 }
 
+/// `passthrough` or `requant`, as the table and the JSON name them.
 pub fn quant_name(passthrough: bool) -> &'static str {
     if passthrough {
         "passthrough"

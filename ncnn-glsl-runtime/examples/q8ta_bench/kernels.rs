@@ -19,8 +19,11 @@ use crate::Fail;
 /// grid differs).
 #[derive(Clone)]
 pub struct Kernel {
+    /// The name the records give it (`path quad (glslang)`, `rewrite 8x8x1`).
     pub name: String,
+    /// Shared: the same pipelines serve every case of a set of workgroup shapes.
     pub pipeline: Arc<Pipeline>,
+    /// The rewrite's path.
     pub path: Option<ShufflePath>,
 }
 
@@ -28,12 +31,16 @@ pub struct Kernel {
 /// workgroup shapes the arguments choose, glslang's blob (read once: one
 /// blob for every pair, quantization and path).
 pub struct Kernels<'a> {
+    /// The device's q8ta operators.
     pub ops: &'a Q8taOps,
-    pub args: &'a Args,
+    /// `--sweep`, `--sweep-path`, `--locals`.
+    args: &'a Args,
+    /// `--glslang`'s blob.
     glslang: Option<Blob>,
 }
 
 impl<'a> Kernels<'a> {
+    /// The kernels `args` ask for on `ops`' device.
     pub fn new(ops: &'a Q8taOps, args: &'a Args) -> Result<Kernels<'a>, Fail> {
         let glslang = match &args.glslang {
             Some(dir) => Some(glslang_blob(dir, ops.variant(PIXEL_SHUFFLE, &[])?)?),

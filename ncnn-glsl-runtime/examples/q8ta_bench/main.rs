@@ -25,8 +25,9 @@
 //! so the GPU runs them at the clocks of a busy device. Every
 //! output is poisoned first and checked byte for byte against the CPU
 //! reference afterwards; a mismatch fails the run. The inputs come from
-//! the testkit's seeded generator: the seed is printed and recorded in the
-//! JSON, and `NCNN_SEED=S` repeats a run's inputs.
+//! the testkit's seeded generator: the seed is printed (in hex) and recorded
+//! in the JSON (in decimal), and `NCNN_SEED=<decimal seed>` with the same
+//! arguments draws the same inputs again.
 //!
 //! `--executables FILE` times nothing: it writes what the driver compiled
 //! for each kernel (`VK_KHR_pipeline_executable_properties`).
@@ -46,7 +47,6 @@
 //! that none reads what the kernel before it left in the GPU's cache (by
 //! default they share one input: a tensor that fits the cache stays there
 //! from one kernel to the next).
-
 //!
 //! The program, one job a file:
 //!

@@ -9,8 +9,11 @@ use crate::cases::Case;
 /// Median and the 10th / 90th percentiles of GPU times, in microseconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Spread {
+    /// The median.
     pub median: f64,
+    /// The 10th percentile.
     pub p10: f64,
+    /// The 90th percentile.
     pub p90: f64,
 }
 
@@ -32,15 +35,20 @@ pub fn spread(mut ns: Vec<f64>) -> Option<Spread> {
 /// and "copy (shader)".
 #[derive(Clone)]
 pub struct Record {
+    /// What was measured.
     pub case: Case,
+    /// The kernel's name (`path tile`, `baseline`, `copy`, ...).
     pub kernel: String,
+    /// Its workgroup shape (`[0, 0, 0]` for `vkCmdCopyBuffer`).
     pub local: [u32; 3],
     /// Input bytes + output bytes, padding included.
     pub bytes: usize,
+    /// The GPU times of the timed repetitions.
     pub time: Spread,
 }
 
 impl Record {
+    /// Bytes moved per second at the median time, in GB/s.
     pub fn gbps(&self) -> f64 {
         self.bytes as f64 / (self.time.median * 1e3)
     }

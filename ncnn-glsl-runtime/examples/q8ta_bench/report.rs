@@ -8,7 +8,9 @@ use crate::record::Record;
 
 /// The text table and the JSON records.
 pub struct Report {
+    /// The table, a line per kernel of each case.
     pub table: String,
+    /// The JSON records, one per record.
     pub json: Vec<Value>,
 }
 
