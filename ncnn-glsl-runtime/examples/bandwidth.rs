@@ -16,18 +16,14 @@
 
 use std::process::ExitCode;
 
-use copy_shader::CopyLaunch;
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, Context, ContextOptions, Dispatch, Options, Pipeline,
     PipelineOptions, Sequence, VariantSet,
 };
+use ncnn_glsl_testkit::bench::{CopyLaunch, BENCH_COPY};
 use serde_json::json;
 
-#[path = "common/copy_shader.rs"]
-mod copy_shader;
-
 static STORE_QUAD: &VariantSet = include_ncnn_shader!("examples/shaders/store_quad.comp");
-static BENCH_COPY: &VariantSet = include_ncnn_shader!("examples/shaders/bench_copy.comp");
 
 type Fail = Box<dyn std::error::Error>;
 

@@ -19,26 +19,23 @@
 //!
 //! Every output except the racy one is checked against the input, every byte.
 //! Each kernel's repetitions run in one submission, after `--heat-ms`
-//! (default 500 on a GPU, 0 on a CPU driver) of load (`common/copy_shader.rs`).
+//! (default 500 on a GPU, 0 on a CPU driver) of load
+//! (`ncnn_glsl_testkit::bench::Heater`).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use copy_shader::{CopyLaunch, Heater};
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, Context, ContextOptions, DeviceType, Dispatch, Options, Pipeline,
     PipelineOptions, Sequence, VariantSet,
 };
+use ncnn_glsl_testkit::bench::{copy_pipeline, CopyLaunch, Heater, BENCH_COPY};
 use serde_json::json;
-
-#[path = "common/copy_shader.rs"]
-mod copy_shader;
 
 static STORE_ST1: &VariantSet = include_ncnn_shader!("examples/shaders/store_st1.comp");
 static STORE_PLAIN_RMW: &VariantSet = include_ncnn_shader!("examples/shaders/store_plain_rmw.comp");
 static STORE_WORD: &VariantSet = include_ncnn_shader!("examples/shaders/store_word.comp");
 static STORE_QUAD: &VariantSet = include_ncnn_shader!("examples/shaders/store_quad.comp");
-static BENCH_COPY: &VariantSet = include_ncnn_shader!("examples/shaders/bench_copy.comp");
 
 type Fail = Box<dyn std::error::Error>;
 
@@ -133,9 +130,7 @@ fn run() -> Result<(), Fail> {
         DeviceType::Cpu => 0,
         _ => 500,
     });
-    let copy_variant = ctx.select(BENCH_COPY, Options::NCNN_DEFAULT, &[])?.variant;
-    let heat_shader =
-        Pipeline::for_variant(&ctx, BENCH_COPY, copy_variant, &PipelineOptions::default())?;
+    let heat_shader = copy_pipeline(&ctx)?;
     let heater = Heater::new(&ctx, &heat_shader, heat_ms)?;
     let mut rows = Vec::new();
     let mut floor_ns = None;
@@ -162,7 +157,7 @@ fn run() -> Result<(), Fail> {
             (push.to_vec(), groups_for(invocations)?)
         };
         // All repetitions in one submission, after a load that brings a GPU
-        // to the clocks of a busy device (`common/copy_shader.rs`).
+        // to the clocks of a busy device (`ncnn_glsl_testkit::bench`).
         let bufs = [&a, &b];
         let mut seq = Sequence::new(&ctx);
         for _ in 0..reps + 3 {

@@ -1,14 +1,36 @@
-//! The benchmark examples' copy shader (`examples/shaders/bench_copy.comp`):
-//! its launch over a number of bytes, and the load that keeps a GPU at the
-//! clocks of a busy device before timing it. Each example uses part of it.
-#![allow(dead_code)]
+//! The benchmark examples' copy shader
+//! (`ncnn-glsl-runtime/examples/shaders/bench_copy.comp`): its launch over a
+//! number of bytes, and the load that keeps a GPU at the clocks of a busy
+//! device before timing it. Each example uses part of it.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use ncnn_glsl_runtime::{Buffer, Context, Dispatch, Pipeline, Sequence};
+use ncnn_glsl_runtime::{
+    include_ncnn_shader, Buffer, Context, Dispatch, Options, Pipeline, PipelineOptions, Sequence,
+    VariantSet,
+};
 
 type Fail = Box<dyn std::error::Error>;
+
+/// A copy in a compute shader: the ceiling a kernel can reach (see the
+/// shader). The shader stays beside the examples' other shaders, where the
+/// documents and the `tests` crate name it; the macro resolves the path from
+/// this crate's `Cargo.toml`.
+pub static BENCH_COPY: &VariantSet =
+    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/bench_copy.comp");
+
+/// The copy shader's pipeline on `ctx`: the variant the device selects for
+/// ncnn's default options.
+pub fn copy_pipeline(ctx: &Arc<Context>) -> Result<Pipeline, Fail> {
+    let variant = ctx.select(BENCH_COPY, Options::NCNN_DEFAULT, &[])?.variant;
+    Ok(Pipeline::for_variant(
+        ctx,
+        BENCH_COPY,
+        variant,
+        &PipelineOptions::default(),
+    )?)
+}
 
 /// A launch of the copy shader over the first `bytes` bytes (whole 16-byte
 /// quads): four quads in flight per invocation, over a grid-stride loop
@@ -54,7 +76,7 @@ pub struct Heater<'a> {
 }
 
 impl<'a> Heater<'a> {
-    /// A heater running `shader` (`examples/shaders/bench_copy.comp`).
+    /// A heater running `shader` (the pipeline of [`copy_pipeline`]).
     pub fn new(ctx: &Arc<Context>, shader: &'a Pipeline, ms: u64) -> Result<Heater<'a>, Fail> {
         let bytes: u64 = 64 << 20;
         let buffers = if ms > 0 {

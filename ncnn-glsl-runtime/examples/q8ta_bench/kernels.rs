@@ -1,0 +1,161 @@
+//! The kernels under test and their pipelines: each path of the rewrite
+//! (naga's build, and glslang's with `--glslang`), at the runtime's
+//! workgroup shapes, at `--locals`' or at each `--sweep` shape; and the
+//! baseline.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use ncnn_glsl_runtime::q8ta::launch::Axes;
+use ncnn_glsl_runtime::q8ta::sets::{PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE};
+use ncnn_glsl_runtime::q8ta::{shuffle_specialization, Q8taOps, ShufflePath};
+use ncnn_glsl_runtime::{Blob, Pipeline, PipelineOptions, Variant};
+
+use crate::args::Args;
+use crate::cases::{pair_key, Case};
+use crate::Fail;
+
+/// A kernel under test: a pipeline and its path (`None`: the baseline, whose
+/// grid differs).
+#[derive(Clone)]
+pub struct Kernel {
+    /// The name the records give it (`path quad (glslang)`, `rewrite 8x8x1`).
+    pub name: String,
+    /// Shared: the same pipelines serve every case of a set of workgroup shapes.
+    pub pipeline: Arc<Pipeline>,
+    /// The rewrite's path.
+    pub path: Option<ShufflePath>,
+}
+
+/// What builds the kernels of each (pair, quantization): the device, the
+/// workgroup shapes the arguments choose, glslang's blob (read once: one
+/// blob for every pair, quantization and path).
+pub struct Kernels<'a> {
+    /// The device's q8ta operators.
+    pub ops: &'a Q8taOps,
+    /// `--sweep`, `--sweep-path`, `--locals`.
+    args: &'a Args,
+    /// `--glslang`'s blob.
+    glslang: Option<Blob>,
+}
+
+impl<'a> Kernels<'a> {
+    /// The kernels `args` ask for on `ops`' device.
+    pub fn new(ops: &'a Q8taOps, args: &'a Args) -> Result<Kernels<'a>, Fail> {
+        let glslang = match &args.glslang {
+            Some(dir) => Some(glslang_blob(dir, ops.variant(PIXEL_SHUFFLE, &[])?)?),
+            None => None,
+        };
+        Ok(Kernels { ops, args, glslang })
+    }
+
+    /// The workgroup shape of each path of the rewrite
+    /// ([`ShufflePath::ALL`]'s order) on `case`: the runtime's, or
+    /// `--locals`' for the swept path.
+    pub fn locals(&self, case: Case) -> Vec<[u32; 3]> {
+        let a = self.args;
+        let chosen = a.locals.as_ref().and_then(|l| l.get(&pair_key(case.axes)));
+        ShufflePath::ALL
+            .iter()
+            .map(|&path| match chosen {
+                Some(&l) if path == a.sweep_path => l,
+                _ => {
+                    let (i, o) = (case.axes.in_layout, case.axes.out_layout);
+                    self.ops.shuffle_local_size(case.shape, i, o, path)
+                }
+            })
+            .collect()
+    }
+
+    /// The baseline's pipeline for one (pair, quantization): a variant for
+    /// each.
+    pub fn baseline(&self, axes: Axes) -> Result<Kernel, Fail> {
+        let values = [
+            ("IN_LAYOUT", axes.in_layout.axis_value()),
+            ("OUT_LAYOUT", axes.out_layout.axis_value()),
+            ("PASSTHROUGH", axes.passthrough as i64),
+        ];
+        let vb = self.ops.variant(PIXEL_SHUFFLE_BASELINE, &values)?;
+        Ok(Kernel {
+            name: "baseline".into(),
+            pipeline: Arc::new(Pipeline::for_variant(
+                self.ops.context(),
+                PIXEL_SHUFFLE_BASELINE,
+                vb,
+                &PipelineOptions::default(),
+            )?),
+            path: None,
+        })
+    }
+
+    /// The rewrite's kernels of one (pair, quantization): each path at its
+    /// workgroup shape `locals` (or the swept path at each sweep shape), and
+    /// glslang's build of each path. The rewrite is one blob, specialized for
+    /// the pair, quantization and path.
+    pub fn rewrite(&self, axes: Axes, locals: &[[u32; 3]]) -> Result<Vec<Kernel>, Fail> {
+        let (ctx, a) = (self.ops.context(), self.args);
+        let specs = ShufflePath::ALL.map(|path| {
+            shuffle_specialization(axes.in_layout, axes.out_layout, axes.passthrough, path)
+        });
+        let options = |local, path: ShufflePath| PipelineOptions {
+            local_size: Some(local),
+            specialization: &specs[path as usize],
+        };
+        let v = self.ops.variant(PIXEL_SHUFFLE, &[])?;
+        let mut out = Vec::new();
+        let pipe =
+            |local, path| Pipeline::for_variant(ctx, PIXEL_SHUFFLE, v, &options(local, path));
+        if let Some(shapes) = &a.sweep {
+            for &s in shapes {
+                out.push(Kernel {
+                    name: format!("rewrite {}x{}x{}", s[0], s[1], s[2]),
+                    pipeline: Arc::new(pipe(s, a.sweep_path)?),
+                    path: Some(a.sweep_path),
+                });
+            }
+            return Ok(out);
+        }
+        for (path, &local) in ShufflePath::ALL.into_iter().zip(locals) {
+            out.push(Kernel {
+                name: format!("path {}", path.name()),
+                pipeline: Arc::new(pipe(local, path)?),
+                path: Some(path),
+            });
+            if let Some(blob) = &self.glslang {
+                out.push(Kernel {
+                    name: format!("path {} (glslang)", path.name()),
+                    pipeline: Arc::new(Pipeline::new(
+                        ctx,
+                        "glslang build",
+                        blob,
+                        &options(local, path),
+                    )?),
+                    path: Some(path),
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The glslang-built blob of `variant` from `dir`: the artifact file name
+/// with `.spv` (the set has no axes: `<target>.spv`). glslang turns
+/// `local_size_*_id` into specialization constants 0, 1, 2, which the
+/// pipeline sets from the local size (as for ours), and keeps the ids 3, 4,
+/// 5, 6 of the layouts, passthrough and path; the same GLSL has the same
+/// bindings and constants: our reflection serves.
+fn glslang_blob(dir: &Path, variant: &Variant) -> Result<Blob, Fail> {
+    let path = dir
+        .join("q8ta_pixel_shuffle")
+        .join(format!("{}.spv", variant.target));
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    Ok(Blob {
+        // The blob's SPIR-V is 'static; read once per run, leaked once.
+        spirv: Box::leak(words.into_boxed_slice()),
+        reflection: variant.blob.reflection.clone(),
+    })
+}

@@ -1,0 +1,80 @@
+//! One measurement, its spread of GPU times, and "rewrite": the records of
+//! the path the runtime takes, named for the report.
+
+use ncnn_glsl_runtime::q8ta::launch;
+use ncnn_glsl_runtime::DeviceType;
+
+use crate::cases::Case;
+
+/// Median and the 10th / 90th percentiles of GPU times, in microseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    /// The median.
+    pub median: f64,
+    /// The 10th percentile.
+    pub p10: f64,
+    /// The 90th percentile.
+    pub p90: f64,
+}
+
+/// The spread of `ns` (nanoseconds); `None` when there are none.
+pub fn spread(mut ns: Vec<f64>) -> Option<Spread> {
+    if ns.is_empty() {
+        return None;
+    }
+    ns.sort_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| ns[((ns.len() - 1) as f64 * q).round() as usize] / 1e3;
+    Some(Spread {
+        median: at(0.5),
+        p10: at(0.1),
+        p90: at(0.9),
+    })
+}
+
+/// One measured (case, kernel): the kernels by name, the copies as "copy"
+/// and "copy (shader)".
+#[derive(Clone)]
+pub struct Record {
+    /// What was measured.
+    pub case: Case,
+    /// The kernel's name (`path tile`, `baseline`, `copy`, ...).
+    pub kernel: String,
+    /// Its workgroup shape (`[0, 0, 0]` for `vkCmdCopyBuffer`).
+    pub local: [u32; 3],
+    /// Input bytes + output bytes, padding included.
+    pub bytes: usize,
+    /// The GPU times of the timed repetitions.
+    pub time: Spread,
+}
+
+impl Record {
+    /// Bytes moved per second at the median time, in GB/s.
+    pub fn gbps(&self) -> f64 {
+        self.bytes as f64 / (self.time.median * 1e3)
+    }
+}
+
+/// Adds "rewrite" (and "rewrite (glslang)") records: the measurements of
+/// the path the runtime takes for each case on a `device` of that type
+/// ([`ShufflePath`](ncnn_glsl_runtime::q8ta::ShufflePath) rule
+/// `q8ta::launch::shuffle_path`), under the name the report compares. Any
+/// earlier ones are replaced: `--from-json` derives them again.
+pub fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
+    let mut extra = Vec::new();
+    for r in records.iter() {
+        let chosen = launch::shuffle_path(r.case.shape, r.case.axes, device).name();
+        let name = if r.kernel == format!("path {chosen}") {
+            "rewrite"
+        } else if r.kernel == format!("path {chosen} (glslang)") {
+            "rewrite (glslang)"
+        } else {
+            continue;
+        };
+        extra.push(Record {
+            kernel: name.to_string(),
+            ..r.clone()
+        });
+    }
+    records.retain(|r| !matches!(r.kernel.as_str(), "rewrite" | "rewrite (glslang)"));
+    records.extend(extra);
+}
