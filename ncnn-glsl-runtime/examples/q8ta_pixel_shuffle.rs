@@ -11,7 +11,8 @@
 //!
 //! `--shape` is the shuffle's input shape (C a multiple of 4). `--vectors`
 //! runs every case of a golden-vector file (the format of
-//! `shared/vectors/q8ta_pixel_shuffle.json`) through both kernels instead.
+//! `ncnn-glsl-runtime/tests/data/q8ta_pixel_shuffle.json`) through both
+//! kernels instead.
 //! The exit status is non-zero on any mismatch.
 
 use std::process::ExitCode;

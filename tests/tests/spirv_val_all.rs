@@ -34,7 +34,7 @@ static STORE_WORD: &VariantSet =
     include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_word.comp");
 static STORE_QUAD: &VariantSet =
     include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_quad.comp");
-/// The benchmark's copy shader (`ncnn-glsl-runtime/examples/q8ta_bench.rs`).
+/// The benchmark's copy shader (`ncnn-glsl-runtime/examples/q8ta_bench/`, through `ncnn_glsl_testkit::bench`).
 static BENCH_COPY: &VariantSet =
     include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/bench_copy.comp");
 
