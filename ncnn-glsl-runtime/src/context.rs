@@ -31,9 +31,9 @@ pub struct ContextOptions {
     /// The Vulkan loader library to use instead of the system's `libvulkan.so.1`.
     pub loader: Option<PathBuf>,
     /// The variant sets that will run on the context: the device enables
-    /// the features their variants can use, and only those (a context for
-    /// the q8ta operations names [`crate::q8ta::SETS`]:
-    /// [`crate::q8ta::context_options`]).
+    /// the features their variants can use, and only those. An application
+    /// that ships its own sets names them here (or gives its users options
+    /// that do).
     pub variant_sets: Vec<&'static VariantSet>,
     /// Load `VK_LAYER_KHRONOS_validation` with synchronization validation on
     /// (an error when the layer is missing).
