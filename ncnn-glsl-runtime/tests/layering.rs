@@ -23,5 +23,9 @@ fn no_generic_module_names_q8ta() {
             );
         }
     }
-    assert!(read >= 10, "only {read} modules read from {}", src.display());
+    assert!(
+        read >= 10,
+        "only {read} modules read from {}",
+        src.display()
+    );
 }

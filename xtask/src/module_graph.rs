@@ -14,11 +14,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The crates whose module graphs are checked, by source folder.
+/// The crates (and multi-file examples) whose module graphs are checked, by
+/// source folder.
 const CRATES: &[&str] = &[
     "ncnn-glsl-core/src",
     "ncnn-glsl-macros/src",
     "ncnn-glsl-runtime/src",
+    "ncnn-glsl-runtime/examples/q8ta_bench",
     "ncnn-glsl-cli/src",
     "testkit/src",
     "xtask/src",

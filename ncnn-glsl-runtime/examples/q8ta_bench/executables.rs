@@ -8,8 +8,8 @@ use ncnn_glsl_runtime::q8ta::{Layout, Shape};
 use serde_json::{json, Value};
 
 use crate::cases::{self, pair_key, Case};
+use crate::error::Fail;
 use crate::kernels::{Kernel, Kernels};
-use crate::Fail;
 
 /// Writes to `path`, for every kernel of every layout pair (whatever
 /// `--pairs` says) and each quantization of `quant`, at each set of

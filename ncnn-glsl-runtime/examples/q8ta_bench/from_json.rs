@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 
 use crate::args::Args;
 use crate::cases::{self, Case};
+use crate::error::Fail;
 use crate::record::{add_rewrite, Record, Spread};
 use crate::report::report;
 use crate::svg::svg;
-use crate::Fail;
 
 /// The JSON's `device_type` (the `Debug` name); a run without one was on the
 /// H200, a discrete GPU.

@@ -13,7 +13,7 @@ use ncnn_glsl_runtime::{Blob, Pipeline, PipelineOptions, Variant};
 
 use crate::args::Args;
 use crate::cases::{pair_key, Case};
-use crate::Fail;
+use crate::error::Fail;
 
 /// A kernel under test: a pipeline and its path (`None`: the baseline, whose
 /// grid differs).

@@ -61,7 +61,8 @@
 //! - `sweep.rs`: the best workgroup shape per pair (`--sweep`, `--best`);
 //! - `svg.rs`: the chart (`--svg`);
 //! - `from_json.rs`: `--from-json`;
-//! - `executables.rs`: `--executables`.
+//! - `executables.rs`: `--executables`;
+//! - `error.rs`: the one error type every step returns.
 //!
 //! The copy shader and the heater are `ncnn_glsl_testkit::bench`.
 
@@ -72,6 +73,7 @@ use ncnn_glsl_runtime::Options;
 
 mod args;
 mod cases;
+mod error;
 mod executables;
 mod from_json;
 mod kernels;
@@ -83,7 +85,7 @@ mod svg;
 mod sweep;
 mod timed;
 
-type Fail = Box<dyn std::error::Error>;
+use error::Fail;
 
 fn main() -> ExitCode {
     let a = args::from_command_line();

@@ -7,9 +7,9 @@ use ncnn_glsl_testkit::bench::{CopyLaunch, Heater};
 use ncnn_glsl_testkit::Rng;
 
 use crate::cases::{quant_name, Case};
+use crate::error::Fail;
 use crate::kernels::Kernel;
 use crate::record::{add_rewrite, spread, Record};
-use crate::Fail;
 
 /// What every case of a timed run shares: the device, the repetitions, the
 /// copy shader (a ceiling) with the heater that runs it, and the inputs'

@@ -12,7 +12,7 @@ use ncnn_glsl_runtime::{Blob, Context, ContextOptions, Options, Pipeline, Pipeli
 use serde_json::{json, Value};
 
 use crate::args::Args;
-use crate::Fail;
+use crate::error::Fail;
 
 /// Wall-clock start-up: context creation, then the first pixel shuffle's
 /// result on the host, then one more pipeline of the shuffle's blob,

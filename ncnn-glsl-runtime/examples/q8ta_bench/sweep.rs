@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::cases::pair_key;
+use crate::error::Fail;
 use crate::record::Record;
-use crate::Fail;
 
 /// Per pair key ([`pair_key`]): the shape with the least total median time
 /// over the cases, and that time (us).

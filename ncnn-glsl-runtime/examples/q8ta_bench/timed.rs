@@ -17,7 +17,7 @@ use crate::kernels::{Kernel, Kernels};
 use crate::measure::Bench;
 use crate::report::report;
 use crate::svg::svg;
-use crate::{sweep, Fail};
+use crate::{error::Fail, sweep};
 
 /// Measures what `a` asks for with the kernels of `k` and writes the
 /// outputs; `start` is the start-up's timing, recorded in the JSON.
