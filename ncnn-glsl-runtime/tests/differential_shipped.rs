@@ -16,7 +16,7 @@
 //! Variants with identical finished GLSL are one shader and run once.
 //! Variants the device cannot run (a feature either blob needs is missing)
 //! are listed with the reason. The seed is printed on failure;
-//! `NCNN_DIFF_SEED=N` replays it.
+//! `NCNN_SEED=N` replays it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
