@@ -14,6 +14,9 @@ use crate::source::{FsLoader, SourceFile};
 use crate::target::Target;
 use crate::variant::build::{build, BuiltSet};
 
+mod module;
+pub use module::module_items;
+
 /// Where `name` is found: relative to the calling crate's manifest directory,
 /// then in the shipped shader library. The error lists both places.
 pub fn find_shader(name: &str, caller_dir: &Path, library_dir: &Path) -> Result<PathBuf, String> {
@@ -40,6 +43,24 @@ pub fn include_shader(
     library_dir: &Path,
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
+    let set = build_shader(name, caller_dir, library_dir)?;
+    Ok(tokens(name, &set, krate))
+}
+
+/// The item form: the items of `VIS mod NAME { ... }` for shader `name`
+/// (the set and its typed host side, [`module_items`]).
+pub fn include_module(
+    name: &str,
+    caller_dir: &Path,
+    library_dir: &Path,
+    krate: &TokenStream,
+) -> Result<TokenStream, String> {
+    let set = build_shader(name, caller_dir, library_dir)?;
+    module_items(name, &set, tokens(name, &set, krate), krate)
+}
+
+/// The variant set of shader `name`, found as [`find_shader`] says.
+fn build_shader(name: &str, caller_dir: &Path, library_dir: &Path) -> Result<BuiltSet, String> {
     let path = find_shader(name, caller_dir, library_dir)?;
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read shader `{}`: {e}", path.display()))?;
@@ -50,9 +71,7 @@ pub fn include_shader(
     };
     // The shipped library is searched for `#include <...>` after the shader's own directory.
     let search = [library_dir.to_path_buf()];
-    let set =
-        build(source, &FsLoader, &search, &CompileOptions::default()).map_err(|d| d.to_string())?;
-    Ok(tokens(name, &set, krate))
+    build(source, &FsLoader, &search, &CompileOptions::default()).map_err(|d| d.to_string())
 }
 
 /// The expression for a built set.
@@ -116,7 +135,7 @@ fn strs_tokens(v: &[Str]) -> TokenStream {
 /// A `Reflection` literal whose slices and strings are borrowed `'static` data.
 fn reflection_tokens(r: &Reflection, krate: &TokenStream) -> TokenStream {
     let bindings = r.bindings.iter().map(|b| {
-        let (set, binding) = (b.set, b.binding);
+        let (set, binding, min_size) = (b.set, b.binding, b.min_size);
         let kind = format_ident!("{}", format!("{:?}", b.kind));
         let access = format_ident!("{}", format!("{:?}", b.access));
         let name = str_tokens(&b.name);
@@ -132,7 +151,7 @@ fn reflection_tokens(r: &Reflection, krate: &TokenStream) -> TokenStream {
                 set: #set, binding: #binding,
                 kind: #krate::reflection::BindingKind::#kind,
                 access: #krate::reflection::Access::#access,
-                name: #name, instance: #instance,
+                name: #name, instance: #instance, min_size: #min_size,
             }
         }
     });
@@ -153,6 +172,23 @@ fn reflection_tokens(r: &Reflection, krate: &TokenStream) -> TokenStream {
         quote! { #krate::reflection::SpecConstant { id: #id, name: #name, ty: #ty, default: #default } }
     });
     let push = r.push_constant_size;
+    let members = r.push_constants.iter().map(|m| {
+        let (name, offset, size) = (str_tokens(&m.name), m.offset, m.size);
+        let t = &m.ty;
+        let scalar = format_ident!("{}", format!("{:?}", t.scalar));
+        let (rows, columns, column_stride) = (t.rows, t.columns, t.column_stride);
+        let (array_len, array_stride, glsl) = (t.array_len, t.array_stride, str_tokens(&t.glsl));
+        quote! {
+            #krate::reflection::PushMember {
+                name: #name, offset: #offset, size: #size,
+                ty: #krate::reflection::MemberType {
+                    scalar: #krate::reflection::MemberScalar::#scalar,
+                    rows: #rows, columns: #columns, column_stride: #column_stride,
+                    array_len: #array_len, array_stride: #array_stride, glsl: #glsl,
+                },
+            }
+        }
+    });
     let [lx, ly, lz] = r.local_size;
     let ids = r.local_size_spec_ids.iter().map(|i| match i {
         Some(i) => quote! { Some(#i) },
@@ -168,6 +204,7 @@ fn reflection_tokens(r: &Reflection, krate: &TokenStream) -> TokenStream {
         #krate::reflection::Reflection {
             bindings: ::std::borrow::Cow::Borrowed(&[#(#bindings),*]),
             push_constant_size: #push,
+            push_constants: ::std::borrow::Cow::Borrowed(&[#(#members),*]),
             local_size: [#lx, #ly, #lz],
             local_size_spec_ids: [#(#ids),*],
             spec_constants: ::std::borrow::Cow::Borrowed(&[#(#specs),*]),

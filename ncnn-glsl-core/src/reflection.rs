@@ -20,6 +20,10 @@ pub struct Reflection {
     /// Bytes of the push-constant block the host must provide (the end of
     /// its last member, std430); 0 when there is none.
     pub push_constant_size: u32,
+    /// The push-constant block's members, in offset order (std430): what a
+    /// typed host struct must hold (`include_ncnn_shader!(pub mod ...)`).
+    #[serde(default)]
+    pub push_constants: Cow<'static, [PushMember]>,
     /// `local_size_x/y/z` as compiled into `OpExecutionMode LocalSize`
     /// (a dimension given only by `local_size_*_id` is 1).
     pub local_size: [u32; 3],
@@ -50,6 +54,63 @@ pub struct Binding {
     pub name: Str,
     /// The instance name of a block, if it has one.
     pub instance: Option<Str>,
+    /// Bytes of the block's fixed-size part (up to its runtime-sized array,
+    /// or the whole block): a smaller buffer makes the shader read or write
+    /// past it. 0 for images and samplers.
+    #[serde(default)]
+    pub min_size: u64,
+}
+
+/// One member of a push-constant block, where the host writes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushMember {
+    /// The member's name.
+    pub name: Str,
+    /// Byte offset in the block.
+    pub offset: u32,
+    /// Bytes it occupies (an array: its length times its stride).
+    pub size: u32,
+    /// Its type.
+    pub ty: MemberType,
+}
+
+/// The type of a push-constant member, as far as a host struct needs it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberType {
+    /// The scalar of a scalar, vector, matrix or array.
+    pub scalar: MemberScalar,
+    /// Components of a vector, rows of a matrix; 1 for a scalar.
+    pub rows: u32,
+    /// Columns of a matrix; 1 otherwise.
+    pub columns: u32,
+    /// Bytes between a matrix's columns (0 when it is not a matrix).
+    pub column_stride: u32,
+    /// Array length; 0 when it is not an array.
+    pub array_len: u32,
+    /// Bytes between array elements (0 when it is not an array).
+    pub array_stride: u32,
+    /// The GLSL spelling, for messages: `int`, `vec4`, `mat2`, `uint[4]`, ...
+    pub glsl: Str,
+}
+
+/// The scalar kinds a push-constant member can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemberScalar {
+    /// `bool`: 4 bytes in a block, 0 or 1.
+    Bool,
+    /// 32-bit `int`.
+    Int,
+    /// 32-bit `uint`.
+    Uint,
+    /// 32-bit `float`.
+    Float,
+    /// `float16_t`.
+    Float16,
+    /// `double`.
+    Double,
+    /// A struct, or anything else a host struct has no plain field for.
+    Other,
 }
 
 /// Descriptor kinds a compute shader can use.

@@ -12,6 +12,7 @@ use gpu_allocator::{AllocationError, MemoryLocation};
 
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::storage::FloatStorage;
 use crate::submit::barrier;
 
 /// How a buffer's bytes move between host and device.
@@ -150,6 +151,24 @@ impl Drop for Staging<'_> {
     }
 }
 
+/// Bytes of `n` floats stored as `storage`, refused past `limit` (or past
+/// what a `usize` holds) with the count and the limit.
+fn float_bytes(storage: FloatStorage, n: usize, limit: Option<u64>, what: &str) -> Result<u64> {
+    n.checked_mul(storage.element_bytes())
+        .and_then(|b| (b as u64).div_ceil(4).checked_mul(4))
+        .filter(|&b| limit.is_none_or(|l| b <= l))
+        .ok_or_else(|| {
+            Error::bad(
+                format!("{what} of {n} floats"),
+                format!("{n} x {} bytes", storage.element_bytes()),
+                match limit {
+                    Some(l) => format!("the buffer holds {l} bytes"),
+                    None => "it must fit in memory".to_string(),
+                },
+            )
+        })
+}
+
 /// The mapped bytes of a host-visible, coherent allocation.
 fn mapped(a: Option<&mut Allocation>) -> Result<&mut [u8]> {
     a.and_then(|a| a.mapped_slice_mut())
@@ -279,6 +298,30 @@ impl Buffer {
                 })
             }
         }
+    }
+
+    /// A buffer for `n` floats stored as `storage` (a whole number of 32-bit
+    /// words, as the packed modes read them).
+    pub fn for_floats(ctx: &Arc<Context>, storage: FloatStorage, n: usize) -> Result<Buffer> {
+        let bytes = float_bytes(storage, n, None, "buffer")?;
+        Buffer::new(ctx, bytes)
+    }
+
+    /// Writes `values` at the start of the buffer in the bytes a variant
+    /// with `storage` reads (`FloatStorage::of(variant.target.options)`:
+    /// fp32, fp16 or bf16 bits, packed or not).
+    pub fn write_floats(&mut self, storage: FloatStorage, values: &[f32]) -> Result<()> {
+        self.write(&storage.encode(values))
+    }
+
+    /// Reads the first `n` floats of the buffer, stored as `storage`.
+    pub fn read_floats(&mut self, storage: FloatStorage, n: usize) -> Result<Vec<f32>> {
+        let len = float_bytes(storage, n, Some(self.size), "read")?;
+        let mut bytes = vec![0u8; len as usize];
+        self.read(&mut bytes)?;
+        storage
+            .decode(&bytes, n)
+            .ok_or_else(|| Error::bad("floats to read", n, format!("{len} bytes were read")))
     }
 
     /// Reads the first `out.len()` bytes of the buffer.

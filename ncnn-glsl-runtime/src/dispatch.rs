@@ -25,6 +25,9 @@ use crate::submit::barrier;
 pub struct Dispatch<'a> {
     /// One buffer per [`Pipeline::slots`], in that order.
     pub buffers: &'a [&'a Buffer],
+    /// The block names the buffers are meant for, checked against the
+    /// slots' names when given ([`Dispatch::typed`] gives them).
+    pub names: Option<&'a [&'a str]>,
     /// Exactly [`Pipeline::push_constant_size`] bytes.
     pub push_constants: &'a [u8],
     /// Workgroups on each axis.
@@ -40,10 +43,43 @@ impl<'a> Dispatch<'a> {
     pub fn new(buffers: &'a [&'a Buffer], push_constants: &'a [u8], groups: [u32; 3]) -> Self {
         Dispatch {
             buffers,
+            names: None,
             push_constants,
             groups,
             max_piece: None,
         }
+    }
+
+    /// A dispatch from the typed host side of `include_ncnn_shader!(mod ...)`:
+    /// the buffers by name (`Buffers { .. }.bind()`), the push constants as
+    /// the generated `PushConstants` struct (any `bytemuck::NoUninit` value).
+    pub fn typed<P: bytemuck::NoUninit, const N: usize>(
+        buffers: &'a Bound<'a, N>,
+        push_constants: &'a P,
+        groups: [u32; 3],
+    ) -> Self {
+        Dispatch {
+            buffers: &buffers.buffers,
+            names: Some(buffers.names),
+            push_constants: bytemuck::bytes_of(push_constants),
+            groups,
+            max_piece: None,
+        }
+    }
+}
+
+/// Buffers in a pipeline's slot order with the block names they are for
+/// (what a generated `Buffers::bind` returns).
+#[derive(Clone, Copy, Debug)]
+pub struct Bound<'a, const N: usize> {
+    buffers: [&'a Buffer; N],
+    names: &'static [&'static str; N],
+}
+
+impl<'a, const N: usize> Bound<'a, N> {
+    /// `buffers[i]` is for the block `names[i]`.
+    pub fn new(buffers: [&'a Buffer; N], names: &'static [&'static str; N]) -> Self {
+        Bound { buffers, names }
     }
 }
 
@@ -82,7 +118,27 @@ impl Pipeline {
                 format!("the shader binds {}", self.slots.len()),
             ));
         }
+        if let Some(names) = args.names {
+            let slots: Vec<&str> = self.slots.iter().map(|s| s.name.as_str()).collect();
+            if names != slots.as_slice() {
+                return Err(Error::bad(
+                    format!("buffers for {}", self.name),
+                    format!("buffers for the blocks {names:?}"),
+                    format!("the pipeline binds {slots:?} (another shader's host types?)"),
+                ));
+            }
+        }
         for (slot, b) in self.slots.iter().zip(args.buffers) {
+            if b.size() < slot.min_size {
+                return Err(Error::bad(
+                    format!("size of the buffer for `{}`", slot.name),
+                    b.size(),
+                    format!(
+                        "the block's fixed-size part is {} bytes, which the shader may access",
+                        slot.min_size
+                    ),
+                ));
+            }
             let (limit, name) = match slot.kind {
                 BindingKind::UniformBuffer => {
                     (limits.max_uniform_buffer_range, "maxUniformBufferRange")

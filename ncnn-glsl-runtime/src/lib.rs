@@ -52,7 +52,7 @@ mod timing;
 
 pub use buffer::{Buffer, Transfer};
 pub use context::{Context, ContextOptions};
-pub use dispatch::Dispatch;
+pub use dispatch::{Bound, Dispatch};
 pub use error::{Error, Result};
 pub use executable::Executable;
 pub use instance::{probe_all, Message, MessageSink, Severity};
@@ -61,6 +61,8 @@ pub use selector::DeviceSelector;
 pub use sequence::{DispatchStats, Sequence};
 pub use storage::FloatStorage;
 
+/// `bytemuck`, which the generated `PushConstants` structs implement.
+pub use bytemuck;
 pub use ncnn_glsl_core::reflection;
 pub use ncnn_glsl_core::variant::{
     AxisInfo, Blob, Choice, SelectError, Usage, Variant, VariantSet,
@@ -73,6 +75,8 @@ pub mod q8ta;
 /// What `include_ncnn_shader!` expands to names these paths; not an API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::{Bound, Buffer, SpecValue};
+    pub use bytemuck;
     pub use ncnn_glsl_core::variant::{AxisInfo, Blob, Usage, Variant, VariantSet};
     pub use ncnn_glsl_core::{reflection, DeviceBits, Options, Target};
 }

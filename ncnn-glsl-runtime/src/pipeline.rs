@@ -84,6 +84,8 @@ pub struct Slot {
     pub kind: BindingKind,
     /// The block's name, for error messages.
     pub name: String,
+    /// Bytes of the block's fixed-size part: a smaller buffer is refused.
+    pub min_size: u64,
 }
 
 /// A compute pipeline and its layouts.
@@ -187,6 +189,7 @@ impl Pipeline {
                 binding: b.binding,
                 kind,
                 name: b.name.to_string(),
+                min_size: b.min_size,
             });
         }
         slots.sort_by_key(|s| (s.set, s.binding));

@@ -35,6 +35,8 @@ pub(crate) struct CheckedModule {
     pub bindings: Vec<Binding>,
     /// The push-constant bytes the host provides.
     pub push_constant_size: u32,
+    /// The push-constant block's members.
+    pub push_constants: Vec<reflect::PushMember>,
 }
 
 /// Parses `edited`, then runs the IR passes, validation and compaction.
@@ -115,7 +117,7 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
         )
     })?;
     // Reflection describes what the user declared, before compaction drops the unused.
-    let (bindings, push_constant_size) = reflect::resources(&module, &edited.writeonly);
+    let resources = reflect::resources(&module, &edited.writeonly);
     let info = naga_run::compact(&origin, &mut module)?;
     let local_size = module
         .entry_points
@@ -127,8 +129,9 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
         info,
         spec_values,
         local_size,
-        bindings,
-        push_constant_size,
+        bindings: resources.bindings,
+        push_constant_size: resources.push_constant_size,
+        push_constants: resources.push_constants,
     })
 }
 

@@ -153,6 +153,7 @@ fn reflection(edited: &EditedText, checked: CheckedModule, spirv: &[u32]) -> Ref
     Reflection {
         bindings: checked.bindings.into(),
         push_constant_size: checked.push_constant_size,
+        push_constants: checked.push_constants.into(),
         local_size: checked.local_size,
         local_size_spec_ids: edited.local_size_spec_ids,
         spec_constants: spec_constants.into(),

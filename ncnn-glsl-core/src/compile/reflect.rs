@@ -2,10 +2,11 @@
 //! naga module (resources, sizes) and from the final SPIR-V words
 //! (capabilities, extensions), so it is true of the blob that ships.
 
-use naga::{AddressSpace, ImageClass, Module, StorageAccess, TypeInner};
+use naga::{AddressSpace, ArraySize, Handle, ImageClass, Module, StorageAccess, Type, TypeInner};
 
 pub use crate::reflection::{
-    Access, Binding, BindingKind, Reflection, Requirements, ScalarValue, SpecConstant, Str,
+    Access, Binding, BindingKind, MemberScalar, MemberType, PushMember, Reflection, Requirements,
+    ScalarValue, SpecConstant, Str,
 };
 use crate::spirv::{op, walk};
 
@@ -197,11 +198,22 @@ pub fn requirements(words: &[u32]) -> Requirements {
     }
 }
 
-/// Bindings and the push-constant size of `module`; `writeonly` holds the
-/// `(set, binding)` of buffers declared `writeonly` before the qualifier was dropped.
-pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> (Vec<Binding>, u32) {
+/// The resources a module declares.
+pub(crate) struct Resources {
+    /// Every binding, by set then binding.
+    pub bindings: Vec<Binding>,
+    /// The push-constant bytes the host provides.
+    pub push_constant_size: u32,
+    /// The push-constant block's members.
+    pub push_constants: Vec<PushMember>,
+}
+
+/// The resources of `module`; `writeonly` holds the `(set, binding)` of
+/// buffers declared `writeonly` before the qualifier was dropped.
+pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> Resources {
     let mut bindings = Vec::new();
     let mut push = 0;
+    let mut push_constants = Vec::new();
     for (_, var) in module.global_variables.iter() {
         let ty = &module.types[var.ty];
         if var.space == AddressSpace::Immediate {
@@ -209,11 +221,22 @@ pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> (Vec<Bindi
             // (the struct's span is rounded up to its alignment; glslang's
             // reflection and ncnn's host structs are not).
             let end = match &ty.inner {
-                TypeInner::Struct { members, .. } => members
-                    .iter()
-                    .map(|m| m.offset + module.types[m.ty].inner.size(module.to_ctx()))
-                    .max()
-                    .unwrap_or(0),
+                TypeInner::Struct { members, .. } => {
+                    for m in members {
+                        let ty = member_type(module, m.ty);
+                        push_constants.push(PushMember {
+                            name: m.name.clone().unwrap_or_default().into(),
+                            offset: m.offset,
+                            size: module.types[m.ty].inner.size(module.to_ctx()),
+                            ty,
+                        });
+                    }
+                    members
+                        .iter()
+                        .map(|m| m.offset + module.types[m.ty].inner.size(module.to_ctx()))
+                        .max()
+                        .unwrap_or(0)
+                }
                 other => other.size(module.to_ctx()),
             };
             push = push.max(end);
@@ -275,6 +298,10 @@ pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> (Vec<Bindi
             ),
             _ => continue,
         };
+        let min_size = match kind {
+            BindingKind::StorageBuffer | BindingKind::UniformBuffer => fixed_size(module, var.ty),
+            _ => 0,
+        };
         bindings.push(Binding {
             set: rb.group,
             binding: rb.binding,
@@ -282,8 +309,140 @@ pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> (Vec<Bindi
             access,
             name: name.into(),
             instance: instance.map(Str::from),
+            min_size,
         });
     }
     bindings.sort_by_key(|b| (b.set, b.binding));
-    (bindings, push)
+    push_constants.sort_by_key(|m| m.offset);
+    Resources {
+        bindings,
+        push_constant_size: push,
+        push_constants,
+    }
+}
+
+/// Bytes of a block's fixed-size part: up to its runtime-sized last member,
+/// or the whole block.
+fn fixed_size(module: &Module, ty: Handle<Type>) -> u64 {
+    let inner = &module.types[ty].inner;
+    let runtime_sized = |t: Handle<Type>| {
+        matches!(
+            module.types[t].inner,
+            TypeInner::Array {
+                size: ArraySize::Dynamic,
+                ..
+            }
+        )
+    };
+    match inner {
+        TypeInner::Struct { members, .. } => match members.last() {
+            Some(last) if runtime_sized(last.ty) => u64::from(last.offset),
+            _ => u64::from(inner.size(module.to_ctx())),
+        },
+        TypeInner::Array {
+            size: ArraySize::Dynamic,
+            ..
+        } => 0,
+        other => u64::from(other.size(module.to_ctx())),
+    }
+}
+
+/// A push-constant member's type as a host struct sees it.
+fn member_type(module: &Module, ty: Handle<Type>) -> MemberType {
+    let scalar_of = |s: naga::Scalar| match (s.kind, s.width) {
+        (naga::ScalarKind::Bool, _) => MemberScalar::Bool,
+        (naga::ScalarKind::Sint, 4) => MemberScalar::Int,
+        (naga::ScalarKind::Uint, 4) => MemberScalar::Uint,
+        (naga::ScalarKind::Float, 4) => MemberScalar::Float,
+        (naga::ScalarKind::Float, 2) => MemberScalar::Float16,
+        (naga::ScalarKind::Float, 8) => MemberScalar::Double,
+        _ => MemberScalar::Other,
+    };
+    let plain = |scalar, rows: u32, columns: u32, column_stride: u32| MemberType {
+        scalar,
+        rows,
+        columns,
+        column_stride,
+        array_len: 0,
+        array_stride: 0,
+        glsl: "".into(),
+    };
+    let mut t = match &module.types[ty].inner {
+        TypeInner::Scalar(s) => plain(scalar_of(*s), 1, 1, 0),
+        TypeInner::Vector { size, scalar } => plain(scalar_of(*scalar), *size as u32, 1, 0),
+        TypeInner::Matrix {
+            columns,
+            rows,
+            scalar,
+        } => {
+            // naga sizes a matrix as its columns times the column stride.
+            let size = module.types[ty].inner.size(module.to_ctx());
+            plain(
+                scalar_of(*scalar),
+                *rows as u32,
+                *columns as u32,
+                size / *columns as u32,
+            )
+        }
+        TypeInner::Array {
+            base,
+            size: ArraySize::Constant(n),
+            stride,
+        } => {
+            let mut e = member_type(module, *base);
+            if e.array_len != 0 {
+                e.scalar = MemberScalar::Other;
+            }
+            e.array_len = n.get();
+            e.array_stride = *stride;
+            e
+        }
+        _ => plain(MemberScalar::Other, 1, 1, 0),
+    };
+    t.glsl = glsl_name(module, ty).into();
+    t
+}
+
+/// The GLSL spelling of a type, for messages.
+fn glsl_name(module: &Module, ty: Handle<Type>) -> String {
+    let t = &module.types[ty];
+    let prefix = |s: naga::Scalar| match (s.kind, s.width) {
+        (naga::ScalarKind::Bool, _) => "b",
+        (naga::ScalarKind::Sint, _) => "i",
+        (naga::ScalarKind::Uint, _) => "u",
+        (naga::ScalarKind::Float, 2) => "f16",
+        (naga::ScalarKind::Float, 8) => "d",
+        _ => "",
+    };
+    let scalar = |s: naga::Scalar| {
+        match (s.kind, s.width) {
+            (naga::ScalarKind::Bool, _) => "bool",
+            (naga::ScalarKind::Sint, _) => "int",
+            (naga::ScalarKind::Uint, _) => "uint",
+            (naga::ScalarKind::Float, 2) => "float16_t",
+            (naga::ScalarKind::Float, 8) => "double",
+            _ => "float",
+        }
+        .to_string()
+    };
+    match &t.inner {
+        TypeInner::Scalar(s) => scalar(*s),
+        TypeInner::Vector { size, scalar } => format!("{}vec{}", prefix(*scalar), *size as u32),
+        TypeInner::Matrix {
+            columns,
+            rows,
+            scalar,
+        } if columns == rows => format!("{}mat{}", prefix(*scalar), *columns as u32),
+        TypeInner::Matrix {
+            columns,
+            rows,
+            scalar,
+        } => format!("{}mat{}x{}", prefix(*scalar), *columns as u32, *rows as u32),
+        TypeInner::Array {
+            base,
+            size: ArraySize::Constant(n),
+            ..
+        } => format!("{}[{n}]", glsl_name(module, *base)),
+        _ => t.name.clone().unwrap_or_else(|| "struct".into()),
+    }
 }

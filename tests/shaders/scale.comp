@@ -1,0 +1,1 @@
+../../ncnn-glsl-runtime/examples/shaders/scale.comp
