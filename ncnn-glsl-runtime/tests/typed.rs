@@ -167,6 +167,18 @@ fn typed_buffers_of_another_shader_are_refused() {
             e.contains("[\"x_blob\", \"y_blob\"]") && e.contains("[\"a_blob\", \"b_blob\"]"),
             "{e}"
         );
+        // More floats than a buffer holds, or than memory can.
+        let mut small = Buffer::new(ctx, 64).unwrap();
+        let e = small
+            .read_floats(FloatStorage::F16, 1000)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("read of 1000 floats") && e.contains("holds 64 bytes"), "{e}");
+        let e = Buffer::for_floats(ctx, FloatStorage::F32, usize::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("must fit in memory"), "{e}");
+        assert_eq!(small.read_floats(FloatStorage::F16, 32).unwrap().len(), 32);
     });
 }
 

@@ -51,18 +51,21 @@ fn enum_variants(file: &str, name: &str) -> Vec<String> {
 #[test]
 fn the_error_table_names_only_tests_that_exist_and_every_error_variant() {
     let table = std::fs::read_to_string(workspace_root().join("docs/errors.md")).unwrap();
-    // Every `fn NAME(` of the workspace's Rust files.
+    // Every `fn NAME(` of the workspace's Rust files, and every `mod NAME`
+    // (a module whose doc comment holds doctests, `compile_fail` ones too).
     let mut files = Vec::new();
     rust_files(&workspace_root(), &mut files);
     let mut fns = BTreeSet::new();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
-        for part in text.split("fn ").skip(1) {
-            let name: String = part
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            fns.insert(name);
+        for keyword in ["fn ", "mod "] {
+            for part in text.split(keyword).skip(1) {
+                let name: String = part
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                fns.insert(name);
+            }
         }
     }
     let mut rows = 0;
