@@ -26,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let storage = FloatStorage::of(choice.chosen.options);
 
     let n = 1000; // vec4s
-    // `psc(n)`: fixed at pipeline creation, so the push constant's `n` is not read.
+                  // `psc(n)`: fixed at pipeline creation, so the push constant's `n` is not read.
     let spec = scale::Specialization { n: Some(n) };
     let options = PipelineOptions {
         specialization: &spec.values(),

@@ -1,7 +1,7 @@
 //! One dispatch: its arguments, their checks, and its commands (descriptors,
 //! push constants, the grid, optionally in `vkCmdDispatchBase` pieces).
 //! Submission, the barriers between steps and the timestamps are
-//! [`Sequence`]'s.
+//! [`Sequence`](crate::Sequence)'s.
 //!
 //! A grid past `maxComputeWorkGroupCount` is an error, not split: Vulkan
 //! bounds `vkCmdDispatchBase` too (VUID-vkCmdDispatchBase-baseGroupX-00421:

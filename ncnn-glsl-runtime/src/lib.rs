@@ -23,6 +23,14 @@
 //! # Ok(()) }
 //! ```
 //!
+//! The item form `include_ncnn_shader!(mod NAME = "FILE");` adds a typed
+//! host side generated from the reflection: `NAME::PushConstants` (the
+//! block as a `Pod` struct, std430 offsets checked at compile time),
+//! `NAME::Specialization` (constants by name) and `NAME::Buffers` (blocks by
+//! name), for [`Dispatch::typed`]; [`Buffer::write_floats`] and
+//! [`Buffer::read_floats`] convert host floats to the chosen variant's
+//! storage (`examples/typed_scale.rs`).
+//!
 //! Modules, lowest first (each uses only those before it): [`error`],
 //! [`storage`], [`probe`] (a device's description), [`instance`] (loader,
 //! instance, validation messages), [`selector`] (which device), [`context`],

@@ -173,7 +173,10 @@ fn typed_buffers_of_another_shader_are_refused() {
             .read_floats(FloatStorage::F16, 1000)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("read of 1000 floats") && e.contains("holds 64 bytes"), "{e}");
+        assert!(
+            e.contains("read of 1000 floats") && e.contains("holds 64 bytes"),
+            "{e}"
+        );
         let e = Buffer::for_floats(ctx, FloatStorage::F32, usize::MAX)
             .unwrap_err()
             .to_string();

@@ -43,7 +43,7 @@ impl ShufflePush {
 
     /// The block for an input shape (validated by the caller), a
     /// requantization, the invocations launched per axis (workgroups times
-    /// local size, see [`launch`]) and the local size.
+    /// local size, see [`launch`](super::launch)) and the local size.
     pub fn new(input: Shape, r: &Requant, launched: [u32; 3], local: [u32; 3]) -> Self {
         ShufflePush {
             n: input.n as i32,
