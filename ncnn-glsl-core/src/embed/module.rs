@@ -31,7 +31,7 @@ pub fn module_items(
 ) -> Result<TokenStream, String> {
     let first = common_reflection(name, set)?;
     let push = push_struct(&first.push_constants, first.push_constant_size, krate)?;
-    let spec = specialization(first, krate);
+    let spec = specialization(first, krate)?;
     let buffers = buffers(first, krate)?;
     let doc = format!("Every variant of `{name}`, compiled at build time.");
     Ok(quote! {
@@ -228,7 +228,7 @@ fn push_struct(
 }
 
 /// `Specialization`: one `Option` per constant of a type the runtime can set.
-fn specialization(r: &Reflection, krate: &TokenStream) -> TokenStream {
+fn specialization(r: &Reflection, krate: &TokenStream) -> Result<TokenStream, String> {
     let mut fields = Vec::new();
     let mut values = Vec::new();
     for c in r.spec_constants.iter() {
@@ -240,9 +240,7 @@ fn specialization(r: &Reflection, krate: &TokenStream) -> TokenStream {
             // The runtime's `SpecValue` has no other types.
             _ => continue,
         };
-        let Ok(ident) = field_ident(&c.name, "specialization constant") else {
-            continue;
-        };
+        let ident = field_ident(&c.name, "specialization constant")?;
         let id = c.id;
         let doc = format!(
             "`layout(constant_id = {id}) const {} {}`; `None` keeps the shader's default.",
@@ -255,7 +253,7 @@ fn specialization(r: &Reflection, krate: &TokenStream) -> TokenStream {
             }
         });
     }
-    quote! {
+    Ok(quote! {
         /// Values for the shader's specialization constants, by name.
         #[derive(Clone, Copy, Debug, Default, PartialEq)]
         #[allow(non_snake_case)]
@@ -270,7 +268,7 @@ fn specialization(r: &Reflection, krate: &TokenStream) -> TokenStream {
                 out
             }
         }
-    }
+    })
 }
 
 /// `Buffers`: the buffer bindings by name, in the pipeline's slot order.
