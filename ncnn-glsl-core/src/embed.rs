@@ -8,6 +8,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::compile::CompileOptions;
+use crate::expand::ExpandOptions;
 use crate::options::Options;
 use crate::reflection::{Reflection, ScalarValue, Str};
 use crate::source::{FsLoader, SourceFile};
@@ -34,10 +35,16 @@ pub fn find_shader(name: &str, caller_dir: &Path, library_dir: &Path) -> Result<
 /// Builds the variant set of shader `name` and returns the expression that
 /// embeds it: a `&'static VariantSet` of the crate at path `krate`. `Err`
 /// holds the whole diagnostic text for `compile_error!`.
+///
+/// `options` holds the macro's `defines` and `include` directories; a
+/// relative directory is taken from `caller_dir`. The shipped library is
+/// searched after them, and the files found through any of them are among
+/// the files the expansion makes Cargo watch.
 pub fn include_shader(
     name: &str,
     caller_dir: &Path,
     library_dir: &Path,
+    options: &ExpandOptions,
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
     let path = find_shader(name, caller_dir, library_dir)?;
@@ -48,10 +55,14 @@ pub fn include_shader(
         path: Some(path.clone()),
         text,
     };
-    // The shipped library is searched for `#include <...>` after the shader's own directory.
-    let search = [library_dir.to_path_buf()];
+    // The shipped library is searched for includes after the caller's own directories.
+    let mut expand = options.clone();
+    for dir in &mut expand.include_dirs {
+        *dir = caller_dir.join(&*dir);
+    }
+    expand.include_dirs.push(library_dir.to_path_buf());
     let set =
-        build(source, &FsLoader, &search, &CompileOptions::default()).map_err(|d| d.to_string())?;
+        build(source, &FsLoader, &expand, &CompileOptions::default()).map_err(|d| d.to_string())?;
     Ok(tokens(name, &set, krate))
 }
 
@@ -197,3 +208,7 @@ fn target_tokens(t: Target, krate: &TokenStream) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "embed_options_tests.rs"]
+mod options_tests;
