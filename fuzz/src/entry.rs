@@ -29,7 +29,8 @@ use std::sync::{Mutex, Once};
 
 use ncnn_glsl_core::device::DeviceBits;
 use ncnn_glsl_core::{
-    compile, expand, CompileOptions, DeviceCaps, Flag, MemoryLoader, Options, SourceFile, Target,
+    compile, expand, CompileOptions, DeviceCaps, ExpandOptions, Flag, MemoryLoader, Options,
+    SourceFile, Target,
 };
 
 /// One panic seen by the hook: where and what.
@@ -210,8 +211,9 @@ fn loader(include: Option<String>) -> MemoryLoader {
     }
 }
 
-fn search_paths() -> Vec<PathBuf> {
-    vec![PathBuf::from("inc")]
+/// No defines; `inc/` searched for includes.
+fn expand_options() -> ExpandOptions {
+    ExpandOptions::include([PathBuf::from("inc")])
 }
 
 fn source(text: String) -> SourceFile {
@@ -256,7 +258,7 @@ pub fn run_preprocess(data: &[u8]) -> Result<Notes, String> {
         &h.target,
         h.device.as_ref(),
         &loader(h.include),
-        &search_paths(),
+        &expand_options(),
     );
     verdict(r.as_ref().err())
 }
@@ -275,7 +277,7 @@ fn compile_text(text: String, h: &Header) -> Result<Notes, String> {
         &h.target,
         h.device.as_ref(),
         &loader(h.include.clone()),
-        &search_paths(),
+        &expand_options(),
     );
     let e = match expanded {
         Ok(e) => e,
@@ -323,7 +325,7 @@ pub fn run_variant_build(data: &[u8]) -> Result<Notes, String> {
     let r = ncnn_glsl_core::variant::build::build(
         source(text),
         &loader(h.include),
-        &search_paths(),
+        &expand_options(),
         &CompileOptions::default(),
     );
     verdict(r.as_ref().err())

@@ -1,21 +1,33 @@
 //! `ncnn-glsl`: expand and compile ncnn-extended compute shaders from the command line.
 //!
 //! ```text
-//! ncnn-glsl expand  FILE --mode MODE [--device-caps CAPS.json] [-I DIR]...
-//! ncnn-glsl compile FILE --mode MODE [--device-caps CAPS.json] [-I DIR]... -o OUT.spv
-//! ncnn-glsl variants FILE [--json] [-I DIR]...
+//! ncnn-glsl expand  FILE --mode MODE [--device-caps CAPS.json] [-D NAME[=VALUE]]... [-I DIR]... [--axis NAME=VALUE]...
+//! ncnn-glsl compile FILE --mode MODE [--device-caps CAPS.json] [-D NAME[=VALUE]]... [-I DIR]... [--axis NAME=VALUE]... -o OUT.spv
+//! ncnn-glsl variants FILE [--json] [-D NAME[=VALUE]]... [-I DIR]...
 //! ncnn-glsl probe [--json]
 //! ```
+//!
+//! `FILE` `-` reads the shader from stdin (named `<stdin>` in errors; its
+//! includes are looked for in the current directory first); `-o -` writes
+//! the SPIR-V to stdout. `-D` defines a macro before the shader's text, as
+//! glslang's (`NAME` alone is `1`). `--axis` picks the variant of a shader
+//! that declares axes (`#pragma ncnn_glsl axis`): every axis needs a value,
+//! one it declares; device axes too, unless `--device-caps` gives them.
+//!
 //! Errors go to stderr as `file:line:column: error: ...`; the exit status is 1.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use ncnn_glsl_core::source::SourceMap;
 use ncnn_glsl_core::variant::build::build;
+use ncnn_glsl_core::variant::decl::{self, Axis};
 use ncnn_glsl_core::variant::manifest::Manifest;
 use ncnn_glsl_core::{
-    compile, expand, CompileOptions, DeviceCaps, Expanded, FsLoader, Options, SourceFile, Target,
+    compile, expand_with, CompileOptions, Define, DeviceCaps, ExpandOptions, Expanded, FsLoader,
+    Options, SourceFile, Target,
 };
 
 #[derive(Parser)]
@@ -37,7 +49,7 @@ enum Command {
     Compile {
         #[command(flatten)]
         input: Input,
-        /// Where to write the SPIR-V.
+        /// Where to write the SPIR-V (`-`: stdout).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
         /// Keep debug names in the SPIR-V.
@@ -46,14 +58,11 @@ enum Command {
     },
     /// List the variant set of a shader as `include_ncnn_shader!` builds it.
     Variants {
-        /// The shader (`.comp`) to read.
-        file: PathBuf,
+        #[command(flatten)]
+        source: Source,
         /// Print the manifest as JSON (as `cargo xtask regen-variants` writes it).
         #[arg(long)]
         json: bool,
-        /// A directory searched for `#include` files after the including file's own.
-        #[arg(short = 'I', value_name = "DIR")]
-        include: Vec<PathBuf>,
     },
     /// Describe this machine's Vulkan devices: features, limits, the options
     /// ncnn's defaults narrow to, and the variant each shipped shader runs.
@@ -65,10 +74,23 @@ enum Command {
     },
 }
 
+/// The shader and what is added to its text.
+#[derive(Args)]
+struct Source {
+    /// The shader (`.comp`) to read; `-` reads stdin.
+    file: PathBuf,
+    /// Define a macro before the shader's text: `NAME` (as 1) or `NAME=VALUE`.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    defines: Vec<Define>,
+    /// A directory searched for `#include` files after the including file's own.
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+}
+
 #[derive(Args)]
 struct Input {
-    /// The shader (`.comp`) to read.
-    file: PathBuf,
+    #[command(flatten)]
+    source: Source,
     /// Wanted options as a mode string: `fp32`, `fp16p`, `fp16s+fp16a`, `int8s+int8a`, ...
     #[arg(long, default_value = "fp32")]
     mode: Options,
@@ -76,9 +98,10 @@ struct Input {
     /// narrowed to what it supports and its device macros are defined.
     #[arg(long = "device-caps", value_name = "CAPS.json")]
     device_caps: Option<PathBuf>,
-    /// A directory searched for `#include` files after the including file's own.
-    #[arg(short = 'I', value_name = "DIR")]
-    include: Vec<PathBuf>,
+    /// The value of an axis the shader declares (`#pragma ncnn_glsl axis`),
+    /// one per axis: which variant of its set to expand.
+    #[arg(long = "axis", value_name = "NAME=VALUE", value_parser = parse_axis)]
+    axes: Vec<(String, i64)>,
 }
 
 fn main() -> ExitCode {
@@ -113,22 +136,25 @@ fn run(command: Command) -> Result<(), String> {
                 .iter()
                 .flat_map(|w| w.to_le_bytes())
                 .collect();
+            if output == Path::new("-") {
+                let mut out = std::io::stdout().lock();
+                return out
+                    .write_all(&bytes)
+                    .and_then(|()| out.flush())
+                    .map_err(|e| format!("error: cannot write the SPIR-V to stdout: {e}"));
+            }
             std::fs::write(&output, bytes)
                 .map_err(|e| format!("error: cannot write `{}`: {e}", output.display()))
         }
-        Command::Variants {
-            file,
-            json,
-            include,
-        } => variants(&file, json, &include),
+        Command::Variants { source, json } => variants(&source, json),
     }
 }
 
-fn variants(file: &Path, json: bool, include: &[PathBuf]) -> Result<(), String> {
-    let source = read_source(file)?;
-    let name = source.name.clone();
+fn variants(source: &Source, json: bool) -> Result<(), String> {
+    let (file, options) = read_source(source)?;
+    let name = file.name.clone();
     let set =
-        build(source, &FsLoader, include, &CompileOptions::default()).map_err(|d| d.to_string())?;
+        build(file, &FsLoader, &options, &CompileOptions::default()).map_err(|d| d.to_string())?;
     let manifest = Manifest::of(&name, &set);
     if json {
         print!("{}", manifest.to_json());
@@ -163,8 +189,9 @@ fn variants(file: &Path, json: bool, include: &[PathBuf]) -> Result<(), String> 
 }
 
 fn expand_input(input: &Input) -> Result<Expanded, String> {
-    let source = read_source(&input.file)?;
+    let (source, options) = read_source(&input.source)?;
     let device = input.device_caps.as_deref().map(read_device).transpose()?;
+    let axes = axis_values(&source, &input.axes, device.is_some(), &options.defines)?;
     let target = match &device {
         Some(d) => Target::for_device(input.mode, d),
         None => Target::for_mode(input.mode),
@@ -175,17 +202,155 @@ fn expand_input(input: &Input) -> Result<Expanded, String> {
             input.mode, target.options
         );
     }
-    expand(source, &target, device.as_ref(), &FsLoader, &input.include).map_err(|d| d.to_string())
+    let axes: Vec<(&str, i64)> = axes.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    expand_with(source, &target, device.as_ref(), &axes, &FsLoader, &options)
+        .map_err(|d| d.to_string())
 }
 
-fn read_source(path: &Path) -> Result<SourceFile, String> {
+/// The shader (from its file, or stdin for `-`) and its expand options.
+fn read_source(source: &Source) -> Result<(SourceFile, ExpandOptions), String> {
+    let mut options = ExpandOptions {
+        defines: source.defines.clone(),
+        include_dirs: source.include.clone(),
+    };
+    if source.file == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("error: cannot read the shader from stdin: {e}"))?;
+        // Text from stdin has no directory of its own: its `"..."` includes
+        // are looked for where a file in the current directory would look.
+        options.include_dirs.insert(0, PathBuf::from("."));
+        let file = SourceFile {
+            name: "<stdin>".into(),
+            path: None,
+            text,
+        };
+        return Ok((file, options));
+    }
+    let path = &source.file;
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("error: cannot read shader `{}`: {e}", path.display()))?;
-    Ok(SourceFile {
+    let file = SourceFile {
         name: path.display().to_string(),
         path: Some(path.to_path_buf()),
         text,
-    })
+    };
+    Ok((file, options))
+}
+
+/// `--axis NAME=VALUE`: a name and an integer (decimal or `0x` hex, as the
+/// declaration takes them).
+fn parse_axis(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
+    let (neg, digits) = match value.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, value),
+    };
+    let v = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(h) => i64::from_str_radix(h, 16),
+        None => digits.parse::<i64>(),
+    }
+    .map_err(|_| format!("`{value}` is not an integer value for `{name}`"))?;
+    Ok((name.to_string(), if neg { -v } else { v }))
+}
+
+/// `NAME` (values `0, 1, 2`, declared at `FILE:LINE`).
+fn describe(axis: &Axis, file: &str) -> String {
+    let values: Vec<String> = axis.values.iter().map(i64::to_string).collect();
+    format!(
+        "`{}` (values {}, declared at {file}:{})",
+        axis.name,
+        values.join(", "),
+        axis.at.line
+    )
+}
+
+/// The axis values of the one variant `given` picks, in the declaration's
+/// order: every value one the shader declares, every axis given one (a
+/// device axis only when no device description gives it).
+fn axis_values(
+    source: &SourceFile,
+    given: &[(String, i64)],
+    device: bool,
+    defines: &[Define],
+) -> Result<Vec<(String, i64)>, String> {
+    let mut sources = SourceMap::new();
+    let id = sources.add(source.clone());
+    let declaration = decl::parse(&sources, id).map_err(|d| d.to_string())?;
+    let file = &source.name;
+    let all: Vec<(&Axis, bool)> = declaration
+        .axes
+        .iter()
+        .map(|a| (a, false))
+        .chain(declaration.device.iter().map(|a| (a, true)))
+        .collect();
+    let find = |name: &str| all.iter().find(|(a, _)| a.name == name).copied();
+    for d in defines {
+        if let Some((a, _)) = find(d.name()) {
+            return Err(format!(
+                "error: `-D {d}` names an axis of the shader, {}: choose its value with `--axis {}=VALUE`",
+                describe(a, file),
+                a.name
+            ));
+        }
+    }
+    for (i, (name, value)) in given.iter().enumerate() {
+        if given[..i].iter().any(|(n, _)| n == name) {
+            return Err(format!(
+                "error: `--axis {name}` is given twice: an axis takes one value"
+            ));
+        }
+        let Some((axis, is_device)) = find(name) else {
+            let known: Vec<String> = all.iter().map(|(a, _)| describe(a, file)).collect();
+            return Err(if known.is_empty() {
+                format!("error: `--axis {name}`: the shader declares no axis")
+            } else {
+                format!(
+                    "error: `--axis {name}`: the shader declares no axis `{name}`; its axes: {}",
+                    known.join("; ")
+                )
+            });
+        };
+        if is_device && device {
+            return Err(format!(
+                "error: `--axis {name}`: `{name}` is a device macro, and `--device-caps` gives its value"
+            ));
+        }
+        if !axis.values.contains(value) {
+            return Err(format!(
+                "error: `--axis {name}={value}`: {value} is not a declared value of {}",
+                describe(axis, file)
+            ));
+        }
+    }
+    let mut values = Vec::new();
+    for (axis, is_device) in &all {
+        if *is_device && device {
+            continue;
+        }
+        match given.iter().find(|(n, _)| *n == axis.name) {
+            Some((_, v)) => values.push((axis.name.clone(), *v)),
+            None => {
+                let or_device = if *is_device {
+                    " (or give a device with `--device-caps`)"
+                } else {
+                    ""
+                };
+                return Err(format!(
+                    "error: the shader declares the axis {}: choose one variant with `--axis {}=VALUE`{or_device}",
+                    describe(axis, file),
+                    axis.name
+                ));
+            }
+        }
+    }
+    Ok(values)
 }
 
 fn read_device(path: &Path) -> Result<DeviceCaps, String> {

@@ -1,13 +1,48 @@
 //! The `ncnn-glsl` command as a user runs it.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use ncnn_glsl_testkit::tools::{spirv_val_auto, tool_available};
 
 fn ncnn_glsl(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ncnn-glsl"))
         .args(args)
         .output()
         .expect("run ncnn-glsl")
+}
+
+/// Runs with `stdin` as its standard input, in directory `cwd`.
+fn ncnn_glsl_in(args: &[&str], stdin: &str, cwd: &Path) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ncnn-glsl"))
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ncnn-glsl");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn ok(out: Output) -> Output {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn scratch(name: &str, text: &str) -> PathBuf {
@@ -99,5 +134,222 @@ fn a_bad_device_file_names_the_file_and_the_problem() {
     assert!(
         err.contains("caps.json") && err.contains("not a device description"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_dash_reads_the_shader_from_stdin_with_includes_from_the_current_dir() {
+    let f = scratch("stdin_inc.glsl", "#define ONE afpvec4(1)\n");
+    let dir = f.parent().unwrap();
+    let text = SHADER
+        .replace(
+            "#version 450\n",
+            "#version 450\n#include \"stdin_inc.glsl\"\n",
+        )
+        .replace("afpvec4(1)", "ONE");
+    let out = ok(ncnn_glsl_in(
+        &["expand", "-", "--mode", "fp16p"],
+        &text,
+        dir,
+    ));
+    let expanded = String::from_utf8(out.stdout).unwrap();
+    assert!(expanded.contains("vec4(1)"), "{expanded}");
+    // Errors name `<stdin>`, at its line and column.
+    let out = ncnn_glsl_in(
+        &["compile", "-", "-o", "-"],
+        &SHADER.replace("v + afpvec4(1)", "v + nope"),
+        dir,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "nothing is written on error");
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("<stdin>:7:36: error: Unknown variable: nope"),
+        "{err}"
+    );
+    let out = ncnn_glsl_in(
+        &["expand", "-"],
+        "#version 450\n#include \"missing.h\"\n",
+        dir,
+    );
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("<stdin>:2:10: error: cannot find `missing.h` (tried ./missing.h)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn compile_to_dash_writes_valid_spirv_to_stdout() {
+    let f = scratch("stdout.comp", SHADER);
+    let out = ok(ncnn_glsl(&[
+        "compile",
+        f.to_str().unwrap(),
+        "--mode",
+        "fp16s+fp16a",
+        "-o",
+        "-",
+    ]));
+    assert!(!f.parent().unwrap().join("-").exists(), "no file named `-`");
+    let bytes = out.stdout;
+    assert_eq!(bytes.len() % 4, 0);
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(words.first(), Some(&0x0723_0203));
+    if tool_available("spirv-val") {
+        spirv_val_auto(&words).unwrap();
+    }
+    // The same bytes as through a file.
+    let spv = f.with_extension("spv");
+    ok(ncnn_glsl(&[
+        "compile",
+        f.to_str().unwrap(),
+        "--mode",
+        "fp16s+fp16a",
+        "-o",
+        spv.to_str().unwrap(),
+    ]));
+    assert_eq!(std::fs::read(&spv).unwrap(), bytes);
+}
+
+#[test]
+fn dash_d_defines_a_macro_before_the_shader() {
+    let f = scratch(
+        "define.comp",
+        &SHADER.replace("afpvec4(1)", "afpvec4(FACTOR)"),
+    );
+    let file = f.to_str().unwrap();
+    let expand = |args: &[&str]| {
+        let mut all = vec!["expand", file];
+        all.extend_from_slice(args);
+        String::from_utf8(ok(ncnn_glsl(&all)).stdout).unwrap()
+    };
+    let two = expand(&["-D", "FACTOR=2"]);
+    assert!(two.contains("vec4(2)"), "{two}");
+    assert!(expand(&["-DFACTOR=3"]).contains("vec4(3)"));
+    // `NAME` alone is 1; the define's text is not in the output.
+    let one = expand(&["-D", "FACTOR", "-D", "OTHER=x"]);
+    assert!(one.contains("vec4(1)") && !one.contains("OTHER"), "{one}");
+    // compile and variants take it too; the SPIR-V differs.
+    let spirv = |define: &str| ok(ncnn_glsl(&["compile", file, "-D", define, "-o", "-"])).stdout;
+    assert_ne!(spirv("FACTOR=2"), spirv("FACTOR=3"));
+    // naga has no bfloat16 types: a variant set excludes bf16s.
+    let set = scratch(
+        "define_set.comp",
+        &SHADER.replace("afpvec4(1)", "afpvec4(FACTOR)").replace(
+            "#version 450\n",
+            "#version 450\n#pragma ncnn_glsl exclude bf16s\n",
+        ),
+    );
+    let set = set.to_str().unwrap();
+    let out = ok(ncnn_glsl(&["variants", set, "-D", "FACTOR=2"]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("variants"));
+    let out = ncnn_glsl(&["variants", set]);
+    assert!(
+        stderr(&out).contains("Unknown variable: FACTOR"),
+        "{}",
+        stderr(&out)
+    );
+    // Without it: an error at the use.
+    let out = ncnn_glsl(&["compile", file, "-o", "-"]);
+    assert!(
+        stderr(&out).contains(":7:44: error: Unknown variable: FACTOR"),
+        "{}",
+        stderr(&out)
+    );
+    // A name the extension defines, or no name: a usage error naming the argument.
+    let out = ncnn_glsl(&["expand", file, "-D", "NCNN_fp16_storage"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("'NCNN_fp16_storage'")
+            && err.contains("the extension defines it from the mode"),
+        "{err}"
+    );
+    let out = ncnn_glsl(&["expand", file, "-D", "2X=1"]);
+    assert!(
+        stderr(&out).contains("`2X` is not a macro name"),
+        "{}",
+        stderr(&out)
+    );
+    // Twice: an error naming both.
+    let out = ncnn_glsl(&["expand", file, "-D", "FACTOR=1", "-D", "FACTOR=2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("`FACTOR` is defined twice: `FACTOR=1` and `FACTOR=2`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+const AXES: &str = "#version 450
+#pragma ncnn_glsl axis LAYOUT 0 1
+layout (binding = 0) buffer a_blob { sfpvec4 a_blob_data[]; };
+void main()
+{
+    const int i = int(gl_GlobalInvocationID.x);
+    afpvec4 v = buffer_ld4(a_blob_data, i);
+#if LAYOUT == 1
+    v = v * afpvec4(2);
+#endif
+    buffer_st4(a_blob_data, i, v);
+}
+";
+
+#[test]
+fn axis_picks_one_variant_and_names_the_declared_values() {
+    let f = scratch("axes.comp", AXES);
+    let file = f.to_str().unwrap();
+    let spirv = |axis: &str| ok(ncnn_glsl(&["compile", file, "--axis", axis, "-o", "-"])).stdout;
+    assert_ne!(spirv("LAYOUT=0"), spirv("LAYOUT=1"));
+    let one = ok(ncnn_glsl(&["expand", file, "--axis", "LAYOUT=1"]));
+    assert!(String::from_utf8_lossy(&one.stdout).contains("v * vec4(2)"));
+    let err = |args: &[&str]| {
+        let mut all = vec!["compile", file, "-o", "-"];
+        all.extend_from_slice(args);
+        let out = ncnn_glsl(&all);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        stderr(&out)
+    };
+    let declared = format!("`LAYOUT` (values 0, 1, declared at {file}:2)");
+    // Every axis needs a value: no variant of the set has it undefined.
+    assert_eq!(
+        err(&[]).trim_end(),
+        format!("error: the shader declares the axis {declared}: choose one variant with `--axis LAYOUT=VALUE`")
+    );
+    assert_eq!(
+        err(&["--axis", "LAYOUT=2"]).trim_end(),
+        format!("error: `--axis LAYOUT=2`: 2 is not a declared value of {declared}")
+    );
+    assert_eq!(
+        err(&["--axis", "LAYUOT=1"]).trim_end(),
+        format!(
+            "error: `--axis LAYUOT`: the shader declares no axis `LAYUOT`; its axes: {declared}"
+        )
+    );
+    assert_eq!(
+        err(&["--axis", "LAYOUT=0", "--axis", "LAYOUT=1"]).trim_end(),
+        "error: `--axis LAYOUT` is given twice: an axis takes one value"
+    );
+    assert_eq!(
+        err(&["-D", "LAYOUT=1"]).trim_end(),
+        format!("error: `-D LAYOUT=1` names an axis of the shader, {declared}: choose its value with `--axis LAYOUT=VALUE`")
+    );
+    // A shader without axes.
+    let plain = scratch("no_axes.comp", SHADER);
+    let out = ncnn_glsl(&["expand", plain.to_str().unwrap(), "--axis", "X=1"]);
+    assert_eq!(
+        stderr(&out).trim_end(),
+        "error: `--axis X`: the shader declares no axis"
+    );
+    // Not NAME=integer: a usage error.
+    let out = ncnn_glsl(&["expand", file, "--axis", "LAYOUT=one"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("`one` is not an integer value for `LAYOUT`"),
+        "{}",
+        stderr(&out)
     );
 }

@@ -8,6 +8,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::compile::CompileOptions;
+use crate::expand::ExpandOptions;
 use crate::options::Options;
 use crate::reflection::{Reflection, ScalarValue, Str};
 use crate::source::{FsLoader, SourceFile};
@@ -37,13 +38,19 @@ pub fn find_shader(name: &str, caller_dir: &Path, library_dir: &Path) -> Result<
 /// Builds the variant set of shader `name` and returns the expression that
 /// embeds it: a `&'static VariantSet` of the crate at path `krate`. `Err`
 /// holds the whole diagnostic text for `compile_error!`.
+///
+/// `options` holds the macro's `defines` and `include` directories; a
+/// relative directory is taken from `caller_dir`. The shipped library is
+/// searched after them, and the files found through any of them are among
+/// the files the expansion makes Cargo watch.
 pub fn include_shader(
     name: &str,
     caller_dir: &Path,
     library_dir: &Path,
+    options: &ExpandOptions,
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
-    let set = build_shader(name, caller_dir, library_dir)?;
+    let set = build_shader(name, caller_dir, library_dir, options)?;
     Ok(tokens(name, &set, krate))
 }
 
@@ -53,14 +60,20 @@ pub fn include_module(
     name: &str,
     caller_dir: &Path,
     library_dir: &Path,
+    options: &ExpandOptions,
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
-    let set = build_shader(name, caller_dir, library_dir)?;
+    let set = build_shader(name, caller_dir, library_dir, options)?;
     module_items(name, &set, tokens(name, &set, krate), krate)
 }
 
 /// The variant set of shader `name`, found as [`find_shader`] says.
-fn build_shader(name: &str, caller_dir: &Path, library_dir: &Path) -> Result<BuiltSet, String> {
+fn build_shader(
+    name: &str,
+    caller_dir: &Path,
+    library_dir: &Path,
+    options: &ExpandOptions,
+) -> Result<BuiltSet, String> {
     let path = find_shader(name, caller_dir, library_dir)?;
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read shader `{}`: {e}", path.display()))?;
@@ -69,9 +82,13 @@ fn build_shader(name: &str, caller_dir: &Path, library_dir: &Path) -> Result<Bui
         path: Some(path.clone()),
         text,
     };
-    // The shipped library is searched for `#include <...>` after the shader's own directory.
-    let search = [library_dir.to_path_buf()];
-    build(source, &FsLoader, &search, &CompileOptions::default()).map_err(|d| d.to_string())
+    // The shipped library is searched for includes after the caller's own directories.
+    let mut expand = options.clone();
+    for dir in &mut expand.include_dirs {
+        *dir = caller_dir.join(&*dir);
+    }
+    expand.include_dirs.push(library_dir.to_path_buf());
+    build(source, &FsLoader, &expand, &CompileOptions::default()).map_err(|d| d.to_string())
 }
 
 /// The expression for a built set.
@@ -234,3 +251,7 @@ fn target_tokens(t: Target, krate: &TokenStream) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "embed_options_tests.rs"]
+mod options_tests;

@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
+use crate::define::{Define, DEFINE_FILE_NAME};
 use crate::device::DeviceCaps;
-use crate::diag::{Diagnostics, Span};
+use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::ext;
 use crate::preprocess::{preprocess, Preprocessed};
 use crate::source::{FileId, Loader, SourceFile, SourceMap};
@@ -85,21 +86,44 @@ impl Expanded {
     }
 }
 
+/// What a caller adds to a shader besides its text: macros defined before
+/// it (as `-D`) and the directories its `#include`s are looked for in.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExpandOptions {
+    /// Defined after the extension's prelude, before the shader's text, in
+    /// this order; no two may share a name.
+    pub defines: Vec<Define>,
+    /// Searched in order for `#include` files after the including file's own
+    /// directory (for `"..."`), or alone (for `<...>`).
+    pub include_dirs: Vec<PathBuf>,
+}
+
+impl ExpandOptions {
+    /// No defines; `include_dirs` searched for includes.
+    pub fn include(include_dirs: impl IntoIterator<Item = PathBuf>) -> ExpandOptions {
+        ExpandOptions {
+            defines: Vec::new(),
+            include_dirs: include_dirs.into_iter().collect(),
+        }
+    }
+}
+
 /// Expands `source` for `target`: the prelude of the extension goes after the
-/// `#version` line, then everything is preprocessed into finished text.
-/// With `device`, its device macros are defined too.
+/// `#version` line, then `options.defines`, then everything is preprocessed
+/// into finished text. With `device`, its device macros are defined too.
 pub fn expand(
     source: SourceFile,
     target: &Target,
     device: Option<&DeviceCaps>,
     loader: &dyn Loader,
-    search_paths: &[PathBuf],
+    options: &ExpandOptions,
 ) -> Result<Expanded, Diagnostics> {
-    expand_with(source, target, device, &[], loader, search_paths)
+    expand_with(source, target, device, &[], loader, options)
 }
 
-/// [`expand`] with extra macros defined after the option macros (a variant's
-/// axis values).
+/// [`expand`] with a variant's axis values defined after the option macros
+/// (as the extension's own, before `options.defines`, which may not name
+/// them: an axis takes each of its values in turn).
 ///
 /// Preprocessing runs twice when the shader calls helper functions of the
 /// extension: once to see which it calls, once with exactly those in the
@@ -108,12 +132,25 @@ pub fn expand_with(
     source: SourceFile,
     target: &Target,
     device: Option<&DeviceCaps>,
-    defines: &[(&str, i64)],
+    axes: &[(&str, i64)],
     loader: &dyn Loader,
-    search_paths: &[PathBuf],
+    options: &ExpandOptions,
 ) -> Result<Expanded, Diagnostics> {
+    Define::check_unique(&options.defines).map_err(|e| Diagnostic::new(e.to_string()))?;
+    if let Some(d) = options
+        .defines
+        .iter()
+        .find(|d| axes.iter().any(|(a, _)| *a == d.name()))
+    {
+        return Err(Diagnostic::new(format!(
+            "`{}` is defined (`{d}`), but it is an axis of the shader's variant set \
+             (`#pragma ncnn_glsl axis`), which takes each of its declared values in turn",
+            d.name()
+        ))
+        .into());
+    }
     let mut prelude_text = ext::macro_prelude(target, device);
-    for (name, value) in defines {
+    for (name, value) in axes {
         prelude_text.push_str(&format!("#define {name} {value}\n"));
     }
     let first = run(
@@ -121,14 +158,14 @@ pub fn expand_with(
         *target,
         prelude_text.clone(),
         loader,
-        search_paths,
+        options,
     )?;
     let helpers = ext::helper_functions(first.text());
     if helpers.is_empty() {
         return Ok(first);
     }
     prelude_text.push_str(&helpers);
-    run(source, *target, prelude_text, loader, search_paths)
+    run(source, *target, prelude_text, loader, options)
 }
 
 fn run(
@@ -136,7 +173,7 @@ fn run(
     target: Target,
     prelude_text: String,
     loader: &dyn Loader,
-    search_paths: &[PathBuf],
+    options: &ExpandOptions,
 ) -> Result<Expanded, Diagnostics> {
     let mut sources = SourceMap::new();
     let main = sources.add(source);
@@ -145,7 +182,25 @@ fn run(
         path: None,
         text: prelude_text,
     });
-    let pp = preprocess(&mut sources, main, Some(prelude), loader, search_paths)?;
+    let defines: Vec<FileId> = options
+        .defines
+        .iter()
+        .map(|d| {
+            sources.add(SourceFile {
+                name: DEFINE_FILE_NAME.to_string(),
+                path: None,
+                text: d.spelling(),
+            })
+        })
+        .collect();
+    let pp = preprocess(
+        &mut sources,
+        main,
+        Some(prelude),
+        &defines,
+        loader,
+        &options.include_dirs,
+    )?;
     Ok(Expanded {
         target,
         sources,

@@ -12,7 +12,7 @@
 //!
 //! Modules, in the order data flows: [`options`] and [`device`] (what is
 //! wanted, what a device has), [`target`], [`ext`] (the extension's text),
-//! [`preprocess`], [`expand`](mod@expand) (assembly), [`compile`](mod@compile) (naga, repairs,
+//! [`preprocess`] (with [`define`], the macros given from outside), [`expand`](mod@expand) (assembly), [`compile`](mod@compile) (naga, repairs,
 //! reflection; its word passes read SPIR-V through [`spirv`]), [`diag`] (errors); [`variant`] (the variant set of a shader:
 //! its permutation space, build, and the choice for a device) and `embed`
 //! (what `include_ncnn_shader!` expands to).
@@ -28,6 +28,7 @@
 
 #[cfg(feature = "compile")]
 pub mod compile;
+pub mod define;
 pub mod device;
 pub mod diag;
 #[cfg(feature = "compile")]
@@ -44,9 +45,10 @@ pub mod variant;
 
 #[cfg(feature = "compile")]
 pub use compile::{compile, CompileOptions, Compiled};
+pub use define::{Define, DefineError};
 pub use device::{narrow, DeviceBits, DeviceCaps, DeviceType};
 pub use diag::{Diagnostic, Diagnostics, Span};
-pub use expand::{expand, expand_with, Expanded};
+pub use expand::{expand, expand_with, ExpandOptions, Expanded};
 pub use options::{Flag, Options};
 pub use source::{FsLoader, Loader, MemoryLoader, SourceFile};
 pub use target::Target;

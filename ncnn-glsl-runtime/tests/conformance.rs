@@ -110,7 +110,7 @@ fn build(name: &str, text: &str, targets: &[Target]) -> Vec<Built> {
                 path: None,
                 text: text.to_string(),
             };
-            let expanded = expand(src, &t, None, &MemoryLoader::default(), &[])
+            let expanded = expand(src, &t, None, &MemoryLoader::default(), &Default::default())
                 .unwrap_or_else(|d| panic!("{name} {t}: expand failed:\n{d}"));
             let blob = match compile(&expanded, &CompileOptions::default()) {
                 Ok(c) => Ok(&*Box::leak(Box::new(Blob {

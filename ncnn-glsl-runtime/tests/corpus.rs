@@ -644,8 +644,14 @@ fn expand(source: &str, name: &str, target: &Target) -> Result<ncnn_glsl_core::E
         path: None,
         text: source.into(),
     };
-    ncnn_glsl_core::expand(file, target, None, &MemoryLoader::default(), &[])
-        .map_err(|d| Outcome::Failed(format!("expand failed:\n{d}")))
+    ncnn_glsl_core::expand(
+        file,
+        target,
+        None,
+        &MemoryLoader::default(),
+        &Default::default(),
+    )
+    .map_err(|d| Outcome::Failed(format!("expand failed:\n{d}")))
 }
 
 /// naga's blob, or the rejection (which must name a place).
@@ -744,9 +750,15 @@ fn corpus_matches_glslang_in_every_mode() {
                 path: None,
                 text: sources[si].clone(),
             };
-            let text = ncnn_glsl_core::expand(file, target, None, &MemoryLoader::default(), &[])
-                .map(|e| e.text().to_string())
-                .unwrap_or_else(|d| format!("expand failed: {d}"));
+            let text = ncnn_glsl_core::expand(
+                file,
+                target,
+                None,
+                &MemoryLoader::default(),
+                &Default::default(),
+            )
+            .map(|e| e.text().to_string())
+            .unwrap_or_else(|d| format!("expand failed: {d}"));
             let body: String = text
                 .lines()
                 .filter(|l| !l.trim_start().starts_with("#extension"))

@@ -118,8 +118,14 @@ pub fn finished(source: &str, mode: &str) -> ncnn_glsl_core::Expanded {
         path: None,
         text: source.into(),
     };
-    ncnn_glsl_core::expand(file, &target, None, &MemoryLoader::default(), &[])
-        .unwrap_or_else(|e| panic!("expand failed:\n{e}"))
+    ncnn_glsl_core::expand(
+        file,
+        &target,
+        None,
+        &MemoryLoader::default(),
+        &Default::default(),
+    )
+    .unwrap_or_else(|e| panic!("expand failed:\n{e}"))
 }
 
 /// `glslangValidator -V` of finished GLSL, or `None` without glslang.

@@ -33,5 +33,12 @@ pub fn inline_shader(name: &str, text: &str) -> SourceFile {
 
 /// Expands `source` for `target` with no device and no include files.
 pub fn expand_for(source: SourceFile, target: Target) -> Result<Expanded, String> {
-    expand(source, &target, None, &MemoryLoader::default(), &[]).map_err(|d| d.to_string())
+    expand(
+        source,
+        &target,
+        None,
+        &MemoryLoader::default(),
+        &Default::default(),
+    )
+    .map_err(|d| d.to_string())
 }

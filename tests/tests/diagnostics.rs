@@ -51,7 +51,7 @@ fn first_error_position(files: &[(&str, &str)], mode: &str) -> (String, Diagnost
         text: files[0].1.to_string(),
     };
     let target = Target::for_mode(mode.parse::<Options>().unwrap());
-    let result = expand(main, &target, None, &loader, &[])
+    let result = expand(main, &target, None, &loader, &Default::default())
         .and_then(|e| compile(&e, &CompileOptions::default()).map(|_| ()));
     let diags = result.expect_err("the shader has an error");
     let span = diags.0[0]

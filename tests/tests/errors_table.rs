@@ -115,6 +115,11 @@ fn the_error_table_names_only_tests_that_exist_and_every_error_variant() {
             "SelectError",
             "SelectError::",
         ),
+        (
+            "ncnn-glsl-core/src/define.rs",
+            "DefineError",
+            "DefineError::",
+        ),
     ] {
         let variants = enum_variants(file, name);
         assert!(variants.len() >= 4, "{name}: {variants:?}");
@@ -224,7 +229,8 @@ fn the_macro_names_a_missing_or_unreadable_shader() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("lib")).unwrap();
     let krate = proc_macro2::TokenStream::new();
-    let e = include_shader("nope.comp", &dir, &dir.join("lib"), &krate).unwrap_err();
+    let none = ncnn_glsl_core::ExpandOptions::default();
+    let e = include_shader("nope.comp", &dir, &dir.join("lib"), &none, &krate).unwrap_err();
     assert!(
         e.starts_with("cannot find shader `nope.comp`: looked for `"),
         "{e}"
@@ -232,7 +238,7 @@ fn the_macro_names_a_missing_or_unreadable_shader() {
     assert!(e.contains("lib/nope.comp"), "{e}");
     // Not UTF-8: the file is named with the reason.
     std::fs::write(dir.join("bad.comp"), [0xff, 0xfe, 0x00]).unwrap();
-    let e = include_shader("bad.comp", &dir, &dir.join("lib"), &krate).unwrap_err();
+    let e = include_shader("bad.comp", &dir, &dir.join("lib"), &none, &krate).unwrap_err();
     assert!(e.starts_with("cannot read shader `"), "{e}");
     assert!(
         e.contains("bad.comp`: stream did not contain valid UTF-8"),
@@ -244,7 +250,7 @@ fn the_macro_names_a_missing_or_unreadable_shader() {
         "#version 450\nvoid main() { oops; }\n",
     )
     .unwrap();
-    let e = include_shader("err.comp", &dir, &dir.join("lib"), &krate).unwrap_err();
+    let e = include_shader("err.comp", &dir, &dir.join("lib"), &none, &krate).unwrap_err();
     assert!(e.contains("err.comp:2:15: error:"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

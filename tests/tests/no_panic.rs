@@ -39,7 +39,13 @@ fn run(text: String, mode: Options) {
         text,
     };
     let target = Target::for_mode(mode);
-    if let Ok(expanded) = expand(source, &target, None, &MemoryLoader::default(), &[]) {
+    if let Ok(expanded) = expand(
+        source,
+        &target,
+        None,
+        &MemoryLoader::default(),
+        &Default::default(),
+    ) {
         let _ = compile(&expanded, &CompileOptions::default());
     }
 }
@@ -132,7 +138,7 @@ fn run_build(text: String) {
     let _ = ncnn_glsl_core::variant::build::build(
         source,
         &MemoryLoader::default(),
-        &[],
+        &Default::default(),
         &CompileOptions::default(),
     );
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use ncnn_glsl_core::variant::build::build;
 use ncnn_glsl_core::variant::manifest::file_name;
-use ncnn_glsl_core::{CompileOptions, FsLoader, SourceFile};
+use ncnn_glsl_core::{CompileOptions, ExpandOptions, FsLoader, SourceFile};
 use ncnn_glsl_testkit::shaders::workspace_root;
 
 #[test]
@@ -35,7 +35,7 @@ fn every_variant_of_every_shipped_shader() {
         let set = build(
             source,
             &FsLoader,
-            std::slice::from_ref(&dir),
+            &ExpandOptions::include([dir.clone()]),
             &CompileOptions::default(),
         )
         .unwrap_or_else(|d| panic!("{stem} does not build:\n{d}"));

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use ncnn_glsl_core::variant::build::build;
 use ncnn_glsl_core::variant::manifest::{fnv1a64, Manifest};
-use ncnn_glsl_core::{CompileOptions, FsLoader, SourceFile};
+use ncnn_glsl_core::{CompileOptions, ExpandOptions, FsLoader, SourceFile};
 use ncnn_glsl_runtime::q8ta::SETS;
 use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet};
 use ncnn_glsl_testkit::shaders::workspace_root;
@@ -214,7 +214,7 @@ fn every_variant_artifact_describes_a_blob_that_passes_spirv_val() {
         let set = build(
             source,
             &FsLoader,
-            std::slice::from_ref(&shader_dir),
+            &ExpandOptions::include([shader_dir.clone()]),
             &CompileOptions::default(),
         )
         .unwrap_or_else(|d| panic!("{} does not build:\n{d}", manifest.shader));

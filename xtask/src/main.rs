@@ -24,7 +24,7 @@ use std::process::ExitCode;
 
 use ncnn_glsl_core::variant::build::build;
 use ncnn_glsl_core::variant::manifest::artifacts;
-use ncnn_glsl_core::{CompileOptions, FsLoader, SourceFile};
+use ncnn_glsl_core::{CompileOptions, ExpandOptions, FsLoader, SourceFile};
 
 mod module_graph;
 
@@ -136,7 +136,7 @@ fn all_artifacts(shader_dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
         let set = build(
             source,
             &FsLoader,
-            &[shader_dir.to_path_buf()],
+            &ExpandOptions::include([shader_dir.to_path_buf()]),
             &CompileOptions::default(),
         )
         .map_err(|d| format!("`{file}` does not build:\n{d}"))?;
@@ -183,7 +183,7 @@ fn time_variants() -> Result<(), String> {
             let set = build(
                 source.clone(),
                 &FsLoader,
-                std::slice::from_ref(&shader_dir),
+                &ExpandOptions::include([shader_dir.clone()]),
                 &CompileOptions::default(),
             )
             .map_err(|d| format!("`{file}` does not build:\n{d}"))?;

@@ -40,6 +40,7 @@ mod layout_copies;
 mod local_size_id;
 mod memory_barriers;
 mod naga_run;
+mod naga_words;
 mod push_constant_layout;
 pub mod reflect;
 pub mod reject;

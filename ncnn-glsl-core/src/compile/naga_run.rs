@@ -247,7 +247,7 @@ pub(crate) fn parse(origin: &Origin, text: &str) -> Result<Module, Vec<Diagnosti
     Err(errors
         .into_iter()
         .map(|e| {
-            let message = e.kind.to_string();
+            let message = super::naga_words::parse_error_message(&e.kind, text, e.meta.to_range());
             let builtin = message
                 .strip_prefix("Unknown function '")
                 .and_then(|s| s.strip_suffix('\''))

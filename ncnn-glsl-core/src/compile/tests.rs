@@ -587,6 +587,7 @@ void main() {
 }
 
 mod pins;
+mod positions;
 mod props;
 
 #[test]
@@ -1294,7 +1295,7 @@ void main() { int n = w == 0 ? p.w : w; a[0] = float(n * 2) * scale; if (flip) a
         &Target::for_mode("fp32".parse().unwrap()),
         None,
         &crate::MemoryLoader::default(),
-        &[],
+        &crate::ExpandOptions::default(),
     )
     .unwrap();
     let c = compile(&e, &CompileOptions::default()).unwrap();

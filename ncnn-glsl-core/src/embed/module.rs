@@ -327,7 +327,13 @@ mod tests {
             path: None,
             text: format!("#version 450\n#pragma ncnn_glsl exclude bf16s\n{text}"),
         };
-        let set = build(source, &FsLoader, &[], &CompileOptions::default()).unwrap();
+        let set = build(
+            source,
+            &FsLoader,
+            &Default::default(),
+            &CompileOptions::default(),
+        )
+        .unwrap();
         module_items("t.comp", &set, quote!(SET_EXPR), &quote!(k)).map(|t| t.to_string())
     }
 

@@ -114,6 +114,8 @@ pub(crate) struct Driver<'a> {
     search_paths: &'a [PathBuf],
     main: FileId,
     prelude: Option<FileId>,
+    /// Files of one define each (`NAME` or `NAME=VALUE`), defined after the prelude.
+    defines: &'a [FileId],
     prelude_done: bool,
     macros: Macros,
     budget: usize,
@@ -133,6 +135,7 @@ impl<'a> Driver<'a> {
         sources: &'a mut SourceMap,
         main: FileId,
         prelude: Option<FileId>,
+        defines: &'a [FileId],
         loader: &'a dyn Loader,
         search_paths: &'a [PathBuf],
     ) -> Driver<'a> {
@@ -142,6 +145,7 @@ impl<'a> Driver<'a> {
             search_paths,
             main,
             prelude,
+            defines,
             prelude_done: false,
             macros: Macros::new(),
             budget: MAX_EXPANDED_TOKENS,
@@ -359,6 +363,9 @@ impl<'a> Driver<'a> {
                             self.run_file(p);
                             self.stack.pop();
                         }
+                        for &d in self.defines {
+                            self.predefine(d);
+                        }
                     }
                 }
             }
@@ -575,6 +582,66 @@ impl<'a> Driver<'a> {
             },
         );
         Ok(())
+    }
+
+    /// Defines the macro of `file`, whose whole text is `NAME` (defined as
+    /// `1`) or `NAME=VALUE`. Its tokens keep their columns in that text, so an
+    /// error in it shows the define as the user gave it.
+    fn predefine(&mut self, file: FileId) {
+        let text = self.sources.get(file).text.clone();
+        let (name_part, value) = match text.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (text.as_str(), None),
+        };
+        let at = Location {
+            file,
+            line: 1,
+            column: 1,
+        };
+        let (name_toks, mut lex_errors) = lex(file, name_part);
+        let name = match name_toks.as_slice() {
+            [n] if n.kind == Kind::Ident => n.clone(),
+            _ => {
+                let len = name_part.chars().count().max(1) as u32;
+                let msg = format!("`{name_part}` is not a macro name");
+                self.error(PpError::new(at, len, msg));
+                return;
+            }
+        };
+        let mut body = match value {
+            Some(v) => {
+                let (mut toks, errors) = lex(file, v);
+                lex_errors.extend(errors);
+                // Columns of the value's text, counted from the start of the define.
+                let shift = name_part.chars().count() as u32 + 1;
+                for t in &mut toks {
+                    t.loc.column = t.loc.column.saturating_add(shift);
+                    t.end_col = t.end_col.saturating_add(shift);
+                }
+                for e in &mut lex_errors {
+                    e.loc.column = e.loc.column.saturating_add(shift);
+                }
+                toks
+            }
+            None => vec![Token::synthetic(Kind::Number, "1", name.loc)],
+        };
+        for e in lex_errors {
+            self.error(PpError::new(e.loc, 2, e.msg));
+        }
+        if let Some(nl) = body.iter().find(|t| t.kind == Kind::Newline) {
+            let msg = "a define is one line, but this one spans lines".into();
+            self.error(PpError::new(nl.loc, 1, msg));
+            return;
+        }
+        // `NAME=(x)` is an object-like macro whose body starts with `(`.
+        if let Some(first) = body.first_mut() {
+            first.space = true;
+        }
+        let mut args = vec![name.clone()];
+        args.append(&mut body);
+        if let Err(e) = self.define(&name, &args) {
+            self.error(e);
+        }
     }
 
     fn include(&mut self, file: FileId, directive: &Token, args: &[Token]) -> Result<(), PpError> {

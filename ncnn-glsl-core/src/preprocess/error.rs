@@ -23,10 +23,12 @@ impl PpError {
         }
     }
 
-    /// An error at `t`, underlining it (at the macro use when `t` came from an expansion).
+    /// An error at `t`, underlining it: where the user wrote it, or at the
+    /// macro use when it came from a macro's body.
     pub(crate) fn at(t: &Token, msg: String) -> PpError {
-        let len = if t.site.is_some() { 1 } else { t.width() };
-        PpError::new(t.at(), len, msg)
+        let (loc, exact) = t.place();
+        let len = if exact { t.width() } else { 1 };
+        PpError::new(loc, len, msg)
     }
 
     pub(crate) fn fatal(mut self) -> PpError {

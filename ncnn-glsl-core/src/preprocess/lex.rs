@@ -43,7 +43,13 @@ pub(crate) struct Token {
     /// Named a macro that was disabled when it was met: it never expands again (C's "painted blue").
     pub noexpand: bool,
     /// For tokens produced by a macro expansion: the user's use of the outermost macro.
+    /// The output is laid out by it (the expansion sits where the use was).
     pub site: Option<Location>,
+    /// For tokens that reached an expansion through a macro argument: where
+    /// the user wrote them, and whether exactly (`false`: the use of an inner
+    /// macro that produced them), so the output maps an error inside an
+    /// argument to the argument rather than to the macro's name.
+    pub origin: Option<(Location, bool)>,
 }
 
 impl Token {
@@ -52,9 +58,20 @@ impl Token {
         self.kind == Kind::Punct && &*self.text == p
     }
 
-    /// Where diagnostics about this token should point: the macro use for expanded tokens.
+    /// The use site that lays this token out: the macro use for expanded tokens.
     pub fn at(&self) -> Location {
         self.site.unwrap_or(self.loc)
+    }
+
+    /// Where the user sees this token, and whether its own text is there
+    /// (`false`: a macro use stands for it): where the argument it came
+    /// through was written, else its macro's use, else itself.
+    pub fn place(&self) -> (Location, bool) {
+        match (self.origin, self.site) {
+            (Some(o), _) => o,
+            (None, Some(site)) => (site, false),
+            (None, None) => (self.loc, true),
+        }
     }
 
     /// Chars to underline.
@@ -74,6 +91,7 @@ impl Token {
             bol: false,
             noexpand: false,
             site: None,
+            origin: None,
         }
     }
 }
@@ -303,6 +321,7 @@ pub(crate) fn lex(file: FileId, text: &str) -> (Vec<Token>, Vec<LexError>) {
             bol,
             noexpand: false,
             site: None,
+            origin: None,
         });
         space = false;
         bol = false;

@@ -368,6 +368,10 @@ impl<'m> Expander<'m> {
                 if let Some(f) = v.first_mut() {
                     f.space = t.space;
                 }
+                // Before `site` is overwritten below: where the argument is.
+                for a in &mut v {
+                    a.origin = Some(a.place());
+                }
                 v
             } else {
                 vec![t.clone()]
@@ -412,10 +416,13 @@ fn paste_tokens(left: Token, right: Token, name: &Token) -> Result<Token, PpErro
             ),
         ));
     };
+    // Two tokens' text in one: no single place in the source is its text.
+    let origin = left.origin.map(|(loc, _)| (loc, false));
     Ok(Token {
         kind,
         text: Rc::from(text),
         noexpand: false,
+        origin,
         ..left
     })
 }

@@ -30,16 +30,19 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::source::{FileId, Loader, SourceMap};
 
 /// Preprocesses `main`, injecting the text of `prelude` right after `main`'s
-/// `#version` line (docs/extension.md section 1). Included files are added to
+/// `#version` line (docs/extension.md section 1), then defining each of
+/// `defines`: files whose whole text is one define as `-D` takes it, `NAME`
+/// or `NAME=VALUE` (see [`crate::define`]). Included files are added to
 /// `sources`. Never panics; every error points at a source position.
 pub fn preprocess(
     sources: &mut SourceMap,
     main: FileId,
     prelude: Option<FileId>,
+    defines: &[FileId],
     loader: &dyn Loader,
     search_paths: &[PathBuf],
 ) -> Result<Preprocessed, Diagnostics> {
-    let mut d = directives::Driver::new(sources, main, prelude, loader, search_paths);
+    let mut d = directives::Driver::new(sources, main, prelude, defines, loader, search_paths);
     d.run();
     let directives::Driver {
         sources,
@@ -64,6 +67,24 @@ pub fn preprocess(
         included,
         tested,
     })
+}
+
+/// Why `value` cannot be the body of an object-like macro defined from
+/// outside the shader (`-D NAME=VALUE`), if it cannot: what the `#define` of
+/// it would refuse, and line breaks, which would end the define early.
+pub(crate) fn object_body_problem(value: &str) -> Option<String> {
+    if value.contains(['\n', '\r']) {
+        return Some("spans lines (a define is one line)".into());
+    }
+    let (toks, errors) = lex::lex(FileId(0), value);
+    if !errors.is_empty() {
+        return Some("has an unterminated comment".into());
+    }
+    let ends = [toks.first(), toks.last()];
+    if ends.iter().flatten().any(|t| t.is("##")) {
+        return Some("has `##` at an end (`##` joins two tokens)".into());
+    }
+    None
 }
 
 #[cfg(test)]

@@ -124,10 +124,13 @@ impl Emitter {
         let pad = pad.min(256);
         self.text.extend(std::iter::repeat_n(' ', pad as usize));
         self.col = self.col.saturating_add(pad);
+        // Laid out at its use, but mapped to where the user sees it: a token
+        // of a macro argument maps to the argument.
+        let (source, verbatim) = t.place();
         self.push_segment(Segment {
             out_column: self.col,
-            source: anchor,
-            verbatim: t.site.is_none(),
+            source,
+            verbatim,
         });
         self.text.push_str(&t.text);
         self.col = self.col.saturating_add(t.width());

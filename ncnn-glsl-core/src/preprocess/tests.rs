@@ -30,7 +30,7 @@ fn run(
             .map(|(p, t)| (PathBuf::from(p), t.to_string()))
             .collect(),
     };
-    let r = preprocess(&mut sources, m, p, &loader, &[PathBuf::from("inc")]);
+    let r = preprocess(&mut sources, m, p, &[], &loader, &[PathBuf::from("inc")]);
     (sources, r)
 }
 
@@ -285,14 +285,14 @@ fn column_map_of_a_macro_use() {
     let p = ok("#version 450\n#define MUL(a, b) ((a) * (b))\nfloat r =   MUL(x,\n y) + q;\n");
     assert_eq!(p.text.lines().nth(1), Some("float r =   ((x) * (y)) + q;"));
     let (l, c) = find(&p, "((x)");
-    // Every column of the expansion is the use of `MUL`.
-    for k in 0..11 {
-        assert_eq!(
-            p.map.locate(l, c + k),
-            Some(loc(0, 3, 13)),
-            "column {}",
-            c + k
-        );
+    // The macro's own text maps to its use; the arguments to where they are
+    // written (`x` on the call's line, `y` on the next).
+    let (x, y) = (loc(0, 3, 17), loc(0, 4, 2));
+    let mul = loc(0, 3, 13);
+    let want = [mul, mul, x, mul, mul, mul, mul, mul, y, mul, mul];
+    for (k, want) in want.into_iter().enumerate() {
+        let k = k as u32;
+        assert_eq!(p.map.locate(l, c + k), Some(want), "column {}", c + k);
     }
     // Text after the call maps to where it is, on the call's last line.
     let (l, c) = find(&p, "q;");
@@ -386,7 +386,7 @@ fn include_errors() {
             .map(|(p, t)| (PathBuf::from(p), t.to_string()))
             .collect(),
     };
-    let e = preprocess(&mut sources, m, None, &loader, &[]).unwrap_err();
+    let e = preprocess(&mut sources, m, None, &[], &loader, &[]).unwrap_err();
     assert_eq!(
         e.0[0].message,
         "`#include` cycle: a.comp -> b.glsl -> a.comp"
@@ -451,7 +451,7 @@ fn include_depth_is_limited() {
         path: None,
         text: "#version 450\n#include \"x\"\n".into(),
     });
-    let e = preprocess(&mut sources, m, None, &Forever, &[]).unwrap_err();
+    let e = preprocess(&mut sources, m, None, &[], &Forever, &[]).unwrap_err();
     assert!(e.0[0].message.contains("nested more than 32 levels"), "{e}");
     // The deepest nesting of everything at once still fits a test thread's stack.
     struct Deep;
@@ -482,7 +482,7 @@ fn include_depth_is_limited() {
         path: None,
         text: "#version 450\n#include \"x\"\n".into(),
     });
-    let e = preprocess(&mut sources, m, None, &Deep, &[]).unwrap_err();
+    let e = preprocess(&mut sources, m, None, &[], &Deep, &[]).unwrap_err();
     assert_eq!(e.0.len(), 1, "{e}");
     assert!(e.0[0].message.contains("nested more than 32 levels"), "{e}");
 }
@@ -966,4 +966,96 @@ mod fuzz {
             ]
         );
     }
+}
+
+/// Preprocesses `main` with `defines` (each a `<define>` file holding its spelling).
+fn run_defines(
+    main: &str,
+    prelude: &str,
+    defines: &[&str],
+) -> (SourceMap, Result<Preprocessed, Diagnostics>) {
+    let mut sources = SourceMap::new();
+    let m = sources.add(SourceFile {
+        name: "main.comp".into(),
+        path: Some(PathBuf::from("main.comp")),
+        text: main.into(),
+    });
+    let p = sources.add(SourceFile {
+        name: "<prelude>".into(),
+        path: None,
+        text: prelude.into(),
+    });
+    let ds: Vec<FileId> = defines
+        .iter()
+        .map(|d| {
+            sources.add(SourceFile {
+                name: crate::define::DEFINE_FILE_NAME.into(),
+                path: None,
+                text: d.to_string(),
+            })
+        })
+        .collect();
+    let r = preprocess(&mut sources, m, Some(p), &ds, &MemoryLoader::default(), &[]);
+    (sources, r)
+}
+
+#[test]
+fn defines_follow_the_prelude_and_precede_the_text() {
+    let main =
+        "#version 450\nint a = FOO;\nint b = BAR;\n#ifdef E\nint e = E 0;\n#endif\nint p = P;\n";
+    // The prelude does not see them (its `FOO` stays a name), the text does.
+    let prelude = "#define P FOO\nint q = FOO;\n";
+    let (sources, r) = run_defines(main, prelude, &["FOO", "BAR=(P+ 1)", "E="]);
+    let p = r.unwrap();
+    assert_eq!(
+        p.text,
+        "#version 450\nint q = FOO;\nint a = 1;\nint b = (1+ 1);\nint e =   0;\nint p = 1;\n"
+    );
+    // Their text maps to the use, as any macro's.
+    let (l, c) = find(&p, "(1+");
+    assert_eq!(p.map.locate(l, c), Some(loc(0, 3, 9)));
+    assert_eq!(sources.get(FileId(2)).name, "<define>");
+}
+
+#[test]
+fn an_error_in_a_define_shows_the_define_as_given() {
+    // `Define::parse` refuses these; given to `preprocess` directly they are
+    // still errors, at their column in the define's own text.
+    let (_, r) = run_defines("#version 450\n", "", &["X=a ##"]);
+    let e = r.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "<define>:1:5: error: `##` cannot be at either end of a macro body\n  |\n1 | X=a ##\n  |     ^^"
+    );
+    let (_, r) = run_defines("#version 450\n", "", &["1X=2", "Y=/* open"]);
+    let e = r.unwrap_err();
+    let got: Vec<String> =
+        e.0.iter()
+            .map(|d| {
+                let s = d.span.as_ref().unwrap();
+                format!("{}:{}:{}: {}", s.file, s.line, s.column, d.message)
+            })
+            .collect();
+    assert_eq!(
+        got,
+        [
+            "<define>:1:1: `1X` is not a macro name",
+            "<define>:1:3: unterminated comment"
+        ]
+    );
+}
+
+#[test]
+fn a_preprocessor_error_inside_a_macro_argument_points_at_it() {
+    // `2` is the argument's token the expression cannot take.
+    assert_eq!(
+        err("#version 450\n#define F(a) a\n#if F(1 2)\n#endif\n"),
+        "main.comp:3:9: unexpected `2` in `#if` expression"
+    );
+    // A macro of the argument: at its use inside the argument.
+    let p = ok("#version 450\n#define IDX k\n#define F(a) [a]\nx = F(IDX);\n");
+    let (l, c) = find(&p, "k]");
+    assert_eq!(p.map.locate(l, c), Some(loc(0, 4, 7)));
+    let (l, c) = find(&p, "[k");
+    assert_eq!(p.map.locate(l, c), Some(loc(0, 4, 5)));
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::compile::{compile, CompileOptions, Compiled};
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::expand::{expand_with, Expanded, PRELUDE_NAME};
+use crate::expand::{expand_with, ExpandOptions, Expanded, PRELUDE_NAME};
 use crate::source::{Loader, Location, SourceFile, SourceMap};
 use crate::target::Target;
 
@@ -96,13 +96,15 @@ impl BuiltSet {
     }
 }
 
-/// Builds every variant of `source`. Fails with every error that stops the
-/// set: bad declarations, undeclared device macros, expansion errors, and
-/// variants naga cannot compile that the declaration does not exclude.
+/// Builds every variant of `source`, each expanded with `expand` (its
+/// defines and include directories). Fails with every error that stops the
+/// set: bad declarations, undeclared device macros, expansion errors (a
+/// define that names an axis among them), and variants naga cannot compile
+/// that the declaration does not exclude.
 pub fn build(
     source: SourceFile,
     loader: &dyn Loader,
-    search_paths: &[PathBuf],
+    expand: &ExpandOptions,
     options: &CompileOptions,
 ) -> Result<BuiltSet, Diagnostics> {
     let mut decl_sources = SourceMap::new();
@@ -132,14 +134,7 @@ pub fn build(
                     .map(|a| a.name.as_str())
                     .zip(values.iter().copied())
                     .collect();
-                let e = expand_with(
-                    source.clone(),
-                    &target,
-                    None,
-                    &defines,
-                    loader,
-                    search_paths,
-                )?;
+                let e = expand_with(source.clone(), &target, None, &defines, loader, expand)?;
                 for (_, f) in e.sources.files().filter(|(_, f)| f.name != PRELUDE_NAME) {
                     names.extend(identifiers(&f.text).into_iter().map(|(n, _)| n));
                 }
