@@ -61,7 +61,7 @@ fn text_names_the_device_and_its_options() {
         "q8ta_dequantize",
     ] {
         assert!(
-            text.contains(&format!("/{name}.comp: ")),
+            text.contains(&format!(" {name}.comp: ")),
             "{name} missing:\n{text}"
         );
     }

@@ -25,9 +25,9 @@ use syn::{bracketed, parse_macro_input, Ident, LitStr, Token, Visibility};
 ///   (the bindings by name).
 ///
 /// The file is looked up relative to the calling crate's `Cargo.toml`, then
-/// in the shipped shader library. Cargo rebuilds the caller when the shader
-/// or a file it includes changes. A shader error fails the build with the
-/// shader's `file:line:column`.
+/// in the shipped shader library (the `shaders/` this crate carries). Cargo
+/// rebuilds the caller when the shader or a file it includes changes. A
+/// shader error fails the build with the shader's `file:line:column`.
 ///
 /// Optional arguments after the file, each at most once, in any order:
 ///
@@ -46,7 +46,10 @@ pub fn include_ncnn_shader(input: TokenStream) -> TokenStream {
     let caller = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_default();
-    let library = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shaders"));
+    // The library travels in this crate's package (`shaders` links to the
+    // workspace's `shaders/`, see Cargo.toml): the same path in the
+    // workspace and in a registry's copy of the crate.
+    let library = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders"));
     let krate = quote!(::ncnn_glsl_runtime::__private);
     let options = match args.options.expand_options(&caller) {
         Ok(o) => o,

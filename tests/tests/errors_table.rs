@@ -1,11 +1,13 @@
 //! `docs/errors.md`, the table of every error a user can get: each test it
-//! names exists, and every variant of the public error enums has a row. Also
-//! the tests that provoke the errors no other test did (variant selection,
-//! the macro's file lookup).
+//! names exists, and every variant of the public error enums has a row; the
+//! README's table of refused constructs names every refusal. Also the tests
+//! that provoke the errors no other test did (variant selection, the macro's
+//! file lookup).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use ncnn_glsl_core::compile::reject;
 use ncnn_glsl_runtime::{
     q8ta, AxisInfo, Blob, DeviceCaps, Options, SelectError, Usage, Variant, VariantSet,
 };
@@ -129,6 +131,21 @@ fn the_error_table_names_only_tests_that_exist_and_every_error_variant() {
                 "docs/errors.md has no row for `{prefix}{v}` ({file})"
             );
         }
+    }
+}
+
+/// The README's table of refused constructs names every rule. (Here, not in
+/// the core: the README is outside the core's package.)
+#[test]
+fn readme_lists_every_refusal() {
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    for rule in reject::RULES {
+        let line = format!("| {} |", rule.reason.replace('|', "\\|"));
+        assert!(readme.contains(&line), "README.md lacks the row:\n{line}");
+    }
+    for rule in reject::AFTER_PARSING {
+        let line = format!("| (after parsing) {} |", rule.reason.replace('|', "\\|"));
+        assert!(readme.contains(&line), "README.md lacks the row:\n{line}");
     }
 }
 

@@ -825,20 +825,6 @@ void main() {
     assert_eq!(span(&d.0[0]).0, 6, "{d}");
 }
 
-/// The README's table of refused constructs names every rule.
-#[test]
-fn readme_lists_every_refusal() {
-    let readme = include_str!("../../../README.md");
-    for rule in reject::RULES {
-        let line = format!("| {} |", rule.reason.replace('|', "\\|"));
-        assert!(readme.contains(&line), "README.md lacks the row:\n{line}");
-    }
-    for rule in reject::AFTER_PARSING {
-        let line = format!("| (after parsing) {} |", rule.reason.replace('|', "\\|"));
-        assert!(readme.contains(&line), "README.md lacks the row:\n{line}");
-    }
-}
-
 /// `(scope, semantics)` of every `OpMemoryBarrier`, in order, from a disassembly.
 fn memory_barriers(d: &str) -> Vec<(String, String)> {
     let consts: std::collections::HashMap<&str, &str> = d

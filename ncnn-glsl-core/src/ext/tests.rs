@@ -11,9 +11,12 @@ fn slug(t: &Target) -> String {
     t.to_string().replace(' ', "_").replace(['[', ']'], "")
 }
 
+/// A shader of the workspace's `tests/shaders/`, through the link
+/// `test-shaders` that makes `cargo package` carry them, so these tests run
+/// from the packaged crate too.
 fn shader(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/shaders")
+        .join("test-shaders")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -1,5 +1,7 @@
 //! The q8ta shaders' variant sets, compiled at build time from
-//! `shaders/q8ta_*.comp`, and the context options that enable what they need.
+//! `shaders/q8ta_*.comp` (the macro finds them by name in the shader library
+//! `ncnn-glsl-macros` carries), and the context options that enable what they
+//! need.
 
 use ncnn_glsl_core::variant::VariantSet;
 use ncnn_glsl_macros::include_ncnn_shader;
@@ -8,15 +10,15 @@ use crate::ContextOptions;
 
 /// `shaders/q8ta_pixel_shuffle.comp`: the seed's pixel shuffle (a 4x4 byte
 /// transpose, whole output words; its paths are specialization constants).
-pub static PIXEL_SHUFFLE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_pixel_shuffle.comp");
+pub static PIXEL_SHUFFLE: &VariantSet = include_ncnn_shader!("q8ta_pixel_shuffle.comp");
 /// `shaders/q8ta_pixel_shuffle_baseline.comp`: the kernel the seed replaces
 /// (one invocation per output word).
 pub static PIXEL_SHUFFLE_BASELINE: &VariantSet =
-    include_ncnn_shader!("../shaders/q8ta_pixel_shuffle_baseline.comp");
+    include_ncnn_shader!("q8ta_pixel_shuffle_baseline.comp");
 /// `shaders/q8ta_quantize.comp`: float NCHW (sfp) to an int8 layout.
-pub static QUANTIZE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_quantize.comp");
+pub static QUANTIZE: &VariantSet = include_ncnn_shader!("q8ta_quantize.comp");
 /// `shaders/q8ta_dequantize.comp`: an int8 layout to float NCHW (sfp).
-pub static DEQUANTIZE: &VariantSet = include_ncnn_shader!("../shaders/q8ta_dequantize.comp");
+pub static DEQUANTIZE: &VariantSet = include_ncnn_shader!("q8ta_dequantize.comp");
 
 /// Every q8ta variant set: what a context that runs [`super::Q8taOps`] must
 /// be opened for ([`context_options`]).
