@@ -75,8 +75,10 @@ pub fn include_ncnn_shader(input: TokenStream) -> TokenStream {
         None => body.into(),
         Some((vis, name)) => {
             let doc = format!("The shader `{file}`: its variant set and typed host side.");
+            // A user may use part of the host side only.
             quote! {
                 #[doc = #doc]
+                #[allow(dead_code)]
                 #vis mod #name { #body }
             }
             .into()

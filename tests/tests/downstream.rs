@@ -38,6 +38,7 @@ use ncnn_glsl_testkit::shaders::workspace_root;
 const MAIN_RS: &str = include_str!("../downstream/src/main.rs");
 const SHADER: &str = include_str!("../downstream/shaders/scale.comp");
 const COMMON: &str = include_str!("../downstream/shaders/common.glsl");
+const TYPED: &str = include_str!("../downstream/shaders/typed.comp");
 
 /// What a user's `Cargo.toml` names, and what it brings.
 const PUBLISHED: [&str; 3] = ["ncnn-glsl-core", "ncnn-glsl-macros", "ncnn-glsl-runtime"];
@@ -248,6 +249,7 @@ impl Crate {
         c.write("src/main.rs", MAIN_RS);
         c.write("shaders/scale.comp", SHADER);
         c.write("shaders/common.glsl", COMMON);
+        c.write("shaders/typed.comp", TYPED);
         c
     }
 
@@ -361,6 +363,7 @@ fn a_downstream_crate_builds_rebuilds_and_reports_shader_errors() {
     match out.status.code() {
         Some(0) => {
             assert_contains(&text, "all OK");
+            assert_contains(&text, "elements OK");
             eprint!("{text}");
         }
         Some(77) => unavailable(text.trim().trim_start_matches("unavailable: ")),
@@ -459,8 +462,28 @@ fn a_downstream_crate_builds_rebuilds_and_reports_shader_errors() {
         &MAIN_RS.replace(call, "include_ncnn_shader!(42)"),
     );
     let e = c.build_err();
-    assert_contains(&e, "expected string literal");
+    assert_contains(&e, "expected a shader file name");
     c.write("src/main.rs", MAIN_RS);
+
+    // The typed host side: a push-constant member the block does not have,
+    // or of another type, fails the user's build at that field.
+    for (field, bad, error) in [
+        (
+            "scale: -0.75,",
+            "scael: -0.75,",
+            "struct `PushConstants` has no field named `scael`",
+        ),
+        ("scale: -0.75,", "scale: 3,", "mismatched types"),
+        ("n: Some(n) }", "n: Some(true) }", "mismatched types"),
+    ] {
+        assert_contains(MAIN_RS, field);
+        c.write("src/main.rs", &MAIN_RS.replace(field, bad));
+        let e = c.build_err();
+        assert_contains(&e, error);
+        assert_contains(&e, bad.trim_end_matches([',', ' ', '}']));
+    }
+    c.write("src/main.rs", MAIN_RS);
+    step(&mut t, "typed host errors");
 
     // A missing file: both places looked at, the library's inside the
     // packaged macros crate.

@@ -9,7 +9,10 @@
 //! - `q8ta`: quantizes random floats, pixel-shuffles them through
 //!   `ncnn_glsl_runtime::q8ta::Q8taOps` on the default Vulkan device with the
 //!   Khronos validation layer, and checks every byte against
-//!   `q8ta::reference`. Exit status 0: all OK; 1: a mismatch, an error or a
+//!   `q8ta::reference`; then runs its own shader through the typed item form
+//!   (`include_ncnn_shader!(mod typed = ...)`: push constants as a struct,
+//!   the specialization constant and the buffers by name), every element
+//!   checked on the host. Exit status 0: all OK; 1: a mismatch, an error or a
 //!   validation message; 77: no Vulkan device with the validation layer here
 //!   (the test decides whether that is a skip or, under `CI`, a failure).
 //!
@@ -23,7 +26,8 @@ use ncnn_glsl_runtime::q8ta::{
     self, reference, unpack, Layout, Q8taOps, QuantParams, Requant, Shape,
 };
 use ncnn_glsl_runtime::{
-    include_ncnn_shader, Context, ContextOptions, Error, Message, Options, VariantSet,
+    include_ncnn_shader, Buffer, Context, ContextOptions, Dispatch, Error, FloatStorage, Message,
+    Options, Pipeline, PipelineOptions, VariantSet,
 };
 
 /// This crate's own shader, relative to its `Cargo.toml`.
@@ -31,6 +35,8 @@ static SCALE: &VariantSet = include_ncnn_shader!("shaders/scale.comp");
 /// A shader of the shipped library, by name: found in the packaged macros
 /// crate.
 static PIXEL_SHUFFLE: &VariantSet = include_ncnn_shader!("q8ta_pixel_shuffle.comp");
+// The item form: `typed::SET` and its typed host side.
+include_ncnn_shader!(mod typed = "shaders/typed.comp");
 
 type Fail = Box<dyn std::error::Error>;
 
@@ -106,7 +112,9 @@ fn run_q8ta() -> Result<Result<(), Fail>, Unavailable> {
         messages: Some(Arc::new(move |m: Message| {
             sink.lock().unwrap_or_else(|p| p.into_inner()).push(m)
         })),
-        // The q8ta sets: the context enables the features their variants use.
+        // The q8ta sets and this crate's typed one: the context enables the
+        // features their variants use.
+        variant_sets: q8ta::SETS.iter().copied().chain([typed::SET]).collect(),
         ..q8ta::context_options()
     }) {
         Ok(ctx) => ctx,
@@ -116,7 +124,7 @@ fn run_q8ta() -> Result<Result<(), Fail>, Unavailable> {
         Err(e) => return Ok(Err(format!("cannot open a Vulkan context: {e}").into())),
     };
     println!("device: {} ({:?})", ctx.caps().name, ctx.caps().device_type);
-    let mut result = shuffle_every_pair(&ctx);
+    let mut result = shuffle_every_pair(&ctx).and_then(|()| typed_scale(&ctx));
     drop(ctx);
     let messages = messages.lock().unwrap_or_else(|p| p.into_inner());
     if result.is_ok() && !messages.is_empty() {
@@ -216,6 +224,59 @@ fn shuffle_every_pair(ctx: &Arc<Context>) -> Result<(), Fail> {
     } else {
         Err(problems.join("\n").into())
     }
+}
+
+/// `typed.comp` in the variant ncnn's defaults choose here: `y = x * scale +
+/// bias` over the first `n` vec4s (`n` fixed through `psc`), the rest of the
+/// poisoned output untouched.
+fn typed_scale(ctx: &Arc<Context>) -> Result<(), Fail> {
+    let choice = ctx.select(typed::SET, Options::NCNN_DEFAULT, &[])?;
+    let storage = FloatStorage::of(choice.chosen.options);
+    let (vec4s, n) = (300usize, 250i32);
+    let spec = typed::Specialization { n: Some(n) };
+    let options = PipelineOptions {
+        specialization: &spec.values(),
+        ..Default::default()
+    };
+    let pipeline = Pipeline::for_variant(ctx, typed::SET, choice.variant, &options)?;
+    let mut rng = SplitMix(0x5eed);
+    let x: Vec<f32> = (0..vec4s * 4)
+        .map(|_| storage.round(rng.f32(-8.0, 8.0)))
+        .collect();
+    let mut bottom = Buffer::for_floats(ctx, storage, x.len())?;
+    let mut top = Buffer::for_floats(ctx, storage, x.len())?;
+    bottom.write_floats(storage, &x)?;
+    top.write(&vec![0xff; top.size() as usize])?;
+    let push = typed::PushConstants {
+        n: vec4s as i32, // not read: the specialization constant wins
+        scale: -0.75,
+        bias: [1.0, 2.0, -3.0, 0.5],
+        ..Default::default()
+    };
+    let buffers = typed::Buffers {
+        bottom_blob: &bottom,
+        top_blob: &top,
+    }
+    .bind();
+    pipeline.dispatch(&Dispatch::typed(&buffers, &push, [vec4s.div_ceil(64) as u32, 1, 1]))?;
+    let y = top.read_floats(storage, x.len())?;
+    let mut raw = vec![0u8; top.size() as usize];
+    top.read(&mut raw)?;
+    let e = storage.element_bytes();
+    for (i, (&x, &y)) in x.iter().zip(&y).enumerate() {
+        if i >= n as usize * 4 {
+            if raw[i * e..(i + 1) * e].iter().any(|&b| b != 0xff) {
+                return Err(format!("typed: element {i} written past n = {n}").into());
+            }
+            continue;
+        }
+        let want = storage.round(x * -0.75 + push.bias[i % 4]);
+        if (y - want).abs() > 4e-3 * want.abs().max(1.0) {
+            return Err(format!("typed ({}): element {i}: {x} gave {y}, want {want}", choice.chosen).into());
+        }
+    }
+    println!("typed {}: {} elements OK", choice.chosen, n * 4);
+    Ok(())
 }
 
 /// One quantization step, only where `x / scale` is within 2^-20 of a tie
