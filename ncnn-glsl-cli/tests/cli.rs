@@ -101,3 +101,31 @@ fn a_bad_device_file_names_the_file_and_the_problem() {
         "{err}"
     );
 }
+
+#[test]
+fn variants_notes_what_naga_cannot_express_and_what_runs_instead() {
+    let f = scratch("variants.comp", SHADER);
+    let out = ncnn_glsl(&["variants", f.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("bf16s "))
+        .unwrap_or_else(|| panic!("no bf16s line:\n{text}"));
+    assert!(
+        line.ends_with("left out: naga's GLSL frontend has no bfloat16 types; runs bf16p"),
+        "{text}"
+    );
+    let out = ncnn_glsl(&["variants", f.to_str().unwrap(), "--json"]);
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        json.contains("\"left_out\": [")
+            && json.contains("\"reason\": \"naga's GLSL frontend has no bfloat16 types\"")
+            && json.contains("\"runs\": \"bf16p\""),
+        "{json}"
+    );
+}
