@@ -13,11 +13,6 @@
 #pragma ncnn_glsl axis VEC 1 2 4
 // The arithmetic is fp32 in every mode: fp16a variants would equal fp16p/fp16s ones.
 #pragma ncnn_glsl exclude fp16a
-// naga has no bfloat16 types (bf16s), and bf16p on a device with 16-bit storage declares sfp
-// as uint16_t, which naga has no type for either: those are not built. Such a device runs the
-// packed bf16p variant (two bf16 per uint), which the fallback order reaches first.
-#pragma ncnn_glsl exclude bf16s
-#pragma ncnn_glsl exclude bf16p[S16]
 
 layout (local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 

@@ -378,6 +378,7 @@ pub const TOKENS: &[&str] = &[
     "#pragma ncnn_glsl device ncnn_subgroupSize 32 64\n",
     "#pragma ncnn_glsl exclude fp16a\n",
     "#pragma ncnn_glsl exclude bf16p[S16]\n",
+    "#pragma ncnn_glsl exclude [I64] fp16s+fp16a [I16 shaderInt64]\n",
     "#error x\n",
     "#line 7\n",
     "#extension GL_EXT_shader_16bit_storage : require\n",

@@ -171,6 +171,8 @@ fn variants(source: &Source, json: bool) -> Result<(), String> {
         .variants
         .iter()
         .map(|v| v.key.len())
+        .chain(manifest.excluded.iter().map(String::len))
+        .chain(manifest.left_out.iter().map(|l| l.key.len()))
         .max()
         .unwrap_or(0);
     for v in &manifest.variants {
@@ -184,6 +186,9 @@ fn variants(source: &Source, json: bool) -> Result<(), String> {
     }
     for e in &manifest.excluded {
         println!("  {e:width$}  excluded");
+    }
+    for l in &manifest.left_out {
+        println!("  {:width$}  {}", l.key, l.note());
     }
     Ok(())
 }

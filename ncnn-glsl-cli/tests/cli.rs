@@ -235,13 +235,9 @@ fn dash_d_defines_a_macro_before_the_shader() {
     // compile and variants take it too; the SPIR-V differs.
     let spirv = |define: &str| ok(ncnn_glsl(&["compile", file, "-D", define, "-o", "-"])).stdout;
     assert_ne!(spirv("FACTOR=2"), spirv("FACTOR=3"));
-    // naga has no bfloat16 types: a variant set excludes bf16s.
     let set = scratch(
         "define_set.comp",
-        &SHADER.replace("afpvec4(1)", "afpvec4(FACTOR)").replace(
-            "#version 450\n",
-            "#version 450\n#pragma ncnn_glsl exclude bf16s\n",
-        ),
+        &SHADER.replace("afpvec4(1)", "afpvec4(FACTOR)"),
     );
     let set = set.to_str().unwrap();
     let out = ok(ncnn_glsl(&["variants", set, "-D", "FACTOR=2"]));
@@ -351,5 +347,33 @@ fn axis_picks_one_variant_and_names_the_declared_values() {
         stderr(&out).contains("`one` is not an integer value for `LAYOUT`"),
         "{}",
         stderr(&out)
+    );
+}
+
+#[test]
+fn variants_notes_what_naga_cannot_express_and_what_runs_instead() {
+    let f = scratch("variants.comp", SHADER);
+    let out = ncnn_glsl(&["variants", f.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("bf16s "))
+        .unwrap_or_else(|| panic!("no bf16s line:\n{text}"));
+    assert!(
+        line.ends_with("left out: naga's GLSL frontend has no bfloat16 types; runs bf16p"),
+        "{text}"
+    );
+    let out = ncnn_glsl(&["variants", f.to_str().unwrap(), "--json"]);
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        json.contains("\"left_out\": [")
+            && json.contains("\"reason\": \"naga's GLSL frontend has no bfloat16 types\"")
+            && json.contains("\"runs\": \"bf16p\""),
+        "{json}"
     );
 }

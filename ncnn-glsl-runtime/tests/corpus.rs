@@ -8,9 +8,15 @@
 //! differential harness: integers identical, floats within one ulp of the
 //! storage type.
 //!
-//! The outcome of every shader in every mode (compiled and matched, rejected
-//! at build time with the error, not runnable on lavapipe with the reason)
-//! is kept in `tests/corpus/OUTCOMES.md`. The test fails on any difference
+//! A mode that a variant set leaves out for a shader (the extension defines
+//! a name it uses there with a type naga does not have,
+//! `ncnn_glsl_core::compile::inexpressible`) is run as the set would run it:
+//! our blob of the mode the fallback order picks instead, against glslang's
+//! blob of the left-out mode's text, on the same bytes.
+//!
+//! The outcome of every shader in every mode (compiled and matched, left out
+//! with what runs instead, rejected at build time with the error, not
+//! runnable on lavapipe with the reason) is kept in `tests/corpus/OUTCOMES.md`. The test fails on any difference
 //! from glslang, on a rejection without a position, and when the outcomes
 //! drift from that file; `CORPUS_UPDATE=1` rewrites it.
 
@@ -19,7 +25,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use ncnn_glsl_core::{ext, CompileOptions, MemoryLoader, SourceFile, Target};
+use ncnn_glsl_core::device::narrow_to;
+use ncnn_glsl_core::variant::build::{left_out_of, text_usage};
+use ncnn_glsl_core::variant::{canonical, fallback_order};
+use ncnn_glsl_core::{ext, CompileOptions, MemoryLoader, Options, SourceFile, Target};
 use ncnn_glsl_runtime::reflection::Reflection;
 use ncnn_glsl_runtime::{
     Blob, ContextOptions, FloatStorage, SpecValue, Usage, Variant, VariantSet,
@@ -571,7 +580,18 @@ fn push_bytes(values: impl IntoIterator<Item = P>) -> Vec<u8> {
 type Run = (String, Vec<(u32, SpecValue)>, Vec<u8>);
 
 /// Our blob and reflection, and glslang's blob; or what became of the text.
-type Compiled = Result<(Vec<u32>, Reflection, Vec<u32>), Outcome>;
+type Compiled = Result<Pair, Outcome>;
+
+/// What one text runs: our blob and glslang's.
+#[derive(Clone)]
+struct Pair {
+    ours: Vec<u32>,
+    reflection: Reflection,
+    theirs: Vec<u32>,
+    /// For a left-out mode: why, the target whose blob (ours) runs instead,
+    /// and the target whose text glslang's blob is of.
+    left_out: Option<(String, Target, Target)>,
+}
 
 /// The runs of a shader.
 fn runs(s: &Shader) -> Vec<Run> {
@@ -613,6 +633,16 @@ fn corpus_dir() -> PathBuf {
 enum Outcome {
     /// Compiled, ran and matched glslang `runs` times.
     Matched(usize),
+    /// Left out of a variant set, for the reason; the target that runs
+    /// instead, and what became of its comparison with glslang's build of
+    /// the left-out text (matched `n` times, or why it was not compared).
+    LeftOut {
+        reason: String,
+        runs: Target,
+        /// The target whose text glslang compiled for the comparison.
+        against: Target,
+        compared: Result<usize, String>,
+    },
     /// Rejected at build time: the first error, `file:line:column: error: ...`.
     Rejected(String),
     /// Compiled, but lavapipe cannot run it.
@@ -665,8 +695,97 @@ fn naga(e: &ncnn_glsl_core::Expanded) -> Result<ncnn_glsl_core::Compiled, Outcom
     })
 }
 
+/// What a variant set runs for `target` when it leaves it out: the first
+/// target of the fallback order that it holds (reduced as the set reduces
+/// it, not left out, compiled by naga).
+fn fallback(
+    source: &str,
+    name: &str,
+    target: &Target,
+) -> Result<(Target, ncnn_glsl_core::Compiled), Outcome> {
+    let usage = text_usage(source);
+    for c in fallback_order(canonical(*target, usage))
+        .into_iter()
+        .skip(1)
+    {
+        if canonical(c, usage) != c || narrow_to(c.options, Options::ALL) != c.options {
+            continue;
+        }
+        let e = expand(source, name, &c)?;
+        if left_out_of(&e).is_some() {
+            continue;
+        }
+        return match naga(&e) {
+            Ok(b) => Ok((c, b)),
+            Err(Outcome::Rejected(r)) => Err(Outcome::Failed(format!(
+                "{target} is left out, and {c}, which runs instead, is rejected: {r}"
+            ))),
+            Err(o) => Err(o),
+        };
+    }
+    Err(Outcome::Failed(format!(
+        "{target} is left out and nothing can run instead"
+    )))
+}
+
+/// A left-out text: our blob of what runs instead, glslang's of the text.
+fn compile_left_out(t: &Text, source: &str, name: &str, reason: &str) -> Compiled {
+    for target in &t.targets {
+        if left_out_of(&expand(source, name, target)?).is_none() {
+            return Err(Outcome::Failed(format!(
+                "{} and {target} differ only in #extension lines, but only one is left out",
+                t.targets[0]
+            )));
+        }
+    }
+    let (runs, ours) = fallback(source, name, &t.targets[0])?;
+    // bf16p with 16-bit uniform access keeps `lfp` as bf16 bits, where what
+    // runs instead keeps `float`: a different rounding of intermediate
+    // values, not of the bytes. Its storage is compared through the column
+    // with the same storage and `float` local memory (bf16p [S16 I16]).
+    let mut against = t.targets[0];
+    if ext::FloatClass::of(&against) == ext::FloatClass::Bf16Packed16Local {
+        against.bits.uniform16 = false;
+    }
+    let text = if against == t.targets[0] {
+        t.text.clone()
+    } else {
+        expand(source, name, &against)?.text().to_string()
+    };
+    let not_compared = |why: String| Outcome::LeftOut {
+        reason: reason.to_string(),
+        runs,
+        against,
+        compared: Err(why),
+    };
+    let theirs = match ncnn_glsl_testkit::differential::glslang_result(&text) {
+        None => return Err(not_compared("glslangValidator is not installed".into())),
+        Some(Err(m)) => {
+            // `ERROR: /tmp/NAME.comp:LINE: MESSAGE`: the message, without the scratch file.
+            let first = m
+                .lines()
+                .find_map(|l| l.strip_prefix("ERROR: "))
+                .unwrap_or_default();
+            let message = first.splitn(3, ':').nth(2).unwrap_or(first).trim();
+            return Err(not_compared(format!(
+                "glslang rejects the left-out text too ({message})"
+            )));
+        }
+        Some(Ok(w)) => w,
+    };
+    Ok(Pair {
+        ours: ours.spirv,
+        reflection: ours.reflection,
+        theirs,
+        left_out: Some((reason.to_string(), runs, against)),
+    })
+}
+
 fn compile_text(t: &Text, source: &str, name: &str) -> Compiled {
     let first = expand(source, name, &t.targets[0])?;
+    if let Some(why) = left_out_of(&first) {
+        return compile_left_out(t, source, name, why.reason);
+    }
     let ours = naga(&first);
     for target in &t.targets[1..] {
         let other = naga(&expand(source, name, target)?);
@@ -699,7 +818,12 @@ fn compile_text(t: &Text, source: &str, name: &str) -> Compiled {
         }
         Some(Ok(w)) => w,
     };
-    Ok((ours.spirv, ours.reflection, theirs))
+    Ok(Pair {
+        ours: ours.spirv,
+        reflection: ours.reflection,
+        theirs,
+        left_out: None,
+    })
 }
 
 #[test]
@@ -813,7 +937,7 @@ fn corpus_matches_glslang_in_every_mode() {
     if let Ok(dir) = std::env::var("CORPUS_DUMP") {
         // Both blobs and the finished text of every compiled text, to look into.
         for (k, t) in texts.iter().enumerate() {
-            if let Some(Ok((ours, _, theirs))) = &t.compiled {
+            if let Some(Ok(Pair { ours, theirs, .. })) = &t.compiled {
                 let base = format!("{dir}/{}.{k}", shaders[t.shader].name);
                 let bytes = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
                 std::fs::write(format!("{base}.ours.spv"), bytes(ours)).unwrap();
@@ -832,7 +956,12 @@ fn corpus_matches_glslang_in_every_mode() {
     let mut variants = Vec::new();
     for t in &texts {
         match &t.compiled {
-            Some(Ok((ours, reflection, theirs))) => {
+            Some(Ok(Pair {
+                ours,
+                reflection,
+                theirs,
+                ..
+            })) => {
                 let mut theirs_reflection = reflection.clone();
                 theirs_reflection.requirements =
                     ncnn_glsl_core::compile::reflect::requirements(theirs);
@@ -868,7 +997,7 @@ fn corpus_matches_glslang_in_every_mode() {
         let s = &shaders[t.shader];
         let outcome = match (&t.compiled, blobs[k]) {
             (Some(Err(o)), _) => o.clone(),
-            (Some(Ok(_)), Some((ours, theirs))) => {
+            (Some(Ok(pair)), Some((ours, theirs))) => {
                 let mut result = Outcome::Matched(0);
                 for (i, (what, spec, push)) in runs(s).into_iter().enumerate() {
                     let case = Case {
@@ -892,14 +1021,34 @@ fn corpus_matches_glslang_in_every_mode() {
                             break;
                         }
                         Err(RunError::Failed(e)) => {
+                            let what = match &pair.left_out {
+                                Some((_, runs, against)) => format!(
+                                    "left out; our blob of {runs}, which runs instead, against glslang's of the {against} text: "
+                                ),
+                                None => String::new(),
+                            };
                             result = Outcome::Failed(format!(
-                                "{e} (run {i}; NCNN_SEED={seed} replays the whole corpus)"
+                                "{what}{e} (run {i}; NCNN_SEED={seed} replays the whole corpus)"
                             ));
                             break;
                         }
                     }
                 }
-                result
+                match (&pair.left_out, result) {
+                    (Some((reason, runs, against)), Outcome::Matched(n)) => Outcome::LeftOut {
+                        reason: reason.clone(),
+                        runs: *runs,
+                        against: *against,
+                        compared: Ok(n),
+                    },
+                    (Some((reason, runs, against)), Outcome::NotRunnable(e)) => Outcome::LeftOut {
+                        reason: reason.clone(),
+                        runs: *runs,
+                        against: *against,
+                        compared: Err(format!("not runnable on lavapipe: {e}")),
+                    },
+                    (_, result) => result,
+                }
             }
             _ => unreachable!("every text was compiled"),
         };
@@ -977,27 +1126,47 @@ fn render(
          same random inputs under every specialization the test lists, and must agree (integers \
          identical, floats within one ulp of the storage type). Modes whose finished texts differ at \
          most in their `#extension` lines are run once (naga must give each the same blob or \
-         error; glslang compiles the first one's text).\n"
+         error; glslang compiles the first one's text). A mode a variant set leaves out for a \
+         shader (the extension defines a name the shader uses there with a type naga does not \
+         have, `ncnn_glsl_core::compile::inexpressible`) is run as the set runs it: our blob of \
+         the mode the fallback order picks instead, against glslang's blob of the left-out \
+         mode's own text, on the same bytes.\n"
     )
     .unwrap();
     writeln!(out, "## Pass rate per mode\n").unwrap();
     writeln!(
         out,
-        "| mode | compiled and matched | rejected at build time | not runnable on lavapipe |"
+        "| mode | compiled and matched | left out (what runs instead) | rejected at build time | not runnable on lavapipe |"
     )
     .unwrap();
-    writeln!(out, "|---|---|---|---|").unwrap();
+    writeln!(out, "|---|---|---|---|---|").unwrap();
     for target in targets {
         let mode = target.to_string();
         let (mut m, mut r, mut x) = (Vec::new(), Vec::new(), Vec::new());
+        // What runs instead -> the shaders left out.
+        let mut l: Vec<(Target, Vec<&str>)> = Vec::new();
         for (si, s) in shaders.iter().enumerate() {
             match &outcomes[mode_text[&(si, mode.clone())]] {
                 Outcome::Matched(_) => m.push(s.name),
+                Outcome::LeftOut { runs, .. } => match l.iter_mut().find(|(r, _)| r == runs) {
+                    Some((_, names)) => names.push(s.name),
+                    None => l.push((*runs, vec![s.name])),
+                },
                 Outcome::Rejected(_) => r.push(s.name),
                 Outcome::NotRunnable(_) => x.push(s.name),
                 Outcome::Failed(_) => unreachable!("failures stop the test first"),
             }
         }
+        let left = if l.is_empty() {
+            "0".to_string()
+        } else {
+            let n: usize = l.iter().map(|(_, v)| v.len()).sum();
+            let groups: Vec<String> = l
+                .iter()
+                .map(|(runs, names)| format!("{} (run `{runs}`)", names.join(", ")))
+                .collect();
+            format!("{n}: {}", groups.join("; "))
+        };
         let list = |v: &[&str]| {
             if v.is_empty() {
                 "0".to_string()
@@ -1007,12 +1176,68 @@ fn render(
         };
         writeln!(
             out,
-            "| `{mode}` | {}/{n} | {} | {} |",
+            "| `{mode}` | {}/{n} | {left} | {} | {} |",
             m.len(),
             list(&r),
             list(&x)
         )
         .unwrap();
+    }
+    writeln!(out, "\n## Left out\n").unwrap();
+    writeln!(
+        out,
+        "Not built in a variant set, not an error: the device runs what the fallback order picks \
+         instead, whose blob (ours) was compared with glslang's build of the left-out text, on \
+         the same bytes, where glslang and lavapipe can.\n"
+    )
+    .unwrap();
+    // (shader, what) -> modes, in corpus order.
+    let mut left: Vec<(usize, String, Vec<&str>)> = Vec::new();
+    for (t, o) in texts.iter().zip(outcomes) {
+        if let Outcome::LeftOut {
+            reason,
+            runs,
+            against,
+            compared,
+        } = o
+        {
+            let text = if t.targets.contains(against) {
+                "the left-out text".to_string()
+            } else {
+                format!(
+                    "the `{against}` text (the same storage, and `lfp` in `float` as in `{runs}`)"
+                )
+            };
+            let compared = match compared {
+                Ok(n) => format!("our `{runs}` blob matched glslang's blob of {text} in {n} runs"),
+                Err(why) => format!("not compared: {why}"),
+            };
+            let what = format!("{reason}; runs `{runs}`; {compared}");
+            match left
+                .iter_mut()
+                .find(|(s, w, _)| *s == t.shader && *w == what)
+            {
+                Some((_, _, modes)) => modes.extend(t.modes.iter().map(String::as_str)),
+                None => left.push((t.shader, what, t.modes.iter().map(String::as_str).collect())),
+            }
+        }
+    }
+    left.sort_by_key(|(s, _, _)| *s);
+    for (si, what, modes) in &left {
+        writeln!(
+            out,
+            "- `{}` in {}:\n  {what}",
+            shaders[*si].name,
+            modes
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+        .unwrap();
+    }
+    if left.is_empty() {
+        writeln!(out, "None.").unwrap();
     }
     writeln!(out, "\n## Rejected at build time\n").unwrap();
     // (shader, error) -> modes, in corpus order.
@@ -1084,7 +1309,16 @@ fn render(
             .collect();
         let ran = mine
             .iter()
-            .filter(|o| matches!(o, Outcome::Matched(_)))
+            .filter(|o| {
+                matches!(
+                    o,
+                    Outcome::Matched(_)
+                        | Outcome::LeftOut {
+                            compared: Ok(_),
+                            ..
+                        }
+                )
+            })
             .count();
         writeln!(
             out,

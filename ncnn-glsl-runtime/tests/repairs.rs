@@ -3,7 +3,7 @@
 //! GLSL, run on lavapipe with the same random inputs, outputs compared.
 
 use ncnn_glsl_runtime::SpecValue;
-use ncnn_glsl_testkit::differential::{run, Case, Cmp, Fill, Io};
+use ncnn_glsl_testkit::differential::{finished, run, run_against, Case, Cmp, Fill, Io};
 
 /// Memory barriers: a workgroup transposes through `shared` memory and
 /// writes to a buffer that a second phase reads back.
@@ -339,4 +339,79 @@ void main() {
     bytes.extend_from_slice(&7i32.to_le_bytes());
     case.push_constants = bytes;
     run(&case);
+}
+
+/// ncnn's reduction through `shared lfpvec4` in fp16s+fp16a on a device with
+/// int64 and int16 (lavapipe, the H200), where ncnn keeps the four halves in
+/// a `uint64_t` that naga cannot declare; the extension keeps them in an
+/// `f16vec4` (docs/extension.md section 3, "Local types"). A storage vector
+/// also goes straight into local memory (`buffer_sm4`) and back, from random
+/// bits (NaNs, infinities and subnormals among them): every bit must survive.
+///
+/// Twice: naga against glslang on the same finished text; then naga's build
+/// of our form against glslang's build of ncnn's `uint64_t` form of the same
+/// shader (ncnn's definitions put back over ours), which must agree exactly.
+#[test]
+fn shared_lfpvec4_reduction_with_int64() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { sfpvec4 a[]; };
+layout(binding = 1) readonly buffer F { sfpvec4 f[]; };
+layout(binding = 2) writeonly buffer B { sfpvec4 b[]; };
+layout(binding = 3) writeonly buffer C { sfpvec4 c[]; };
+shared lfpvec4 raw[64];
+shared lfpvec4 tmp[64];
+void main() {
+    int l = int(gl_LocalInvocationID.x);
+    int g = int(gl_GlobalInvocationID.x);
+    raw[l] = buffer_sm4(a, g);
+    tmp[l] = afp2lfpvec4(buffer_ld4(f, g) * afp(0.5));
+    barrier();
+    buffer_st4(c, g, lfp2afpvec4(raw[63 - l]));
+    for (int s = 32; s > 0; s >>= 1) {
+        if (l < s)
+            tmp[l] = afp2lfpvec4(lfp2afpvec4(tmp[l]) + lfp2afpvec4(tmp[l + s]));
+        barrier();
+    }
+    if (l == 0)
+        buffer_st4(b, int(gl_WorkGroupID.x), lfp2afpvec4(tmp[0]));
+}
+";
+    let mode = "fp16s+fp16a [S16 I16 I64]";
+    let ours = finished(src, mode);
+    assert!(
+        ours.text().contains("shared f16vec4 tmp[64];"),
+        "{}",
+        ours.text()
+    );
+    let groups = 16;
+    let mut case = Case::new(
+        "shared lfpvec4 reduction",
+        src,
+        mode,
+        vec![
+            Io::In(8 * 64 * groups, Fill::Words),
+            Io::In(8 * 64 * groups, Fill::F16(-1.0, 1.0)),
+            Io::Out(8 * groups, Cmp::Exact),
+            Io::Out(8 * 64 * groups, Cmp::Exact),
+        ],
+    );
+    case.groups = [groups as u32, 1, 1];
+    run(&case);
+    // ncnn's definitions for this column (its `gpu.cpp`), over ours.
+    let ncnn = src.replacen(
+        "\n",
+        "\n#undef lfpvec4\n#define lfpvec4 uint64_t\n\
+         #undef buffer_sm4\n#define buffer_sm4(buf,i) pack64(halfBitsToUint16(buf[i]))\n\
+         #undef lfp2afpvec4\n#define lfp2afpvec4(v) uint16BitsToHalf(unpack16(v))\n\
+         #undef afp2lfpvec4\n#define afp2lfpvec4(v) pack64(halfBitsToUint16(f16vec4(v)))\n",
+        1,
+    );
+    let theirs = finished(&ncnn, mode);
+    assert!(
+        theirs.text().contains("shared uint64_t tmp[64];"),
+        "{}",
+        theirs.text()
+    );
+    run_against(&case, &ncnn);
 }

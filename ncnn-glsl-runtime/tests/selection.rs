@@ -56,7 +56,8 @@ fn h200_picks_fp16_storage_and_bf16p_for_bf16() {
     let d = device("h200.json");
     let all = Options::NCNN_DEFAULT.to_string();
     assert_eq!(chosen(&d, &all), "fp16s+fp16a+fp16u");
-    // bf16s is supported by the device but excluded from the set: bf16p.
+    // bf16s is supported by the device but left out of the set (naga has no
+    // bfloat16 types): bf16p, the same bytes.
     assert!(ncnn_glsl_core::narrow(Options::ALL, &d).has(ncnn_glsl_runtime::Flag::Bf16Storage));
     assert_eq!(chosen(&d, "bf16p+bf16s"), "bf16p");
     // Discrete: local memory survives narrowing (the seed does not use it).

@@ -80,7 +80,9 @@ pub struct Case {
     pub name: String,
     /// The shader, with the extension (expanded for `mode`).
     pub source: String,
-    /// The mode (`fp32`, `fp16s+fp16a`, ...).
+    /// The mode (`fp32`, `fp16s+fp16a`, ...), optionally with the device
+    /// bits as a target prints them (`fp16s+fp16a [S16 I16 I64]`); without
+    /// them, the least device that keeps the mode's flags.
     pub mode: String,
     /// One per binding.
     pub io: Vec<Io>,
@@ -110,9 +112,33 @@ impl Case {
     }
 }
 
+/// The target of a [`Case::mode`]: `MODE` on the least device that keeps
+/// its flags, or `MODE [BITS]` with exactly those device bits.
+pub fn target_of(mode: &str) -> Target {
+    let (options, bits) = match mode.split_once('[') {
+        Some((m, b)) => (m.trim(), Some(b.trim_end_matches(']'))),
+        None => (mode.trim(), None),
+    };
+    let mut target = Target::for_mode(options.parse().expect("a mode"));
+    if let Some(bits) = bits {
+        let on: Vec<&str> = bits.split_whitespace().collect();
+        for name in &on {
+            assert!(
+                ["S16", "U16", "I16", "I64"].contains(name),
+                "`{name}` in `{mode}` is not a device bit"
+            );
+        }
+        target.bits.storage16 = on.contains(&"S16");
+        target.bits.uniform16 = on.contains(&"U16");
+        target.bits.int16 = on.contains(&"I16");
+        target.bits.int64 = on.contains(&"I64");
+    }
+    target
+}
+
 /// The finished text of `source` in `mode`, as glslang and naga get it.
 pub fn finished(source: &str, mode: &str) -> ncnn_glsl_core::Expanded {
-    let target = Target::for_mode(mode.parse().expect("a mode"));
+    let target = target_of(mode);
     let file = SourceFile {
         name: "case.comp".into(),
         path: None,
@@ -165,6 +191,52 @@ pub fn compile_both(case: &Case) -> Option<(Vec<u32>, Reflection, Vec<u32>)> {
     Some((ours.spirv, ours.reflection, theirs))
 }
 
+/// Fills, runs and compares as [`run`], but glslang compiles `glslang_source`
+/// (with the extension, expanded in the case's mode) instead of the case's
+/// own text: a check that another form of the same shader (ncnn's
+/// definitions of a name where ours differ, a column this compiler leaves
+/// out and the one it runs instead) computes the same outputs on the same
+/// bytes. Returns whether it ran (glslang and a device able to run both).
+pub fn run_against(case: &Case, glslang_source: &str) -> bool {
+    let e = finished(&case.source, &case.mode);
+    let ours = ncnn_glsl_core::compile(&e, &CompileOptions::default())
+        .unwrap_or_else(|d| panic!("{}: our compile failed:\n{d}", case.name));
+    assert_valid(&ours.spirv);
+    let other = finished(glslang_source, &case.mode);
+    let Some(theirs) = glslang(other.text()) else {
+        return false;
+    };
+    let target = target_of(&case.mode);
+    let ours_blob = leak_blob(ours.spirv, ours.reflection.clone());
+    let theirs_blob = glslang_blob(theirs, &ours.reflection);
+    let variants: &'static [Variant] = Box::leak(Box::new([
+        Variant {
+            target,
+            axes: &[],
+            blob: ours_blob,
+        },
+        Variant {
+            target,
+            axes: &[],
+            blob: theirs_blob,
+        },
+    ]));
+    let options = ContextOptions {
+        variant_sets: vec![leak_set(variants)],
+        ..ContextOptions::default()
+    };
+    let mut ran = false;
+    GpuTest::new(options)
+        .blobs([ours_blob, theirs_blob])
+        .run(|gpu| {
+            if let Err(e) = run_blobs(gpu, case, ours_blob, theirs_blob, seed()) {
+                panic!("{e}");
+            }
+            ran = true;
+        });
+    ran
+}
+
 /// A `'static` blob, as variant sets hold them.
 pub fn leak_blob(spirv: Vec<u32>, reflection: Reflection) -> &'static Blob {
     Box::leak(Box::new(Blob {
@@ -179,7 +251,7 @@ pub fn run(case: &Case) {
     let Some((ours, reflection, theirs)) = compile_both(case) else {
         return;
     };
-    let target = Target::for_mode(case.mode.parse().unwrap());
+    let target = target_of(&case.mode);
     let ours_blob = leak_blob(ours, reflection.clone());
     let theirs_blob = glslang_blob(theirs, &reflection);
     let variants: &'static [Variant] = Box::leak(Box::new([

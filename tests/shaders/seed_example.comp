@@ -1,6 +1,4 @@
 #version 450
-// naga has no bfloat16 types: bf16s falls back to bf16p.
-#pragma ncnn_glsl exclude bf16s
 
 layout (binding = 0) readonly buffer a_blob { sfpvec4 a_blob_data[]; };
 layout (binding = 1) writeonly buffer b_blob { sfpvec4 b_blob_data[]; };

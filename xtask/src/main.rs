@@ -308,7 +308,6 @@ mod tests {
 
     const SHADER: &str = "#version 450
 #pragma ncnn_glsl axis SCALE 1 2
-#pragma ncnn_glsl exclude bf16s
 layout (local_size_x = 64) in;
 layout (binding = 0) buffer a_blob { sfpvec4 a_blob_data[]; };
 void main()
@@ -382,7 +381,7 @@ void main()
         .unwrap();
         let e = regen_in(&dir, false).unwrap_err();
         assert!(
-            e.contains("`bad.comp` does not build") && e.contains("shaders/bad.comp:9:"),
+            e.contains("`bad.comp` does not build") && e.contains("shaders/bad.comp:8:"),
             "{e}"
         );
         let _ = std::fs::remove_dir_all(&dir);

@@ -35,6 +35,7 @@ mod atomics;
 mod barrier_scope;
 mod drop_writeonly;
 mod fp16_builtins;
+pub mod inexpressible;
 mod ir_stage;
 mod layout_copies;
 mod local_size_id;

@@ -325,7 +325,7 @@ mod tests {
         let source = SourceFile {
             name: "t.comp".into(),
             path: None,
-            text: format!("#version 450\n#pragma ncnn_glsl exclude bf16s\n{text}"),
+            text: format!("#version 450\n{text}"),
         };
         let set = build(
             source,
@@ -395,8 +395,7 @@ mod tests {
     #[test]
     fn a_block_that_changes_with_the_mode_is_refused_naming_two_variants() {
         let e = items(
-            "#pragma ncnn_glsl exclude bf16p\n\
-             layout (push_constant) uniform P {\n float a;\n#if NCNN_fp16_storage\n int b;\n#endif\n} p;\n\
+            "layout (push_constant) uniform P {\n float a;\n#if NCNN_fp16_storage\n int b;\n#endif\n} p;\n\
              layout (binding = 0) buffer b_blob { sfp d[]; };\nvoid main() { d[0] = sfp(p.a); }\n",
         )
         .unwrap_err();

@@ -121,11 +121,10 @@ pub(crate) const LOCAL_FUNCTIONS: &[Row] = &[
         "(buf,i)",
         &[
             (
-                FP32 | FP16P_ANY | FP16SAU | BF16P_ANY | BF16S,
+                FP32 | FP16P_ANY | FP16SA64 | FP16SAU | BF16P_ANY | BF16S,
                 Some("buf[i]"),
             ),
             (FP16S | FP16SA, Some("ncnnext_pack_half4(vec4(buf[i]))")),
-            (FP16SA64, Some("pack64(halfBitsToUint16(buf[i]))")),
         ],
     ),
     Row::func(
@@ -156,10 +155,9 @@ pub(crate) const LOCAL_FUNCTIONS: &[Row] = &[
         "lfp2afpvec4",
         "(v)",
         &[
-            (FP32 | FP16SAU, Some("(v)")),
+            (FP32 | FP16SA64 | FP16SAU, Some("(v)")),
             (FP16P | FP16S, Some("ncnnext_unpack_half4(v)")),
             (FP16PA | FP16SA, Some("f16vec4(ncnnext_unpack_half4(v))")),
-            (FP16SA64, Some("uint16BitsToHalf(unpack16(v))")),
             (BF16P_ANY, Some("ncnnext_unpack_bf16x4(v)")),
             (BF16S, Some("vec4(v)")),
         ],
@@ -173,7 +171,7 @@ pub(crate) const LOCAL_FUNCTIONS: &[Row] = &[
                 FP16P_ANY | FP16S | FP16SA,
                 Some("ncnnext_pack_half4(vec4(v))"),
             ),
-            (FP16SA64, Some("pack64(halfBitsToUint16(f16vec4(v)))")),
+            (FP16SA64, Some("f16vec4(v)")),
             (BF16P_ANY, Some("ncnnext_pack_bf16x4(vec4(v))")),
             (BF16S, Some("bf16vec4(v)")),
         ],

@@ -26,7 +26,7 @@ pub use device_macros::{
 pub use macros::{
     extension_lines, option_macros, OptionsTest, TargetTest, EXTENSIONS, OPTION_MACROS,
 };
-pub use types::{FloatClass, Int16Class, Int8Class};
+pub use types::{Column, FloatClass, Int16Class, Int8Class};
 
 use crate::device::{DeviceBits, DeviceCaps};
 use crate::options::Options;
@@ -71,6 +71,38 @@ fn definitions_without_helpers(target: &Target) -> String {
     out.push_str("// specialization constant, else push constant\n");
     emit_rows(functions::MISC, 1, &mut out);
     out
+}
+
+/// Every name of the tables of `column`'s kind with its definition there
+/// (`None`: not defined there), in table order; then the private helpers,
+/// which every column may call. For checks that read the tables (the
+/// compiler's list of columns naga cannot express, `compile/inexpressible.rs`).
+pub fn column_definitions(column: Column) -> Vec<(&'static str, Option<&'static str>)> {
+    let (tables, bit): (&[&[Row]], u32) = match column {
+        Column::Float(c) => (
+            &[
+                types::FLOAT_TYPES,
+                functions::BUFFER_FUNCTIONS,
+                functions::LOCAL_FUNCTIONS,
+            ],
+            c.bit(),
+        ),
+        Column::Int8(c) => (
+            &[
+                types::INT8_TYPES,
+                functions::INT8_FUNCTIONS,
+                functions::INT_PACKING,
+            ],
+            c.bit(),
+        ),
+        Column::Int16(c) => (&[types::INT16_TYPES, functions::INT16_FUNCTIONS], c.bit()),
+    };
+    let rows = tables.iter().flat_map(|t| t.iter());
+    let helpers = functions::HELPERS.iter().map(|h| (h.name, Some(h.text)));
+    rows.map(|r| (r.name, r.body(bit)))
+        .chain(std::iter::once(("psc", functions::MISC[0].body(1))))
+        .chain(helpers)
+        .collect()
 }
 
 /// The helpers that `text` names, directly or through other helpers, among

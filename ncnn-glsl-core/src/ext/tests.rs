@@ -330,7 +330,7 @@ fn text_per_mode_reads_like_the_spec_tables() {
     };
     assert_eq!(
         get("fp16s+fp16a", Some(i64), "lfpvec4"),
-        "#define lfpvec4 uint64_t"
+        "#define lfpvec4 f16vec4"
     );
     assert_eq!(get("fp16s+fp16a", None, "lfpvec4"), "#define lfpvec4 uvec2");
     assert_eq!(

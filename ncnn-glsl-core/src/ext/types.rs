@@ -21,7 +21,9 @@ pub enum FloatClass {
     Fp16Storage,
     /// fp16s+fp16a: local vec4 as two `uint`s.
     Fp16StorageArith,
-    /// fp16s+fp16a with `shaderInt64` and `shaderInt16`: local vec4 as one `uint64_t`.
+    /// fp16s+fp16a with `shaderInt64` and `shaderInt16`: local vec4 as
+    /// `f16vec4`, the four halves in 8 bytes (ncnn's `uint64_t`, which naga
+    /// cannot declare; docs/extension.md section 3, "Local types").
     Fp16StorageArithInt64,
     /// fp16s+fp16a+fp16u: fp16 in shared memory too.
     Fp16StorageArithUniform,
@@ -179,6 +181,37 @@ impl Int16Class {
     }
 }
 
+/// One column of one kind: what a target selects of each kind (section 2,
+/// "From a target to its columns").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Column {
+    /// A float column (section 3).
+    Float(FloatClass),
+    /// An int8 column (section 5).
+    Int8(Int8Class),
+    /// An int16 column (section 5).
+    Int16(Int16Class),
+}
+
+impl Column {
+    /// The three columns of `target`: float, int8, int16.
+    pub fn of(target: &Target) -> [Column; 3] {
+        [
+            Column::Float(FloatClass::of(target)),
+            Column::Int8(Int8Class::of(target)),
+            Column::Int16(Int16Class::of(target)),
+        ]
+    }
+
+    /// Every column of every kind.
+    pub fn all() -> impl Iterator<Item = Column> {
+        let f = FloatClass::ALL.into_iter().map(Column::Float);
+        let i8 = Int8Class::ALL.into_iter().map(Column::Int8);
+        let i16 = Int16Class::ALL.into_iter().map(Column::Int16);
+        f.chain(i8).chain(i16)
+    }
+}
+
 /// Column masks for the float tables, named after the mode strings so a
 /// row reads like section 3.
 pub(crate) mod fcol {
@@ -322,8 +355,7 @@ pub(crate) const FLOAT_TYPES: &[Row] = &[
         &[
             (FP32, Some("vec4")),
             (FP16P_ANY | FP16S | FP16SA | BF16P_ANY, Some("uvec2")),
-            (FP16SA64, Some("uint64_t")),
-            (FP16SAU, Some("f16vec4")),
+            (FP16SA64 | FP16SAU, Some("f16vec4")),
             (BF16S, Some("bf16vec4")),
         ],
     ),

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
+use crate::compile::inexpressible::{self, Inexpressible};
 use crate::compile::{compile, CompileOptions, Compiled};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::expand::{expand_with, ExpandOptions, Expanded, PRELUDE_NAME};
@@ -12,7 +13,7 @@ use crate::source::{Loader, Location, SourceFile, SourceMap};
 use crate::target::Target;
 
 use super::decl::{self, Declaration};
-use super::select::{choose, Choice};
+use super::select::{choose, select_target, Choice};
 use super::space::{space, Usage};
 use crate::device::DeviceCaps;
 use crate::options::Options;
@@ -55,8 +56,24 @@ pub struct BuiltSet {
     pub variants: Vec<BuiltVariant>,
     /// Keys the declaration excludes (covered by the fallback order).
     pub excluded: Vec<VariantKey>,
+    /// Keys left out because naga cannot express their column for this
+    /// shader (`compile/inexpressible.rs`; covered by the fallback order).
+    pub left_out: Vec<LeftOut>,
     /// Every file read from disk (the shader and what it includes), for rebuilds.
     pub files: Vec<PathBuf>,
+}
+
+/// A variant the compiler does not build: the extension defines a name the
+/// shader uses, in this variant's column, with a type naga does not have.
+#[derive(Clone, Debug)]
+pub struct LeftOut {
+    /// What it would have been built for.
+    pub key: VariantKey,
+    /// The column, the reason, what runs instead.
+    pub why: &'static Inexpressible,
+    /// The target of the variant that a device ending with `key`'s target
+    /// runs instead (the fallback order's first one the set holds).
+    pub runs: Target,
 }
 
 impl BuiltSet {
@@ -135,9 +152,7 @@ pub fn build(
                     .zip(values.iter().copied())
                     .collect();
                 let e = expand_with(source.clone(), &target, None, &defines, loader, expand)?;
-                for (_, f) in e.sources.files().filter(|(_, f)| f.name != PRELUDE_NAME) {
-                    names.extend(identifiers(&f.text).into_iter().map(|(n, _)| n));
-                }
+                names.extend(used_names(&e));
                 expansions.insert(key, Some(e));
             }
         }
@@ -162,6 +177,7 @@ pub fn build(
     let mut blobs: Vec<Compiled> = Vec::new();
     let mut variants = Vec::new();
     let mut excluded = Vec::new();
+    let mut left_out = Vec::new();
     // Failures grouped by their first error, so one construct that fails in
     // twenty modes is reported once, with the twenty modes.
     let mut failures: BTreeMap<String, (Diagnostics, Vec<VariantKey>)> = BTreeMap::new();
@@ -170,6 +186,10 @@ pub fn build(
             excluded.push(key);
             continue;
         };
+        if let Some(why) = left_out_of(&e) {
+            left_out.push((key, why));
+            continue;
+        }
         let ti = match text_index.get(e.text()) {
             Some(&i) => i,
             None => {
@@ -210,6 +230,24 @@ pub fn build(
     }
     let files = source.path.clone().into_iter().chain(files).collect();
     variants.sort_by(|a: &BuiltVariant, b| a.key.cmp(&b.key));
+    let left_out = left_out
+        .into_iter()
+        .map(|(key, why)| {
+            let lookup = |t: Target| {
+                let k = VariantKey {
+                    target: t,
+                    axes: key.axes.clone(),
+                };
+                variants
+                    .binary_search_by(|v| v.key.cmp(&k))
+                    .ok()
+                    .map(|i| &variants[i])
+            };
+            // fp32 is never left out nor excluded, so there is always one.
+            let runs = select_target(key.target, lookup).map_or(Target::default(), |c| c.chosen);
+            LeftOut { key, why, runs }
+        })
+        .collect();
     Ok(BuiltSet {
         name: source.name,
         declaration,
@@ -218,8 +256,27 @@ pub fn build(
         blobs,
         variants,
         excluded,
+        left_out,
         files,
     })
+}
+
+/// The identifiers of the user's files of `e` (the shader and what it
+/// includes, not the extension's prelude), comments skipped.
+fn used_names(e: &Expanded) -> BTreeSet<String> {
+    e.sources
+        .files()
+        .filter(|(_, f)| f.name != PRELUDE_NAME)
+        .flat_map(|(_, f)| identifiers(&f.text).into_iter().map(|(n, _)| n))
+        .collect()
+}
+
+/// Why the variant of `e` is left out of its set, if it is: the shader uses
+/// a name that the extension defines, in `e`'s target, with a type naga does
+/// not have (`compile/inexpressible.rs`).
+pub fn left_out_of(e: &Expanded) -> Option<&'static Inexpressible> {
+    let names = used_names(e);
+    inexpressible::left_out(&e.target, |n| names.contains(n))
 }
 
 /// Every combination of the axes' values, the last axis fastest. One empty

@@ -5,14 +5,17 @@
 //! #pragma ncnn_glsl axis IN_LAYOUT 0 1 2          // a build-time macro and the values to build
 //! #pragma ncnn_glsl device ncnn_subgroupSize 32 64 // a device macro the shader tests, and its values
 //! #pragma ncnn_glsl exclude fp16a                 // no variant with these flags is built
-//! #pragma ncnn_glsl exclude bf16p[S16]            // ... nor with these flags on devices with these bits
+//! #pragma ncnn_glsl exclude fp16s+fp16a [I16 I64] // ... nor with these flags on devices with these bits
+//! #pragma ncnn_glsl exclude [I64]                 // ... nor any on devices with these bits
 //! ```
 //!
 //! Axes are macros defined for each variant (every combination of values is
 //! built); `device` axes name device macros (section 8: a variant cannot
 //! know its device, so the values it is built for must be declared); `exclude`
-//! removes every variant whose options hold all the given flags, which the
-//! fallback order then covers.
+//! removes every variant whose options hold all the given flags and whose
+//! device bits hold all the given bits, which the fallback order then covers.
+//! (Variants of columns naga cannot express need no exclusion: the builder
+//! leaves them out, `compile/inexpressible.rs`.)
 
 use crate::device::DeviceBits;
 use crate::diag::{Diagnostic, Diagnostics, Span};
@@ -172,25 +175,21 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Declaration, Diagnosti
                 }
             }
             "exclude" => {
-                let mut any = false;
-                for (m, col) in words.by_ref() {
-                    any = true;
-                    match parse_exclusion(m) {
-                        Ok(t) if t.options != Options::FP32 => decl.exclude.push((t, at(col))),
-                        Ok(_) => errors.push(err(
-                            col,
-                            m.len(),
-                            "`fp32` cannot be excluded: it is the last fallback".into(),
-                        )),
-                        Err(e) => errors.push(err(col, m.len(), e)),
-                    }
-                }
-                if !any {
+                let items = exclusions(line, words.pos);
+                if items.is_empty() {
                     errors.push(err(
                         kind_col,
                         kind.len(),
-                        "`exclude` needs a mode, e.g. `exclude fp16a`".into(),
+                        "`exclude` needs a mode or device bits, e.g. `exclude fp16a` or \
+                         `exclude fp16s+fp16a [I64]`"
+                            .into(),
                     ));
+                }
+                for item in items {
+                    match item {
+                        Ok((t, col)) => decl.exclude.push((t, at(col))),
+                        Err((col, len, e)) => errors.push(err(col, len, e)),
+                    }
                 }
             }
             other => errors.push(err(
@@ -223,31 +222,139 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Declaration, Diagnosti
     }
 }
 
-/// `MODE` or `MODE[BITS]`, bits joined with `+` (`bf16p[S16]`, `fp16s+fp16a[I16+I64]`).
-fn parse_exclusion(word: &str) -> Result<Target, String> {
-    let (mode, bits) = match word.split_once('[') {
-        Some((m, rest)) => match rest.strip_suffix(']') {
-            Some(b) => (m, Some(b)),
-            None => return Err(format!("`{word}`: `[` without a closing `]`")),
+/// The device bits an exclusion can name, by their short name (as
+/// [`Target`] prints them) and by the Vulkan feature.
+const BITS: [(&str, &str); 4] = [
+    ("S16", "storageBuffer16BitAccess"),
+    ("U16", "uniformAndStorageBuffer16BitAccess"),
+    ("I16", "shaderInt16"),
+    ("I64", "shaderInt64"),
+];
+
+/// One exclusion (its target and byte column), or an error (byte column,
+/// length, message).
+type Item = Result<(Target, usize), (usize, usize, String)>;
+
+/// The exclusions of `line` from byte `start` (section 8):
+///
+/// - `MODE`: every variant whose options hold all of `MODE`'s flags;
+/// - `MODE [BITS]` (also `MODE[BITS]`): only those built for a device with
+///   all of `BITS`, which are `S16`, `U16`, `I16`, `I64` or the Vulkan
+///   feature names, separated by spaces or `+` (a variant's key as
+///   `ncnn-glsl variants` prints it, without the axis values);
+/// - `[BITS]` alone (at the start or after another `[...]`): every variant
+///   built for a device with all of `BITS`, whatever its mode.
+fn exclusions(line: &str, start: usize) -> Vec<Item> {
+    let mut out = Vec::new();
+    let mut i = start;
+    // The mode just read, still open to a `[BITS]` that follows it.
+    let mut open: Option<(Options, usize)> = None;
+    while let Some(c) = line[i..].chars().next() {
+        if c.is_whitespace() {
+            i += c.len_utf8();
+            continue;
+        }
+        if c == '[' {
+            let Some(close) = line[i..].find(']').map(|k| i + k) else {
+                out.push(Err((i, line.len() - i, "`[` without a closing `]`".into())));
+                return out;
+            };
+            let (options, col) = open.take().unwrap_or((Options::FP32, i));
+            out.push(bits_group(line, i, close).map(|bits| (Target { options, bits }, col)));
+            i = close + 1;
+            continue;
+        }
+        if let Some((options, col)) = open.take() {
+            out.push(mode_only(options, col));
+        }
+        if c == ']' {
+            out.push(Err((i, 1, "`]` without an opening `[`".into())));
+            i += 1;
+            continue;
+        }
+        let end = line[i..]
+            .find(|c: char| c.is_whitespace() || c == '[' || c == ']')
+            .map_or(line.len(), |k| i + k);
+        let word = &line[i..end];
+        match word.parse::<Options>() {
+            Ok(options) => open = Some((options, i)),
+            Err(e) => {
+                let message = if word.split('+').all(|p| bit_of(p).is_some()) {
+                    format!(
+                        "`{word}` is a device bit, not a mode: write it in brackets, \
+                         `[{word}]` (any mode) or `MODE [{word}]`"
+                    )
+                } else {
+                    format!("{e}; device bits go in brackets, e.g. `fp16s+fp16a [I64]`")
+                };
+                out.push(Err((i, word.len(), message)));
+            }
+        }
+        i = end;
+    }
+    if let Some((options, col)) = open {
+        out.push(mode_only(options, col));
+    }
+    out
+}
+
+/// An exclusion of a mode on every device; `fp32` alone is refused.
+fn mode_only(options: Options, col: usize) -> Item {
+    if options == Options::FP32 {
+        return Err((
+            col,
+            4,
+            "`fp32` cannot be excluded: it is the last fallback".into(),
+        ));
+    }
+    Ok((
+        Target {
+            options,
+            bits: DeviceBits::default(),
         },
-        None => (word, None),
-    };
-    let options = mode.parse::<Options>().map_err(|e| e.to_string())?;
+        col,
+    ))
+}
+
+/// The device bit named `name`, short or as the Vulkan feature.
+fn bit_of(name: &str) -> Option<usize> {
+    BITS.iter().position(|(s, f)| name == *s || name == *f)
+}
+
+/// The bits of the group `line[open..=close]` (`[I16 I64]`, `[I16+I64]`).
+fn bits_group(line: &str, open: usize, close: usize) -> Result<DeviceBits, (usize, usize, String)> {
     let mut b = DeviceBits::default();
-    for name in bits.into_iter().flat_map(|x| x.split('+')) {
-        match name {
-            "S16" => b.storage16 = true,
-            "U16" => b.uniform16 = true,
-            "I16" => b.int16 = true,
-            "I64" => b.int64 = true,
-            other => {
-                return Err(format!(
-                    "`{other}` in `{word}` is not a device bit (expected S16, U16, I16 or I64)"
-                ))
+    let mut any = false;
+    let inner = &line[open + 1..close];
+    for part in inner.split(|c: char| c.is_whitespace() || c == '+') {
+        if part.is_empty() {
+            continue;
+        }
+        // The part's byte offset in `line` (separators may be wider than a byte).
+        let col = open + 1 + (part.as_ptr() as usize - inner.as_ptr() as usize);
+        any = true;
+        match bit_of(part) {
+            Some(0) => b.storage16 = true,
+            Some(1) => b.uniform16 = true,
+            Some(2) => b.int16 = true,
+            Some(_) => b.int64 = true,
+            None => {
+                let names: Vec<String> = BITS.iter().map(|(s, f)| format!("{s} ({f})")).collect();
+                return Err((
+                    col,
+                    part.len(),
+                    format!(
+                        "`{part}` is not a device bit (expected {})",
+                        names.join(", ")
+                    ),
+                ));
             }
         }
     }
-    Ok(Target { options, bits: b })
+    if !any {
+        return Err((open, close + 1 - open, "`[]` names no device bit".into()));
+    }
+    Ok(b)
 }
 
 fn is_identifier(s: &str) -> bool {
@@ -404,13 +511,86 @@ mod tests {
         assert!(!d.excludes(t("bf16p", false, true, false)));
         assert!(d.excludes(t("fp16s+fp16a", false, true, true)));
         assert!(!d.excludes(t("fp16s+fp16a", false, true, false)));
-        let e = parse_text("#pragma ncnn_glsl exclude bf16p[X16]\n").unwrap_err();
+        // A key as `ncnn-glsl variants` prints it; the Vulkan feature names.
+        for line in [
+            "#pragma ncnn_glsl exclude fp16s+fp16a [I16 I64]\n",
+            "#pragma ncnn_glsl exclude fp16s+fp16a [shaderInt16+shaderInt64]\n",
+        ] {
+            let d = parse_text(line).unwrap();
+            assert_eq!(d.exclude.len(), 1, "{line}");
+            assert!(d.excludes(t("fp16s+fp16a", true, true, true)), "{line}");
+            assert!(
+                d.excludes(t("fp16s+fp16a+fp16u", false, true, true)),
+                "{line}"
+            );
+            assert!(!d.excludes(t("fp16s+fp16a", true, true, false)), "{line}");
+            assert!(!d.excludes(t("fp16p+fp16a", true, true, true)), "{line}");
+        }
+        // Bits alone: any mode on a device with them; next to other items.
+        let d = parse_text("#pragma ncnn_glsl exclude [I64] fp16a [S16] bf16s\n").unwrap();
+        assert_eq!(d.exclude.len(), 3);
+        assert!(d.excludes(t("fp16s+fp16a", false, true, true)));
+        assert!(d.excludes(t("int16s", false, false, true)));
+        assert!(!d.excludes(t("fp16s+fp16a", false, true, false)));
+        assert!(d.excludes(t("fp16p+fp16a", true, false, false)));
+        assert!(!d.excludes(t("fp16p+fp16a", false, false, false)));
+        assert!(d.excludes(t("bf16s", false, false, false)));
+        assert_eq!((d.exclude[1].1.line, d.exclude[1].1.column), (1, 33));
+        // `fp32` with bits is every mode with them; `fp32` alone is refused.
+        let d = parse_text("#pragma ncnn_glsl exclude fp32 [I64]\n").unwrap();
+        assert!(d.excludes(t("fp16s+fp16a", false, true, true)));
+        assert!(!d.excludes(t("fp32", false, false, false)));
+    }
+
+    #[test]
+    fn bad_exclusions_point_at_the_bad_name() {
+        let e = parse_text("#version 450\n#pragma ncnn_glsl exclude bf16p[X16]\n").unwrap_err();
         assert!(
-            e.contains("`X16` in `bf16p[X16]` is not a device bit"),
+            e.starts_with("x.comp:2:33: error: `X16` is not a device bit (expected S16 (storageBuffer16BitAccess), U16"),
+            "{e}"
+        );
+        let e = parse_text("#pragma ncnn_glsl exclude fp16s+fp16a [I16 int64]\n").unwrap_err();
+        assert!(
+            e.starts_with("x.comp:1:44: error: `int64` is not a device bit"),
             "{e}"
         );
         let e = parse_text("#pragma ncnn_glsl exclude bf16p[S16\n").unwrap_err();
-        assert!(e.contains("without a closing"), "{e}");
+        assert!(
+            e.starts_with("x.comp:1:32: error: `[` without a closing `]`"),
+            "{e}"
+        );
+        let e = parse_text("#pragma ncnn_glsl exclude fp16a I64\n").unwrap_err();
+        assert!(
+            e.starts_with("x.comp:1:33: error: `I64` is a device bit, not a mode: write it in brackets, `[I64]`"),
+            "{e}"
+        );
+        let e = parse_text("#pragma ncnn_glsl exclude int64\n").unwrap_err();
+        assert!(
+            e.starts_with("x.comp:1:27: error: invalid mode `int64`: `int64` is not an option")
+                && e.contains("device bits go in brackets"),
+            "{e}"
+        );
+        let e = parse_text("#pragma ncnn_glsl exclude fp16a []\n").unwrap_err();
+        assert!(
+            e.starts_with("x.comp:1:33: error: `[]` names no device bit"),
+            "{e}"
+        );
+        let e = parse_text("#pragma ncnn_glsl exclude fp16a ]\n").unwrap_err();
+        assert!(e.contains("`]` without an opening `[`"), "{e}");
+        let e = parse_text("#pragma ncnn_glsl exclude\n").unwrap_err();
+        assert!(e.contains("`exclude` needs a mode or device bits"), "{e}");
+        // Any white space separates, and columns count characters.
+        let e =
+            parse_text("#pragma ncnn_glsl exclude\u{a0}fp16a\u{a0}[I16\u{a0}X16]\n").unwrap_err();
+        assert!(
+            e.starts_with("x.comp:1:38: error: `X16` is not a device bit"),
+            "{e}"
+        );
+        let e = parse_text("#pragma ncnn_glsl exclude fp16a fp32\n").unwrap_err();
+        assert!(
+            e.starts_with("x.comp:1:33: error: `fp32` cannot be excluded"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -148,3 +148,88 @@ fn sets_with_excluded_modes_fall_back_to_the_best_remaining() {
         }
     }
 }
+
+/// The sets the builder makes for a shader that uses every name of a group:
+/// each column naga cannot express left out (`compile/inexpressible.rs`).
+/// No better variant is skipped, and a device whose column is left out runs
+/// the packed column of the same kind, which stores the same bytes: bf16s
+/// and bf16p with 16-bit storage run bf16p in words, int8s runs int8p,
+/// int16s and int16p with `shaderInt16` run int16p.
+#[cfg(feature = "compile")]
+#[test]
+fn sets_without_the_columns_naga_cannot_express_fall_back_to_the_same_bytes() {
+    use crate::compile::inexpressible::left_out;
+    use crate::ext::{Column, FloatClass, Int16Class, Int8Class};
+
+    let mut bf16s_seen = 0;
+    for usage in usages() {
+        let set: BTreeSet<Target> = space(usage)
+            .into_iter()
+            .filter(|t| left_out(t, |_| true).is_none())
+            .collect();
+        assert!(check(usage, &set) > 0);
+        let mut done = BTreeSet::new();
+        for device in devices() {
+            let relevant = usage.flags().bits();
+            let mut sub = relevant;
+            loop {
+                let wanted = Options::from_bits_truncate(sub);
+                let eff = canonical(Target::for_device(wanted, device), usage);
+                if done.insert(eff) && left_out(&eff, |_| true).is_some() {
+                    let chosen = *select_target(eff, |c| set.get(&c))
+                        .expect("a choice")
+                        .variant;
+                    let [f, i8, i16] = Column::of(&chosen);
+                    for (kind, col) in Column::of(&eff).into_iter().enumerate() {
+                        let expect = match col {
+                            Column::Float(
+                                FloatClass::Bf16Storage
+                                | FloatClass::Bf16Packed16
+                                | FloatClass::Bf16Packed16Local,
+                            ) if usage.float => {
+                                Some(f == Column::Float(FloatClass::Bf16PackedWord))
+                            }
+                            Column::Int8(Int8Class::Storage) if usage.int8 => {
+                                Some(i8 == Column::Int8(Int8Class::Packed))
+                            }
+                            Column::Int16(Int16Class::StorageI16 | Int16Class::PackedI16)
+                                if usage.int16 =>
+                            {
+                                Some(i16 == Column::Int16(Int16Class::Packed))
+                            }
+                            _ => None,
+                        };
+                        assert_ne!(
+                            expect,
+                            Some(false),
+                            "{eff} runs {chosen}: kind {kind} does not keep its bytes"
+                        );
+                    }
+                    if eff.options.has(Flag::Bf16Storage) && usage.float {
+                        bf16s_seen += 1;
+                        let o = chosen.options;
+                        assert!(
+                            o.has(Flag::Bf16Packed) && !o.has(Flag::Bf16Storage),
+                            "{eff} runs {chosen}"
+                        );
+                        if !usage.int8 && !usage.int16 && usage.macros == Options::FP32 {
+                            assert_eq!(chosen.to_string(), "bf16p", "{eff}");
+                        }
+                    }
+                }
+                if sub == 0 {
+                    break;
+                }
+                sub = (sub - 1) & relevant;
+            }
+        }
+        // A user's exclusion on top of what is left out.
+        let fewer: BTreeSet<Target> = set
+            .iter()
+            .filter(|t| !t.options.has(Flag::Fp16Arithmetic))
+            .copied()
+            .collect();
+        check(usage, &fewer);
+    }
+    assert!(bf16s_seen > 0, "some device ends with bf16s");
+}

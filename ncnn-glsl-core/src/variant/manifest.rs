@@ -25,6 +25,10 @@ pub struct Manifest {
     pub variants: Vec<VariantEntry>,
     /// Variants the shader's declaration excludes (the fallback order covers them).
     pub excluded: Vec<String>,
+    /// Variants left out because naga cannot express their column for this
+    /// shader, each with the reason and the variant that runs instead.
+    #[serde(default)]
+    pub left_out: Vec<LeftOutEntry>,
     /// Distinct finished texts compiled.
     pub distinct_texts: usize,
     /// Distinct SPIR-V blobs stored.
@@ -42,6 +46,24 @@ pub struct AxisEntry {
     pub values: Vec<i64>,
     /// Whether it is a device macro.
     pub device: bool,
+}
+
+/// One variant left out (`compile/inexpressible.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOutEntry {
+    /// `bf16s`, `bf16p [S16 I16] IN_LAYOUT=1`.
+    pub key: String,
+    /// Why naga cannot compile it.
+    pub reason: String,
+    /// The key of the variant a device ending with this key's target runs.
+    pub runs: String,
+}
+
+impl LeftOutEntry {
+    /// `left out: REASON; runs KEY`, as `ncnn-glsl variants` prints it.
+    pub fn note(&self) -> String {
+        format!("left out: {}; runs {}", self.reason, self.runs)
+    }
 }
 
 /// One variant.
@@ -159,6 +181,21 @@ impl Manifest {
                 .excluded
                 .iter()
                 .map(|k| key_name(k, &decl_axes))
+                .collect(),
+            left_out: set
+                .left_out
+                .iter()
+                .map(|l| LeftOutEntry {
+                    key: key_name(&l.key, &decl_axes),
+                    reason: l.why.reason.to_string(),
+                    runs: key_name(
+                        &VariantKey {
+                            target: l.runs,
+                            axes: l.key.axes.clone(),
+                        },
+                        &decl_axes,
+                    ),
+                })
                 .collect(),
             distinct_texts: set.texts.len(),
             distinct_blobs: set.blobs.len(),

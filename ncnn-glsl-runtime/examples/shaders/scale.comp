@@ -2,7 +2,6 @@
 // y = x * scale + bias over n vec4s. `n` is the push constant unless the
 // pipeline fixes it with the specialization constant of the same name
 // (ncnn's `psc(n)`).
-#pragma ncnn_glsl exclude bf16s
 layout (constant_id = 0) const int n = 0;
 
 layout (local_size_x = 64) in;

@@ -2,9 +2,6 @@
 // Element-wise copy through buffer_st1: in fp16p (and bf16p) two elements share a 32-bit word,
 // so each store is the extension's compare-and-swap loop (the atomics repair); in fp16s a plain
 // 16-bit store; in fp32 a 32-bit one. store_cost times the cost of the atomic stores.
-// naga has no 16-bit integers (bf16 storage) nor bfloat16.
-#pragma ncnn_glsl exclude bf16s
-#pragma ncnn_glsl exclude bf16p[S16]
 
 layout (local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 

@@ -2,7 +2,6 @@
 // The typed host side's test shader: push constants read through `psc()`
 // (a specialization constant when it is not 0, else the push constant),
 // a float specialization constant, sfp storage in every mode.
-#pragma ncnn_glsl exclude bf16s
 layout (constant_id = 0) const int n = 0;
 layout (constant_id = 1) const float bias = 0.0;
 

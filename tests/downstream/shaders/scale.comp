@@ -1,6 +1,4 @@
 #version 450
-// naga has no bfloat16 types.
-#pragma ncnn_glsl exclude bf16s
 #include "common.glsl"
 layout (local_size_x = 64) in;
 layout (binding = 0) buffer a_blob { sfpvec4 a_blob_data[]; };

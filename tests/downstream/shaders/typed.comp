@@ -1,7 +1,6 @@
 #version 450
 // The typed item form in a user's crate: push constants, a `psc()`
 // specialization constant, sfp storage in whatever variant the device picks.
-#pragma ncnn_glsl exclude bf16s
 layout (constant_id = 0) const int n = 0;
 layout (local_size_x = 64) in;
 layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
