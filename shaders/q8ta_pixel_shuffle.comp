@@ -61,6 +61,12 @@ layout (constant_id = 3) const int IN_LAYOUT = 0;
 layout (constant_id = 4) const int OUT_LAYOUT = 0;
 layout (constant_id = 5) const int PASSTHROUGH = 0;
 layout (constant_id = 6) const int PATH = 0;
+// REQUANT_TABLE (the host's choice per device type, q8ta::launch::requantization): 1 builds
+// requant() of every byte into a shared table per workgroup, behind a barrier, and looks each
+// lane up (GPUs: the arithmetic per lane made the kernel ALU-bound on an H200); 0 computes
+// requant() per lane (lavapipe: its shared-memory lookups and barrier cost more than the
+// arithmetic, 2-4x on the README's demo shape; BENCHMARKS.md). The same bytes either way.
+layout (constant_id = 7) const int REQUANT_TABLE = 1;
 
 // Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel
 // blocks, stored in `lay`. The layout is a specialization constant, so the branches fold; unsigned,
@@ -114,9 +120,14 @@ int requant(int q)
 // per workgroup instead of 16 per invocation, which made the kernel ALU-bound.
 shared uint lut[256];
 
-// Each lane of word w through the table.
+// Each lane of word w requantized: through the table, or computed.
 uint requant_word(uint w)
 {
+    if (REQUANT_TABLE == 0)
+        return (uint(requant(int(w << 24) >> 24)) & 255u)
+            | ((uint(requant(int(w << 16) >> 24)) & 255u) << 8)
+            | ((uint(requant(int(w << 8) >> 24)) & 255u) << 16)
+            | (uint(requant(int(w) >> 24)) << 24);
     return lut[w & 255u] | (lut[(w >> 8) & 255u] << 8) | (lut[(w >> 16) & 255u] << 16)
         | (lut[w >> 24] << 24);
 }
@@ -350,7 +361,7 @@ void shuffle_tile(uint kq, uint n, uint y, uint xq)
 
 void main()
 {
-    if (PASSTHROUGH == 0)
+    if (PASSTHROUGH == 0 && REQUANT_TABLE == 1)
     {
     // The table first, by the whole workgroup (before any invocation returns).
     for (uint i = gl_LocalInvocationIndex; i < 256u; i += max(p.local_count, 1u))

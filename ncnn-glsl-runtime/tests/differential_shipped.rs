@@ -29,7 +29,7 @@ use ncnn_glsl_runtime::q8ta::launch::{
 };
 use ncnn_glsl_runtime::q8ta::push::{DequantizePush, QuantizePush};
 use ncnn_glsl_runtime::q8ta::sets::{DEQUANTIZE, PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE, QUANTIZE};
-use ncnn_glsl_runtime::q8ta::{Layout, PixelShuffle, QuantParams, Shape, SETS};
+use ncnn_glsl_runtime::q8ta::{Layout, PixelShuffle, QuantParams, Requantization, Shape, SETS};
 use ncnn_glsl_runtime::{Blob, Context, ContextOptions, FloatStorage, Variant, VariantSet};
 use ncnn_glsl_testkit::differential::{
     glslang, glslang_blob, leak_set, run_pair_with, seed, Case, Cmp, Fill, Io,
@@ -306,7 +306,13 @@ fn pixel_shuffle_specializations_match_glslang() {
                 for passthrough in [false, true] {
                     specializations += 1;
                     for (k, dims) in SHUFFLE_SHAPES.iter().enumerate() {
-                        for path in ShufflePath::ALL {
+                        for (path, requant) in ShufflePath::ALL
+                            .into_iter()
+                            .flat_map(|p| Requantization::ALL.map(|r| (p, r)))
+                        {
+                            if passthrough && requant == Requantization::Lanes {
+                                continue; // the same code: no requantization
+                            }
                             let input = Shape::from_dims(*dims);
                             let ps = shuffle_between(in_l, out_l, passthrough, input, rng);
                             if path.check(ps.input).is_err() {
@@ -317,19 +323,20 @@ fn pixel_shuffle_specializations_match_glslang() {
                             let max = if k == 0 { [65535; 3] } else { CLAMPED };
                             let launch = ps.launch(Some(path), local, max).expect("a launch");
                             let name = format!(
-                                "{in_l}->{out_l} {} {dims:?} path {}",
+                                "{in_l}->{out_l} {} {dims:?} path {} {}",
                                 if passthrough {
                                     "passthrough"
                                 } else {
                                     "requant"
                                 },
-                                path.name()
+                                path.name(),
+                                requant.name()
                             );
                             let (mut case, inputs) = shuffle_case(name, &ps, rng);
                             case.push_constants = launch.push.to_bytes().to_vec();
                             case.groups = launch.groups;
                             case.local_size = Some(local);
-                            case.specialization = ps.specialization(path).to_vec();
+                            case.specialization = ps.specialization(path, requant).to_vec();
                             runs.push(Run { case, inputs });
                         }
                     }
@@ -337,9 +344,9 @@ fn pixel_shuffle_specializations_match_glslang() {
             }
         }
         // Every pair and quantization: the full shape on every path, the odd
-        // shape word by word.
+        // shape word by word; requantizing, with the table and per lane.
         assert_eq!(specializations, 18);
-        assert_eq!(runs.len(), 18 * (3 + 1));
+        assert_eq!(runs.len(), 9 * (3 + 1) + 9 * (3 + 1) * 2);
         runs
     });
 }

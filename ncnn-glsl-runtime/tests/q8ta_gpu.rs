@@ -7,8 +7,8 @@
 use ncnn_glsl_runtime::q8ta::gpu::ShuffleRun;
 use ncnn_glsl_runtime::q8ta::vectors;
 use ncnn_glsl_runtime::q8ta::{
-    launch, reference, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams, Requant, Shape,
-    ShuffleKernel, ShufflePath,
+    launch, reference, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams, Requant,
+    Requantization, Shape, ShuffleKernel, ShufflePath,
 };
 use ncnn_glsl_runtime::{q8ta, Buffer, ContextOptions, FloatStorage, Options};
 use ncnn_glsl_testkit::gpu::GpuTest;
@@ -95,20 +95,24 @@ fn check_case(
             r.target, r.axes, new[i], want[i]
         );
     }
-    // Every other path of the new kernel this shape allows, forced.
+    // Every other path of the new kernel this shape allows, forced, with
+    // each requantization (the table and per lane: the same bytes).
     for path in ShufflePath::ALL {
         if path.check(in_shape).is_err() {
             continue;
         }
-        poison(&mut out);
-        ops.pixel_shuffle_with(&input, &mut out, 2, ShuffleKernel::RewriteOn(path))
-            .unwrap_or_else(|e| panic!("{name}: path {path:?}: {e}"));
-        let got = out.read_bytes().unwrap();
-        if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
-            panic!(
-                "{name}: path {path:?} byte {i}: got {:#04x}, want {:#04x}",
-                got[i], want[i]
-            );
+        for requant in Requantization::ALL {
+            poison(&mut out);
+            let kernel = ShuffleKernel::RewriteWith(path, requant);
+            ops.pixel_shuffle_with(&input, &mut out, 2, kernel)
+                .unwrap_or_else(|e| panic!("{name}: {kernel:?}: {e}"));
+            let got = out.read_bytes().unwrap();
+            if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
+                panic!(
+                    "{name}: {kernel:?} byte {i}: got {:#04x}, want {:#04x}",
+                    got[i], want[i]
+                );
+            }
         }
     }
     let (base, r) = run(ops, &input, &mut out, true);

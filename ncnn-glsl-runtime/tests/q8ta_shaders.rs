@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use ncnn_glsl_runtime::q8ta::push::{DequantizePush, QuantizePush, ShufflePush};
-use ncnn_glsl_runtime::q8ta::{shuffle_specialization, Layout, ShufflePath};
+use ncnn_glsl_runtime::q8ta::{shuffle_specialization, Layout, Requantization, ShufflePath};
 use ncnn_glsl_runtime::reflection::Access;
 use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet};
 
@@ -85,7 +85,8 @@ fn pixel_shuffle_sets() {
             (3, "IN_LAYOUT", "int"),
             (4, "OUT_LAYOUT", "int"),
             (5, "PASSTHROUGH", "int"),
-            (6, "PATH", "int")
+            (6, "PATH", "int"),
+            (7, "REQUANT_TABLE", "int")
         ]
     );
     let ids: Vec<u32> = shuffle_specialization(
@@ -93,11 +94,12 @@ fn pixel_shuffle_sets() {
         Layout::Packed4C1W,
         true,
         ShufflePath::Quad,
+        Requantization::Table,
     )
     .iter()
     .map(|s| s.0)
     .collect();
-    assert_eq!(ids, [3, 4, 5, 6]);
+    assert_eq!(ids, [3, 4, 5, 6, 7]);
     // The baseline keeps its build-time axes: one blob per combination.
     check(BASELINE, axes, ShufflePush::SIZE, [64, 1, 1]);
     let (_, blobs, _) = summary("q8ta_pixel_shuffle_baseline", BASELINE);

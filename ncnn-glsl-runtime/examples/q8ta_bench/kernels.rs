@@ -94,8 +94,16 @@ impl<'a> Kernels<'a> {
     /// the pair, quantization and path.
     pub fn rewrite(&self, axes: Axes, locals: &[[u32; 3]]) -> Result<Vec<Kernel>, Fail> {
         let (ctx, a) = (self.ops.context(), self.args);
+        // The device's requantization, as the runtime runs it.
+        let requant = self.ops.requantization();
         let specs = ShufflePath::ALL.map(|path| {
-            shuffle_specialization(axes.in_layout, axes.out_layout, axes.passthrough, path)
+            shuffle_specialization(
+                axes.in_layout,
+                axes.out_layout,
+                axes.passthrough,
+                path,
+                requant,
+            )
         });
         let options = |local, path: ShufflePath| PipelineOptions {
             local_size: Some(local),

@@ -53,6 +53,7 @@ pub fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
         Layout::Packed4C1W,
         false,
         ShufflePath::Words,
+        ops.requantization(),
     );
     let options = PipelineOptions {
         local_size: Some([8, 8, 1]),

@@ -14,7 +14,7 @@ use crate::{
 
 use super::check::check_size;
 use super::error::Q8taError;
-use super::launch::{self, shuffle_local_size, ShufflePath};
+use super::launch::{self, shuffle_local_size_on, Requantization, ShufflePath};
 use super::layout::Layout;
 use super::op::PixelShuffle;
 use super::push::{DequantizePush, QuantizePush};
@@ -106,8 +106,12 @@ pub enum ShuffleKernel {
     /// The seed's kernel on the path the runtime takes for the device and
     /// the shape ([`launch::shuffle_path`]).
     Rewrite,
-    /// The seed's kernel on this path, for tests and benchmarks.
+    /// The seed's kernel on this path (with the device's requantization),
+    /// for tests and benchmarks.
     RewriteOn(ShufflePath),
+    /// The seed's kernel on this path with this requantization, for tests
+    /// and benchmarks.
+    RewriteWith(ShufflePath, Requantization),
     /// The kernel the seed replaces: one invocation per output word.
     Baseline,
 }
@@ -246,6 +250,12 @@ impl Q8taOps {
         ps.path(self.ctx.caps().device_type)
     }
 
+    /// How the new kernel requantizes on this device
+    /// ([`launch::requantization`] for the device's type).
+    pub fn requantization(&self) -> Requantization {
+        launch::requantization(self.ctx.caps().device_type)
+    }
+
     /// The storage of the quantize variant for `layout`: the format
     /// [`Q8taOps::quantize`] encodes its input in.
     pub fn quantize_storage(&self, layout: Layout) -> Result<FloatStorage, Error> {
@@ -260,7 +270,7 @@ impl Q8taOps {
     }
 
     /// The shuffle's workgroup shape for an input shape and layout pair
-    /// ([`shuffle_local_size`]), fitted to the device's
+    /// ([`shuffle_local_size_on`] for the device's type), fitted to the device's
     /// `maxComputeWorkGroupSize` and `maxComputeWorkGroupInvocations`.
     /// `path`: the kernel's path ([`launch::shuffle_path`]).
     pub fn shuffle_local_size(
@@ -271,7 +281,8 @@ impl Q8taOps {
         path: ShufflePath,
     ) -> [u32; 3] {
         let l = self.ctx.limits();
-        let mut s = shuffle_local_size(input, in_layout, out_layout, path);
+        let device = self.ctx.caps().device_type;
+        let mut s = shuffle_local_size_on(device, input, in_layout, out_layout, path);
         for (i, d) in s.iter_mut().enumerate() {
             *d = (*d).min(l.max_compute_work_group_size[i]).max(1);
         }
@@ -453,15 +464,16 @@ impl Q8taOps {
         kernel: ShuffleKernel,
     ) -> Result<ShuffleRun, OpError> {
         let ps = self.plan(input, output, upscale_factor)?;
-        let path = match kernel {
-            ShuffleKernel::Rewrite => Some(self.shuffle_path(&ps)),
-            ShuffleKernel::RewriteOn(p) => Some(p),
-            ShuffleKernel::Baseline => None,
+        let (path, requant) = match kernel {
+            ShuffleKernel::Rewrite => (Some(self.shuffle_path(&ps)), self.requantization()),
+            ShuffleKernel::RewriteOn(p) => (Some(p), self.requantization()),
+            ShuffleKernel::RewriteWith(p, r) => (Some(p), r),
+            ShuffleKernel::Baseline => (None, self.requantization()),
         };
         // The new kernel is one variant specialized per layout pair,
-        // passthrough and path; the baseline has a variant for each pair and
-        // passthrough.
-        let spec = path.map(|p| ps.specialization(p));
+        // passthrough, path and requantization; the baseline has a variant
+        // for each pair and passthrough.
+        let spec = path.map(|p| ps.specialization(p, requant));
         let (set, variant, local, specialization) = match (path, &spec) {
             (Some(p), Some(spec)) => (
                 PIXEL_SHUFFLE,

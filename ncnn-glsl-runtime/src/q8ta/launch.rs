@@ -21,6 +21,43 @@ pub enum ShufflePath {
     Quad = 2,
 }
 
+/// How the new kernel requantizes (the shader's specialization constant
+/// `REQUANT_TABLE`, id 7); the same bytes either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Requantization {
+    /// Each lane computed with the fixed-point formula.
+    Lanes = 0,
+    /// Every byte's result built into a shared table per workgroup, behind a
+    /// barrier, then one lookup per lane.
+    Table = 1,
+}
+
+impl Requantization {
+    /// Both.
+    pub const ALL: [Requantization; 2] = [Requantization::Lanes, Requantization::Table];
+
+    /// Its name in benchmarks.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Requantization::Lanes => "lanes",
+            Requantization::Table => "table",
+        }
+    }
+}
+
+/// The requantization for a device of type `device`: per lane on a CPU
+/// device, where lavapipe's shared-memory lookups and barrier cost more than
+/// the arithmetic (the table made the requantizing shuffle 0.5x the
+/// baseline on `[1,64,64,64]`, per lane 2.4-3.2x; `bench/lavapipe.json`),
+/// the table elsewhere (per lane the kernel was ALU-bound on an H200).
+pub fn requantization(device: DeviceType) -> Requantization {
+    if device == DeviceType::Cpu {
+        Requantization::Lanes
+    } else {
+        Requantization::Table
+    }
+}
+
 impl ShufflePath {
     /// Every path.
     pub const ALL: [ShufflePath; 3] = [ShufflePath::Words, ShufflePath::Tile, ShufflePath::Quad];
@@ -59,12 +96,13 @@ impl ShufflePath {
 /// requantization from 2^25 (tensors past the L2 cache, with whole rows per
 /// workgroup: [`super::shuffle_local_size`]). These are where each became
 /// the fastest on an H200 (`BENCHMARKS.md`, `bench/h200-raw.json`). On a CPU device
-/// (lavapipe) every invocation costs, and the tile path was the fastest on
-/// nearly every case (`bench/lavapipe.json`): tile, else quad, wherever
-/// allowed.
+/// (lavapipe) the quad path at 8x8x1 ([`shuffle_local_size_on`]) with the
+/// requantization per lane was the fastest on every case measured, from
+/// `[1,16,64,64]` to `[1,256,256,256]`, passthrough and requantizing
+/// (`bench/lavapipe.json`): quad wherever allowed, else word by word.
 pub fn shuffle_path(input: Shape, axes: Axes, device: DeviceType) -> ShufflePath {
     if device == DeviceType::Cpu {
-        return [ShufflePath::Tile, ShufflePath::Quad]
+        return [ShufflePath::Quad]
             .into_iter()
             .find(|p| p.check(input).is_ok())
             .unwrap_or(ShufflePath::Words);
@@ -165,6 +203,23 @@ pub fn dequantize_grid(shape: Shape) -> [u32; 3] {
         shape.h as u32,
         (shape.c * shape.n) as u32,
     ]
+}
+
+/// The new kernel's workgroup shape on a device of type `device`: on a CPU
+/// device the quad path takes `8x8x1`, elsewhere [`shuffle_local_size`].
+pub fn shuffle_local_size_on(
+    device: DeviceType,
+    input: Shape,
+    in_layout: Layout,
+    out_layout: Layout,
+    path: ShufflePath,
+) -> [u32; 3] {
+    if device == DeviceType::Cpu && path == ShufflePath::Quad {
+        // lavapipe, every pair: 8x8x1 beat the H200's shapes below and 16x4x1
+        // (`bench/lavapipe.json`, BENCHMARKS.md).
+        return [8, 8, 1];
+    }
+    shuffle_local_size(input, in_layout, out_layout, path)
 }
 
 /// The new kernel's workgroup shape for `input` shuffled between these

@@ -75,7 +75,7 @@ pub mod vectors;
 pub use check::{check_shuffle_shapes, UPSCALE_FACTOR};
 pub use error::Q8taError;
 pub use gpu::{OpError, Q8taOps, QTensor, ShuffleKernel, ShuffleRun};
-pub use launch::{shuffle_local_size, Axes, ShufflePath};
+pub use launch::{shuffle_local_size, Axes, Requantization, ShufflePath};
 pub use layout::{pack, unpack, Layout};
 pub use op::{shuffle_specialization, Launch, PixelShuffle};
 pub use quant::{

@@ -7,7 +7,7 @@ use ncnn_glsl_core::DeviceType;
 
 use super::check::check_shuffle_shapes;
 use super::error::Q8taError;
-use super::launch::{self, shuffle_local_size, Axes, ShufflePath};
+use super::launch::{self, shuffle_local_size, Axes, Requantization, ShufflePath};
 use super::layout::Layout;
 use super::push::ShufflePush;
 use super::quant::{QuantParams, Requant};
@@ -97,13 +97,18 @@ impl PixelShuffle {
     }
 
     /// The new kernel's specialization constants for this shuffle on `path`
-    /// ([`shuffle_specialization`]).
-    pub fn specialization(&self, path: ShufflePath) -> [(u32, SpecValue); 4] {
+    /// with `requant` ([`shuffle_specialization`]).
+    pub fn specialization(
+        &self,
+        path: ShufflePath,
+        requant: Requantization,
+    ) -> [(u32, SpecValue); 5] {
         shuffle_specialization(
             self.in_layout,
             self.out_layout,
             self.requant.passthrough,
             path,
+            requant,
         )
     }
 
@@ -136,19 +141,21 @@ impl PixelShuffle {
 /// [`crate::PipelineOptions::specialization`] takes them: `IN_LAYOUT` (id 3)
 /// and `OUT_LAYOUT` (id 4), [`Layout`]'s discriminants, `PASSTHROUGH`
 /// (id 5), 1 when the requantization is the identity
-/// ([`Requant::passthrough`]), and `PATH` (id 6), [`ShufflePath`]'s
-/// discriminants; all `int`.
+/// ([`Requant::passthrough`]), `PATH` (id 6), [`ShufflePath`]'s
+/// discriminants, and `REQUANT_TABLE` (id 7), [`Requantization`]'s; all `int`.
 pub fn shuffle_specialization(
     in_layout: Layout,
     out_layout: Layout,
     passthrough: bool,
     path: ShufflePath,
-) -> [(u32, SpecValue); 4] {
+    requant: Requantization,
+) -> [(u32, SpecValue); 5] {
     [
         (3, SpecValue::Int(in_layout.axis_value() as i32)),
         (4, SpecValue::Int(out_layout.axis_value() as i32)),
         (5, SpecValue::Int(passthrough as i32)),
         (6, SpecValue::Int(path as i32)),
+        (7, SpecValue::Int(requant as i32)),
     ]
 }
 

@@ -462,13 +462,37 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(words(Shape::new(32, 256, 256, 64), C1W, C1W), [4, 16, 4]);
     assert_eq!(words(s256, C1W, C1W), [4, 16, 4]);
     assert_eq!(words(big, C1W, W4C), [4, 16, 4]);
-    // A CPU device tiles wherever it may, however small.
+    // A CPU device takes the quad path wherever it may, however small or
+    // large, at 8x8x1, and requantizes per lane; a GPU keeps the table.
     let cpu =
         |s: Shape, i: Layout, o: Layout| launch::shuffle_path(s, axes(i, o, true), DeviceType::Cpu);
-    assert_eq!(cpu(small, W4C, C), ShufflePath::Tile);
+    assert_eq!(cpu(small, W4C, C), ShufflePath::Quad);
+    assert_eq!(cpu(big, C1W, C), ShufflePath::Quad);
     let c8 = Shape::new(1, 32, 2, 4);
     assert_eq!(cpu(c8, C, C1W), ShufflePath::Quad);
     assert_eq!(cpu(odd, C, C1W), ShufflePath::Words);
+    let local_on = |d, p| launch::shuffle_local_size_on(d, big, C1W, W4C, p);
+    assert_eq!(local_on(DeviceType::Cpu, ShufflePath::Quad), [8, 8, 1]);
+    assert_eq!(
+        local_on(DeviceType::DiscreteGpu, ShufflePath::Quad),
+        [8, 16, 1]
+    );
+    assert_eq!(
+        local_on(DeviceType::Cpu, ShufflePath::Words),
+        super::shuffle_local_size(big, C1W, W4C, ShufflePath::Words)
+    );
+    use launch::Requantization;
+    assert_eq!(
+        launch::requantization(DeviceType::Cpu),
+        Requantization::Lanes
+    );
+    for gpu in [
+        DeviceType::DiscreteGpu,
+        DeviceType::IntegratedGpu,
+        DeviceType::Other,
+    ] {
+        assert_eq!(launch::requantization(gpu), Requantization::Table);
+    }
     assert_eq!(ShufflePath::Quad.check(big), Ok(()));
     assert!(ShufflePath::Tile.check(Shape::new(1, 32, 4, 4)).is_err());
 }
@@ -828,12 +852,13 @@ fn pixel_shuffle_plan_validates_and_splits() {
         [("IN_LAYOUT", 0), ("OUT_LAYOUT", 1), ("PASSTHROUGH", 0)]
     );
     assert_eq!(
-        ps.specialization(ShufflePath::Quad),
+        ps.specialization(ShufflePath::Quad, super::Requantization::Lanes),
         [
             (3, SpecValue::Int(0)),
             (4, SpecValue::Int(1)),
             (5, SpecValue::Int(0)),
-            (6, SpecValue::Int(2))
+            (6, SpecValue::Int(2)),
+            (7, SpecValue::Int(0))
         ]
     );
     assert_eq!(ps.path(DeviceType::DiscreteGpu), ShufflePath::Words);
@@ -893,9 +918,15 @@ fn shuffle_specialization_matches_the_shipped_blob() {
     assert_eq!(blobs.len(), 1, "one blob for every target");
     for v in set.variants.iter() {
         let consts = &v.blob.reflection.spec_constants;
-        for (i, name) in ["IN_LAYOUT", "OUT_LAYOUT", "PASSTHROUGH", "PATH"]
-            .iter()
-            .enumerate()
+        for (i, name) in [
+            "IN_LAYOUT",
+            "OUT_LAYOUT",
+            "PASSTHROUGH",
+            "PATH",
+            "REQUANT_TABLE",
+        ]
+        .iter()
+        .enumerate()
         {
             let c = consts
                 .iter()
@@ -908,15 +939,18 @@ fn shuffle_specialization_matches_the_shipped_blob() {
         for outl in Layout::ALL {
             for pass in [false, true] {
                 for path in ShufflePath::ALL {
-                    assert_eq!(
-                        super::shuffle_specialization(inl, outl, pass, path),
-                        [
-                            (3, SpecValue::Int(inl as i32)),
-                            (4, SpecValue::Int(outl as i32)),
-                            (5, SpecValue::Int(pass as i32)),
-                            (6, SpecValue::Int(path as i32))
-                        ]
-                    );
+                    for r in super::Requantization::ALL {
+                        assert_eq!(
+                            super::shuffle_specialization(inl, outl, pass, path, r),
+                            [
+                                (3, SpecValue::Int(inl as i32)),
+                                (4, SpecValue::Int(outl as i32)),
+                                (5, SpecValue::Int(pass as i32)),
+                                (6, SpecValue::Int(path as i32)),
+                                (7, SpecValue::Int(r as i32))
+                            ]
+                        );
+                    }
                 }
             }
         }

@@ -26,6 +26,8 @@ layout (constant_id = 4) const int OUT_LAYOUT = 0;
 layout (constant_id = 5) const int PASSTHROUGH = 0;
 layout (constant_id = 6) const int PATH = 0;
 
+layout (constant_id = 7) const int REQUANT_TABLE = 1;
+
 uint word_index(int lay, uint n, uint cb, uint y, uint x, uint hh, uint ww, uint cc4)
 {
     uint row = n * hh + y;
@@ -69,6 +71,11 @@ shared uint lut[256];
 
 uint requant_word(uint w)
 {
+    if (REQUANT_TABLE == 0)
+        return (uint(requant(int(w << 24) >> 24)) & 255u)
+            | ((uint(requant(int(w << 16) >> 24)) & 255u) << 8)
+            | ((uint(requant(int(w << 8) >> 24)) & 255u) << 16)
+            | (uint(requant(int(w) >> 24)) << 24);
     return lut[w & 255u] | (lut[(w >> 8) & 255u] << 8) | (lut[(w >> 16) & 255u] << 16)
         | (lut[w >> 24] << 24);
 }
@@ -269,7 +276,7 @@ void shuffle_tile(uint kq, uint n, uint y, uint xq)
 
 void main()
 {
-    if (PASSTHROUGH == 0)
+    if (PASSTHROUGH == 0 && REQUANT_TABLE == 1)
     {
 
     for (uint i = gl_LocalInvocationIndex; i < 256u; i += max(p.local_count, 1u))
