@@ -1213,63 +1213,19 @@ fn render(
                 Err(why) => format!("not compared: {why}"),
             };
             let what = format!("{reason}; runs `{runs}`; {compared}");
-            match left
-                .iter_mut()
-                .find(|(s, w, _)| *s == t.shader && *w == what)
-            {
-                Some((_, _, modes)) => modes.extend(t.modes.iter().map(String::as_str)),
-                None => left.push((t.shader, what, t.modes.iter().map(String::as_str).collect())),
-            }
+            add_to_group(&mut left, t.shader, what, &t.modes);
         }
     }
-    left.sort_by_key(|(s, _, _)| *s);
-    for (si, what, modes) in &left {
-        writeln!(
-            out,
-            "- `{}` in {}:\n  {what}",
-            shaders[*si].name,
-            modes
-                .iter()
-                .map(|m| format!("`{m}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-        .unwrap();
-    }
-    if left.is_empty() {
-        writeln!(out, "None.").unwrap();
-    }
+    write_groups(&mut out, shaders, left);
     writeln!(out, "\n## Rejected at build time\n").unwrap();
     // (shader, error) -> modes, in corpus order.
-    let mut rejected: Vec<(usize, &str, Vec<&str>)> = Vec::new();
+    let mut rejected: Vec<(usize, String, Vec<&str>)> = Vec::new();
     for (t, o) in texts.iter().zip(outcomes) {
         if let Outcome::Rejected(e) = o {
-            match rejected
-                .iter_mut()
-                .find(|(s, r, _)| *s == t.shader && r == e)
-            {
-                Some((_, _, modes)) => modes.extend(t.modes.iter().map(String::as_str)),
-                None => rejected.push((t.shader, e, t.modes.iter().map(String::as_str).collect())),
-            }
+            add_to_group(&mut rejected, t.shader, format!("`{e}`"), &t.modes);
         }
     }
-    rejected.sort_by_key(|(s, _, _)| *s);
-    for (si, e, modes) in &rejected {
-        writeln!(
-            out,
-            "- `{}` in {}:\n  `{e}`",
-            shaders[*si].name,
-            modes
-                .iter()
-                .map(|m| format!("`{m}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-        .unwrap();
-    }
-    if rejected.is_empty() {
-        writeln!(out, "None.").unwrap();
-    }
+    write_groups(&mut out, shaders, rejected);
     let mut any;
     writeln!(out, "\n## Not runnable on lavapipe\n").unwrap();
     any = false;
@@ -1393,4 +1349,40 @@ fn a_different_result_fails_the_run() {
             other => panic!("a different blob was not caught: {other:?}"),
         }
     });
+}
+
+/// Adds `modes` to the entry of (`shader`, `what`) in `groups`, or a new entry.
+fn add_to_group<'a>(
+    groups: &mut Vec<(usize, String, Vec<&'a str>)>,
+    shader: usize,
+    what: String,
+    modes: &'a [String],
+) {
+    let modes = modes.iter().map(String::as_str);
+    match groups
+        .iter_mut()
+        .find(|(s, w, _)| *s == shader && *w == what)
+    {
+        Some((_, _, m)) => m.extend(modes),
+        None => groups.push((shader, what, modes.collect())),
+    }
+}
+
+/// The groups as a list, in corpus order: the shader, its modes, then what;
+/// `None.` for none.
+fn write_groups(out: &mut String, shaders: &[Shader], mut groups: Vec<(usize, String, Vec<&str>)>) {
+    groups.sort_by_key(|(s, _, _)| *s);
+    for (si, what, modes) in &groups {
+        let modes: Vec<String> = modes.iter().map(|m| format!("`{m}`")).collect();
+        writeln!(
+            out,
+            "- `{}` in {}:\n  {what}",
+            shaders[*si].name,
+            modes.join(", ")
+        )
+        .unwrap();
+    }
+    if groups.is_empty() {
+        writeln!(out, "None.").unwrap();
+    }
 }

@@ -528,39 +528,38 @@ pub fn compare(cmp: Cmp, ours: &[u8], theirs: &[u8]) -> Result<(), String> {
             }
             Ok(())
         }
-        Cmp::F16Ulps(n) => {
-            for (i, (a, b)) in ours.chunks(2).zip(theirs.chunks(2)).enumerate() {
-                let (a, b) = (
-                    f16::from_le_bytes(a.try_into().unwrap()),
-                    f16::from_le_bytes(b.try_into().unwrap()),
-                );
-                if !ulps(ordered16(a), ordered16(b), a.is_nan(), b.is_nan(), n) {
-                    return Err(format!("f16 element {i}: ours {a}, glslang {b}"));
-                }
-            }
-            Ok(())
-        }
-        Cmp::Bf16Ulps(n) => {
-            for (i, (a, b)) in ours.chunks(2).zip(theirs.chunks(2)).enumerate() {
-                let (a, b) = (
-                    u16::from_le_bytes(a.try_into().unwrap()),
-                    u16::from_le_bytes(b.try_into().unwrap()),
-                );
-                let (fa, fb) = (
-                    f32::from_bits(u32::from(a) << 16),
-                    f32::from_bits(u32::from(b) << 16),
-                );
-                let ord = |v: u16| {
-                    let v = v as i16;
-                    i64::from(if v < 0 { i16::MIN - v } else { v })
-                };
-                if !ulps(ord(a), ord(b), fa.is_nan(), fb.is_nan(), n) {
-                    return Err(format!("bf16 element {i}: ours {fa:e}, glslang {fb:e}"));
-                }
-            }
-            Ok(())
+        Cmp::F16Ulps(n) => halves(ours, theirs, n, "f16", |h| f16::from_bits(h).to_f32()),
+        Cmp::Bf16Ulps(n) => halves(ours, theirs, n, "bf16", |h| {
+            f32::from_bits(u32::from(h) << 16)
+        }),
+    }
+}
+
+/// Compares 16-bit floats (sign and magnitude, as fp16 and bf16 are) within
+/// `n` ulps; `value` reads one as an f32 for NaN and the message.
+fn halves(
+    ours: &[u8],
+    theirs: &[u8],
+    n: u32,
+    what: &str,
+    value: fn(u16) -> f32,
+) -> Result<(), String> {
+    for (i, (a, b)) in ours.chunks(2).zip(theirs.chunks(2)).enumerate() {
+        let (a, b) = (
+            u16::from_le_bytes(a.try_into().unwrap()),
+            u16::from_le_bytes(b.try_into().unwrap()),
+        );
+        let (fa, fb) = (value(a), value(b));
+        let close = if fa.is_nan() || fb.is_nan() {
+            fa.is_nan() && fb.is_nan()
+        } else {
+            (ordered16(a) - ordered16(b)).unsigned_abs() <= u64::from(n)
+        };
+        if !close {
+            return Err(format!("{what} element {i}: ours {fa:e}, glslang {fb:e}"));
         }
     }
+    Ok(())
 }
 
 /// The bits of `v` as an integer that counts ulps across zero.
@@ -569,7 +568,8 @@ fn ordered32(v: f32) -> i64 {
     i64::from(if b < 0 { i32::MIN - b } else { b })
 }
 
-fn ordered16(v: f16) -> i64 {
-    let b = v.to_bits() as i16;
+/// The same for the bits of a 16-bit float.
+fn ordered16(bits: u16) -> i64 {
+    let b = bits as i16;
     i64::from(if b < 0 { i16::MIN - b } else { b })
 }

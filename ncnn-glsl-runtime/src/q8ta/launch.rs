@@ -102,10 +102,11 @@ impl ShufflePath {
 /// (`bench/lavapipe.json`): quad wherever allowed, else word by word.
 pub fn shuffle_path(input: Shape, axes: Axes, device: DeviceType) -> ShufflePath {
     if device == DeviceType::Cpu {
-        return [ShufflePath::Quad]
-            .into_iter()
-            .find(|p| p.check(input).is_ok())
-            .unwrap_or(ShufflePath::Words);
+        return if ShufflePath::Quad.check(input).is_ok() {
+            ShufflePath::Quad
+        } else {
+            ShufflePath::Words
+        };
     }
     let elements = input.elements();
     use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
