@@ -2,10 +2,10 @@
 // q8ta pixel shuffle, upscale factor 2 (spec: docs/q8ta-pixel-shuffle.md; seed 001).
 //
 // The input and output layouts, the passthrough flag and the path are specialization constants
-// 3, 4, 5, 6, not build-time axes: one blob (34 KB) serves every combination where axes built 18
-// blobs (379 KB) for the layouts and passthrough alone, and on an NVIDIA H200 the specialized
-// blob ran as fast as the axes' variants (BENCHMARKS.md, "Axes or specialization constants for
-// the pixel shuffle").
+// 3, 4, 5, 6 (the requantization and the grid's order are 7 and 8), not build-time axes: one
+// blob (34 KB) serves every combination where axes built 18 blobs (379 KB) for the layouts and
+// passthrough alone, and on an NVIDIA H200 the specialized blob ran as fast as the axes'
+// variants (BENCHMARKS.md, "Axes or specialization constants for the pixel shuffle").
 //
 //   out[n, c, 2h + dy, 2w + dx] = requant(in[n, 4c + 2dy + dx, h, w])
 //
@@ -61,12 +61,18 @@ layout (constant_id = 3) const int IN_LAYOUT = 0;
 layout (constant_id = 4) const int OUT_LAYOUT = 0;
 layout (constant_id = 5) const int PASSTHROUGH = 0;
 layout (constant_id = 6) const int PATH = 0;
-// REQUANT_TABLE (the host's choice per device type, q8ta::launch::requantization): 1 builds
-// requant() of every byte into a shared table per workgroup, behind a barrier, and looks each
-// lane up (GPUs: the arithmetic per lane made the kernel ALU-bound on an H200); 0 computes
+// REQUANT_TABLE (the host's choice per device type, q8ta::launch::requantization): 0 computes
 // requant() per lane (lavapipe: its shared-memory lookups and barrier cost more than the
-// arithmetic, 2-4x on the README's demo shape; BENCHMARKS.md). The same bytes either way.
+// arithmetic, 2-4x on the README's demo shape; BENCHMARKS.md); 1 builds requant() of every byte
+// into a shared table of 256 words per workgroup, behind a barrier, and looks each lane up
+// (GPUs: the arithmetic per lane made the kernel ALU-bound on an H200; so did a table packed
+// four results to a word, against bank conflicts: BENCHMARKS.md). The same bytes either way.
 layout (constant_id = 7) const int REQUANT_TABLE = 1;
+// BLOCKS_ON_Y (the host's choice, q8ta::launch::block_axis): 1 swaps the grid's x and y axes, so
+// that the width runs on x and the output channel blocks on y. lavapipe runs a workgroup 8
+// invocations of x at a time: with one or two channel blocks on x, 7 of every 8 of its lanes idled
+// (0.3-0.9x the baseline on [1,16,64,64] and [1,8,64,64]; BENCHMARKS.md).
+layout (constant_id = 8) const int BLOCKS_ON_Y = 0;
 
 // Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel
 // blocks, stored in `lay`. The layout is a specialization constant, so the branches fold; unsigned,
@@ -120,7 +126,7 @@ int requant(int q)
 // per workgroup instead of 16 per invocation, which made the kernel ALU-bound.
 shared uint lut[256];
 
-// Each lane of word w requantized: through the table, or computed.
+// Each lane of word w requantized: computed, or through the table.
 uint requant_word(uint w)
 {
     if (REQUANT_TABLE == 0)
@@ -369,23 +375,25 @@ void main()
     barrier();
     }
     // Grid: (output channel blocks, input width, input height x batch); path 1: (quads of
-    // output channel blocks, quads of input width, rows); path 2: (blocks, quads, rows). The host
-    // clamps the launched grid to maxComputeWorkGroupCount (which also bounds
-    // vkCmdDispatchBase), so the y and z axes are grid-stride loops with the launched
-    // invocation counts as steps.
+    // output channel blocks, quads of input width, rows); path 2: (blocks, quads, rows); x and
+    // y swapped when BLOCKS_ON_Y == 1. The host clamps the launched grid to
+    // maxComputeWorkGroupCount (which also bounds vkCmdDispatchBase), so the width and z axes
+    // are grid-stride loops with the launched invocation counts as steps (y_stride: the
+    // width's axis).
+    uvec3 g = BLOCKS_ON_Y == 1 ? gl_GlobalInvocationID.yxz : gl_GlobalInvocationID;
     uint c4_out = (uint(p.c_out) + 3u) / 4u;
-    uint kx = gl_GlobalInvocationID.x;
+    uint kx = g.x;
     // Rounded-up grids: invocations past the tensor do nothing.
     if (kx >= (PATH == 1 ? c4_out / 4u : c4_out))
         return;
     uint h = uint(p.h);
     uint hn = h * uint(p.n);
     uint xs = PATH != 0 ? uint(p.w) / 4u : uint(p.w);
-    for (uint z = gl_GlobalInvocationID.z; z < hn; z += uint(p.z_stride))
+    for (uint z = g.z; z < hn; z += uint(p.z_stride))
     {
         uint n = z / h;
         uint y = z - n * h;
-        for (uint x = gl_GlobalInvocationID.y; x < xs; x += uint(p.y_stride))
+        for (uint x = g.y; x < xs; x += uint(p.y_stride))
         {
             if (PATH == 1)
                 shuffle_tile(kx, n, y, x);

@@ -29,7 +29,9 @@ use ncnn_glsl_runtime::q8ta::launch::{
 };
 use ncnn_glsl_runtime::q8ta::push::{DequantizePush, QuantizePush};
 use ncnn_glsl_runtime::q8ta::sets::{DEQUANTIZE, PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE, QUANTIZE};
-use ncnn_glsl_runtime::q8ta::{Layout, PixelShuffle, QuantParams, Requantization, Shape, SETS};
+use ncnn_glsl_runtime::q8ta::{
+    BlockAxis, Layout, PixelShuffle, QuantParams, Requantization, Rewrite, Shape, SETS,
+};
 use ncnn_glsl_runtime::{Blob, Context, ContextOptions, FloatStorage, Variant, VariantSet};
 use ncnn_glsl_testkit::differential::{
     glslang, glslang_blob, leak_set, run_pair_with, seed, Case, Cmp, Fill, Io,
@@ -288,6 +290,9 @@ fn shuffle_case(name: String, ps: &PixelShuffle, rng: &mut Rng) -> (Case, Vec<Ve
 /// that the kernels' grid-stride loops over those axes run.
 const CLAMPED: [u32; 3] = [65535, 1, 2];
 
+/// The same with the new kernel's blocks on y: its width, on x, is clamped.
+const CLAMPED_X: [u32; 3] = [1, 65535, 2];
+
 /// The new kernel: one blob, run under each of its 18 layout pair and
 /// passthrough specializations, on every path each shape allows (the path is
 /// the fourth constant).
@@ -318,25 +323,38 @@ fn pixel_shuffle_specializations_match_glslang() {
                             if path.check(ps.input).is_err() {
                                 continue;
                             }
-                            let local =
-                                shuffle_local_size(ps.input, ps.in_layout, ps.out_layout, path);
-                            let max = if k == 0 { [65535; 3] } else { CLAMPED };
-                            let launch = ps.launch(Some(path), local, max).expect("a launch");
+                            // The odd shape with its blocks on y and the
+                            // width's axis (x) and z clamped: the loops.
+                            let (blocks, local, max) = if k == 0 {
+                                let l =
+                                    shuffle_local_size(ps.input, ps.in_layout, ps.out_layout, path);
+                                (BlockAxis::X, l, [65535; 3])
+                            } else {
+                                (BlockAxis::Y, [2, 1, 1], CLAMPED_X)
+                            };
+                            let rewrite = Rewrite {
+                                path,
+                                requant,
+                                blocks,
+                                rows: 1,
+                            };
+                            let launch = ps.launch(Some(rewrite), local, max).expect("a launch");
                             let name = format!(
-                                "{in_l}->{out_l} {} {dims:?} path {} {}",
+                                "{in_l}->{out_l} {} {dims:?} path {} {} {}",
                                 if passthrough {
                                     "passthrough"
                                 } else {
                                     "requant"
                                 },
                                 path.name(),
-                                requant.name()
+                                requant.name(),
+                                blocks.name()
                             );
                             let (mut case, inputs) = shuffle_case(name, &ps, rng);
                             case.push_constants = launch.push.to_bytes().to_vec();
                             case.groups = launch.groups;
                             case.local_size = Some(local);
-                            case.specialization = ps.specialization(path, requant).to_vec();
+                            case.specialization = ps.specialization(rewrite).to_vec();
                             runs.push(Run { case, inputs });
                         }
                     }

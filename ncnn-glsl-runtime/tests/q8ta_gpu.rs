@@ -7,8 +7,8 @@
 use ncnn_glsl_runtime::q8ta::gpu::ShuffleRun;
 use ncnn_glsl_runtime::q8ta::vectors;
 use ncnn_glsl_runtime::q8ta::{
-    launch, reference, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams, Requant,
-    Requantization, Shape, ShuffleKernel, ShufflePath,
+    launch, reference, BlockAxis, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams,
+    Requant, Requantization, Rewrite, Shape, ShuffleKernel, ShufflePath,
 };
 use ncnn_glsl_runtime::{q8ta, Buffer, ContextOptions, FloatStorage, Options};
 use ncnn_glsl_testkit::gpu::GpuTest;
@@ -96,14 +96,23 @@ fn check_case(
         );
     }
     // Every other path of the new kernel this shape allows, forced, with
-    // each requantization (the table and per lane: the same bytes).
+    // each requantization (per lane, the table) and the blocks on each axis,
+    // two runs per path: the same bytes.
     for path in ShufflePath::ALL {
         if path.check(in_shape).is_err() {
             continue;
         }
-        for requant in Requantization::ALL {
+        for (requant, blocks) in [
+            (Requantization::Lanes, BlockAxis::Y),
+            (Requantization::Table, BlockAxis::X),
+        ] {
             poison(&mut out);
-            let kernel = ShuffleKernel::RewriteWith(path, requant);
+            let kernel = ShuffleKernel::RewriteWith(Rewrite {
+                path,
+                requant,
+                blocks,
+                rows: 1,
+            });
             ops.pixel_shuffle_with(&input, &mut out, 2, kernel)
                 .unwrap_or_else(|e| panic!("{name}: {kernel:?}: {e}"));
             let got = out.read_bytes().unwrap();
@@ -281,12 +290,12 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
                 out_layout: ol,
                 passthrough: false,
             };
-            let path = launch::shuffle_path(probe, axes, device);
-            let local = ops.shuffle_local_size(probe, il, ol, path);
+            let k = Rewrite::choose(probe, axes, device);
+            let local = ops.shuffle_local_size(probe, il, ol, k);
             let h = (max_z as usize * local[2] as usize) / n + 3;
             let shape = Shape::new(n, c, h, w);
-            assert_eq!(launch::shuffle_path(shape, axes, device), path);
-            assert_eq!(ops.shuffle_local_size(shape, il, ol, path), local);
+            assert_eq!(Rewrite::choose(shape, axes, device), k);
+            assert_eq!(ops.shuffle_local_size(shape, il, ol, k), local);
             let input_words = random_words(&mut g, il.word_count(shape));
             let rq = Requant::new(q_in, q_out).unwrap();
             let expected = reference::pixel_shuffle(&input_words, il, shape, ol, &rq).unwrap();

@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 
 use ncnn_glsl_runtime::q8ta::push::{DequantizePush, QuantizePush, ShufflePush};
-use ncnn_glsl_runtime::q8ta::{shuffle_specialization, Layout, Requantization, ShufflePath};
+use ncnn_glsl_runtime::q8ta::{
+    shuffle_specialization, BlockAxis, Layout, Requantization, Rewrite, ShufflePath,
+};
 use ncnn_glsl_runtime::reflection::Access;
 use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet};
 
@@ -86,20 +88,25 @@ fn pixel_shuffle_sets() {
             (4, "OUT_LAYOUT", "int"),
             (5, "PASSTHROUGH", "int"),
             (6, "PATH", "int"),
-            (7, "REQUANT_TABLE", "int")
+            (7, "REQUANT_TABLE", "int"),
+            (8, "BLOCKS_ON_Y", "int")
         ]
     );
     let ids: Vec<u32> = shuffle_specialization(
         Layout::Packed4C,
         Layout::Packed4C1W,
         true,
-        ShufflePath::Quad,
-        Requantization::Table,
+        Rewrite {
+            path: ShufflePath::Quad,
+            requant: Requantization::Table,
+            blocks: BlockAxis::Y,
+            rows: 1,
+        },
     )
     .iter()
     .map(|s| s.0)
     .collect();
-    assert_eq!(ids, [3, 4, 5, 6, 7]);
+    assert_eq!(ids, [3, 4, 5, 6, 7, 8]);
     // The baseline keeps its build-time axes: one blob per combination.
     check(BASELINE, axes, ShufflePush::SIZE, [64, 1, 1]);
     let (_, blobs, _) = summary("q8ta_pixel_shuffle_baseline", BASELINE);

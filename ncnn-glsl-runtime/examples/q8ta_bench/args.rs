@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Parser;
-use ncnn_glsl_runtime::q8ta::{Layout, Shape, ShufflePath};
+use ncnn_glsl_runtime::q8ta::{Layout, Requantization, Shape, ShufflePath};
 use ncnn_glsl_runtime::DeviceSelector;
 
 use crate::cases;
@@ -28,7 +28,8 @@ const USAGE: &str = "q8ta_bench [--cases seed|large|all|N,C,H,W;...] \
      [--quant passthrough|requant|both] [--reps R] [--warmup W] [--device SELECTOR] \
      [--validation] [--glslang DIR] [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] \
      [--best FILE] [--locals FILE] [--json FILE] [--svg FILE] [--from-json FILE] \
-     [--heat-ms MS] [--executables FILE] [--cold] [--pairs IN->OUT,...]";
+     [--heat-ms MS] [--executables FILE] [--cold] [--pairs IN->OUT,...] \
+     [--requantization lanes|table] [--rows R,...]";
 
 /// `--quant`'s values and the quantizations each runs, in run order.
 const QUANT: [(&str, &[bool]); 3] = [
@@ -109,6 +110,13 @@ pub struct Args {
     /// Only these layout pairs.
     #[arg(long, value_name = "IN->OUT,...", value_parser = parse_pairs)]
     pub pairs: Option<Pairs>,
+    /// The rewrite's requantization instead of the device's.
+    #[arg(long, value_name = "lanes|table", value_parser = parse_requantization)]
+    pub requantization: Option<Requantization>,
+    /// Adds each path at each of these rows per invocation
+    /// (`q8ta::Rewrite::rows`), as `path NAME rows R`.
+    #[arg(long, value_name = "R,...", value_delimiter = ',')]
+    pub rows: Vec<u32>,
 }
 
 /// The arguments of this process; on an error or `--help`, clap prints and
@@ -152,6 +160,13 @@ fn parse_path(name: &str) -> Result<ShufflePath, String> {
         .into_iter()
         .find(|p| p.name() == name)
         .ok_or_else(|| "expected words, tile or quad".to_string())
+}
+
+fn parse_requantization(name: &str) -> Result<Requantization, String> {
+    Requantization::ALL
+        .into_iter()
+        .find(|r| r.name() == name)
+        .ok_or_else(|| "expected lanes or table".to_string())
 }
 
 fn read_locals(file: &str) -> Result<LocalsFile, String> {

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::cases::{self, pair_key, Case};
 use crate::error::Fail;
-use crate::kernels::{Kernel, Kernels};
+use crate::kernels::{Kernel, Kernels, Setup};
 
 /// Writes to `path`, for every kernel of every layout pair (whatever
 /// `--pairs` says) and each quantization of `quant`, at each set of
@@ -23,7 +23,7 @@ pub fn write(k: &Kernels, cases: &[Shape], quant: &[bool], path: &Path) -> Resul
         for &ol in &Layout::ALL {
             for &pt in quant {
                 let axes = cases::axes((il, ol), pt);
-                let sets: BTreeSet<Vec<[u32; 3]>> = cases
+                let sets: BTreeSet<Vec<Setup>> = cases
                     .iter()
                     .map(|&shape| k.locals(Case { shape, axes }))
                     .collect();

@@ -8,24 +8,28 @@ use std::sync::Arc;
 
 use ncnn_glsl_runtime::q8ta::launch::Axes;
 use ncnn_glsl_runtime::q8ta::sets::{PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE};
-use ncnn_glsl_runtime::q8ta::{shuffle_specialization, Q8taOps, ShufflePath};
+use ncnn_glsl_runtime::q8ta::{shuffle_specialization, Q8taOps, Rewrite, ShufflePath};
 use ncnn_glsl_runtime::{Blob, Pipeline, PipelineOptions, Variant};
 
 use crate::args::Args;
 use crate::cases::{pair_key, Case};
 use crate::error::Fail;
 
-/// A kernel under test: a pipeline and its path (`None`: the baseline, whose
-/// grid differs).
+/// A kernel under test: a pipeline and the rewrite's choices (`None`: the
+/// baseline, whose grid differs).
 #[derive(Clone)]
 pub struct Kernel {
     /// The name the records give it (`path quad (glslang)`, `rewrite 8x8x1`).
     pub name: String,
     /// Shared: the same pipelines serve every case of a set of workgroup shapes.
     pub pipeline: Arc<Pipeline>,
-    /// The rewrite's path.
-    pub path: Option<ShufflePath>,
+    /// The rewrite's path, requantization and block axis.
+    pub rewrite: Option<Rewrite>,
 }
+
+/// How one path of the rewrite runs on a case: its workgroup shape and the
+/// runtime's other choices (both depend on the shape).
+pub type Setup = ([u32; 3], Rewrite);
 
 /// What builds the kernels of each (pair, quantization): the device, the
 /// workgroup shapes the arguments choose, glslang's blob (read once: one
@@ -49,20 +53,28 @@ impl<'a> Kernels<'a> {
         Ok(Kernels { ops, args, glslang })
     }
 
-    /// The workgroup shape of each path of the rewrite
-    /// ([`ShufflePath::ALL`]'s order) on `case`: the runtime's, or
+    /// The setup of each path of the rewrite ([`ShufflePath::ALL`]'s order)
+    /// on `case`: the runtime's block axis, and its workgroup shape or
     /// `--locals`' for the swept path.
-    pub fn locals(&self, case: Case) -> Vec<[u32; 3]> {
+    pub fn locals(&self, case: Case) -> Vec<Setup> {
         let a = self.args;
         let chosen = a.locals.as_ref().and_then(|l| l.get(&pair_key(case.axes)));
+        let device = self.ops.context().caps().device_type;
         ShufflePath::ALL
             .iter()
-            .map(|&path| match chosen {
-                Some(&l) if path == a.sweep_path => l,
-                _ => {
-                    let (i, o) = (case.axes.in_layout, case.axes.out_layout);
-                    self.ops.shuffle_local_size(case.shape, i, o, path)
+            .map(|&path| {
+                let mut k = Rewrite::on(path, case.shape, case.axes, device);
+                if let Some(r) = a.requantization {
+                    k.requant = r;
                 }
+                let local = match chosen {
+                    Some(&l) if path == a.sweep_path => l,
+                    _ => {
+                        let (i, o) = (case.axes.in_layout, case.axes.out_layout);
+                        self.ops.shuffle_local_size(case.shape, i, o, k)
+                    }
+                };
+                (local, k)
             })
             .collect()
     }
@@ -84,27 +96,20 @@ impl<'a> Kernels<'a> {
                 vb,
                 &PipelineOptions::default(),
             )?),
-            path: None,
+            rewrite: None,
         })
     }
 
-    /// The rewrite's kernels of one (pair, quantization): each path at its
-    /// workgroup shape `locals` (or the swept path at each sweep shape), and
-    /// glslang's build of each path. The rewrite is one blob, specialized for
-    /// the pair, quantization and path.
-    pub fn rewrite(&self, axes: Axes, locals: &[[u32; 3]]) -> Result<Vec<Kernel>, Fail> {
+    /// The rewrite's kernels of one (pair, quantization): each path as
+    /// `setups` says (or the swept path at each sweep shape), and glslang's
+    /// build of each path; with `--rows`, each path at each of those rows
+    /// per invocation too. The rewrite is one blob, specialized for the pair,
+    /// quantization, path, requantization and block axis.
+    pub fn rewrite(&self, axes: Axes, setups: &[Setup]) -> Result<Vec<Kernel>, Fail> {
         let (ctx, a) = (self.ops.context(), self.args);
-        // The device's requantization, as the runtime runs it.
-        let requant = self.ops.requantization();
-        let specs = ShufflePath::ALL.map(|path| {
-            shuffle_specialization(
-                axes.in_layout,
-                axes.out_layout,
-                axes.passthrough,
-                path,
-                requant,
-            )
-        });
+        let rewrites = ShufflePath::ALL.map(|path| setups[path as usize].1);
+        let specs = rewrites
+            .map(|k| shuffle_specialization(axes.in_layout, axes.out_layout, axes.passthrough, k));
         let options = |local, path: ShufflePath| PipelineOptions {
             local_size: Some(local),
             specialization: &specs[path as usize],
@@ -118,17 +123,28 @@ impl<'a> Kernels<'a> {
                 out.push(Kernel {
                     name: format!("rewrite {}x{}x{}", s[0], s[1], s[2]),
                     pipeline: Arc::new(pipe(s, a.sweep_path)?),
-                    path: Some(a.sweep_path),
+                    rewrite: Some(rewrites[a.sweep_path as usize]),
                 });
             }
             return Ok(out);
         }
-        for (path, &local) in ShufflePath::ALL.into_iter().zip(locals) {
+        for (path, &(local, _)) in ShufflePath::ALL.into_iter().zip(setups) {
+            let pipeline = Arc::new(pipe(local, path)?);
             out.push(Kernel {
                 name: format!("path {}", path.name()),
-                pipeline: Arc::new(pipe(local, path)?),
-                path: Some(path),
+                pipeline: pipeline.clone(),
+                rewrite: Some(rewrites[path as usize]),
             });
+            for &rows in &a.rows {
+                out.push(Kernel {
+                    name: format!("path {} rows {rows}", path.name()),
+                    pipeline: pipeline.clone(),
+                    rewrite: Some(Rewrite {
+                        rows,
+                        ..rewrites[path as usize]
+                    }),
+                });
+            }
             if let Some(blob) = &self.glslang {
                 out.push(Kernel {
                     name: format!("path {} (glslang)", path.name()),
@@ -138,7 +154,7 @@ impl<'a> Kernels<'a> {
                         blob,
                         &options(local, path),
                     )?),
-                    path: Some(path),
+                    rewrite: Some(rewrites[path as usize]),
                 });
             }
         }
@@ -149,8 +165,8 @@ impl<'a> Kernels<'a> {
 /// The glslang-built blob of `variant` from `dir`: the artifact file name
 /// with `.spv` (the set has no axes: `<target>.spv`). glslang turns
 /// `local_size_*_id` into specialization constants 0, 1, 2, which the
-/// pipeline sets from the local size (as for ours), and keeps the ids 3, 4,
-/// 5, 6 of the layouts, passthrough and path; the same GLSL has the same
+/// pipeline sets from the local size (as for ours), and keeps the ids 3 to 8
+/// of the layouts, passthrough, path, requantization and block axis; the same GLSL has the same
 /// bindings and constants: our reflection serves.
 fn glslang_blob(dir: &Path, variant: &Variant) -> Result<Blob, Fail> {
     let path = dir

@@ -34,7 +34,10 @@
 //! `--glslang DIR` (from `cargo xtask glslang-variants --out DIR`) adds each
 //! path of the rewrite built by `glslangValidator` from the same committed
 //! finished GLSL, specialized the same way (one blob; the layouts,
-//! passthrough and path are specialization constants 3, 4, 5, 6).
+//! passthrough, path, requantization and block axis are specialization
+//! constants 3 to 8). `--requantization lanes|table` replaces the device's
+//! requantization; `--rows R,...` adds each path at those rows per
+//! invocation (`q8ta::Rewrite::rows`), as `path NAME rows R`.
 //! `--from-json FILE` re-reads an earlier run's JSON and derives "rewrite"
 //! (the path the runtime takes for each case) again by this build's rule,
 //! without a device: the kernel's paths are measured separately ("path

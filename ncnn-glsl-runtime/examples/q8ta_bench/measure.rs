@@ -54,7 +54,7 @@ impl Bench<'_> {
         // The paths this shape allows, each built by naga and (--glslang) by glslang.
         let kernels: Vec<&Kernel> = kernels
             .iter()
-            .filter(|k| k.path.is_none_or(|p| p.check(case.shape).is_ok()))
+            .filter(|k| k.rewrite.is_none_or(|r| r.path.check(case.shape).is_ok()))
             .collect();
         let (times, mut outs) = self.time(&input, &kernels)?;
         for (k, out) in kernels.iter().zip(outs.iter_mut()) {
@@ -162,7 +162,7 @@ impl Bench<'_> {
             .map(|k| {
                 input
                     .shuffle
-                    .launch(k.path, k.pipeline.local_size(), max_groups)
+                    .launch(k.rewrite, k.pipeline.local_size(), max_groups)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let pushes: Vec<_> = launches.iter().map(|l| l.push.to_bytes()).collect();

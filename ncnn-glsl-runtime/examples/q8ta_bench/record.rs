@@ -1,7 +1,7 @@
 //! One measurement, its spread of GPU times, and "rewrite": the records of
 //! the path the runtime takes, named for the report.
 
-use ncnn_glsl_runtime::q8ta::launch;
+use ncnn_glsl_runtime::q8ta::Rewrite;
 use ncnn_glsl_runtime::DeviceType;
 
 use crate::cases::Case;
@@ -56,13 +56,17 @@ impl Record {
 
 /// Adds "rewrite" (and "rewrite (glslang)") records: the measurements of
 /// the path the runtime takes for each case on a `device` of that type
-/// ([`ShufflePath`](ncnn_glsl_runtime::q8ta::ShufflePath) rule
-/// `q8ta::launch::shuffle_path`), under the name the report compares. Any
-/// earlier ones are replaced: `--from-json` derives them again.
+/// (`q8ta::Rewrite::choose`: the path, and the rows per invocation, `path
+/// NAME rows R` where that is not 1), under the name the report compares.
+/// Any earlier ones are replaced: `--from-json` derives them again.
 pub fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
     let mut extra = Vec::new();
     for r in records.iter() {
-        let chosen = launch::shuffle_path(r.case.shape, r.case.axes, device).name();
+        let k = Rewrite::choose(r.case.shape, r.case.axes, device);
+        let chosen = match k.rows {
+            1 => k.path.name().to_string(),
+            rows => format!("{} rows {rows}", k.path.name()),
+        };
         let name = if r.kernel == format!("path {chosen}") {
             "rewrite"
         } else if r.kernel == format!("path {chosen} (glslang)") {

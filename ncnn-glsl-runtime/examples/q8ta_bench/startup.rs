@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use ncnn_glsl_runtime::q8ta::sets::PIXEL_SHUFFLE;
 use ncnn_glsl_runtime::q8ta::{
-    self, reference, shuffle_specialization, Layout, Q8taOps, QuantParams, Requant, Shape,
-    ShufflePath,
+    self, reference, shuffle_specialization, BlockAxis, Layout, Q8taOps, QuantParams, Requant,
+    Rewrite, Shape, ShufflePath,
 };
 use ncnn_glsl_runtime::{Blob, Context, ContextOptions, Options, Pipeline, PipelineOptions};
 use serde_json::{json, Value};
@@ -52,8 +52,12 @@ pub fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
         Layout::Packed4W4C,
         Layout::Packed4C1W,
         false,
-        ShufflePath::Words,
-        ops.requantization(),
+        Rewrite {
+            path: ShufflePath::Words,
+            requant: ops.requantization(),
+            blocks: BlockAxis::X,
+            rows: 1,
+        },
     );
     let options = PipelineOptions {
         local_size: Some([8, 8, 1]),

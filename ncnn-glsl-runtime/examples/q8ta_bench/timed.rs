@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::args::Args;
 use crate::cases::{self, pair_name, quant_name, shape_str, Case};
-use crate::kernels::{Kernel, Kernels};
+use crate::kernels::{Kernel, Kernels, Setup};
 use crate::measure::Bench;
 use crate::report::report;
 use crate::svg::svg;
@@ -59,7 +59,7 @@ pub fn run(a: &Args, k: &Kernels, start: Value) -> Result<(), Fail> {
             let base = k.baseline(axes)?;
             // The rewrite's pipelines per set of workgroup shapes (they depend
             // on the size), the baseline beside them.
-            let mut built: BTreeMap<Vec<[u32; 3]>, Vec<Kernel>> = BTreeMap::new();
+            let mut built: BTreeMap<Vec<Setup>, Vec<Kernel>> = BTreeMap::new();
             for &shape in &a.cases {
                 let case = Case { shape, axes };
                 let ks = match built.entry(k.locals(case)) {

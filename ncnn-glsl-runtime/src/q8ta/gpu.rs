@@ -14,7 +14,7 @@ use crate::{
 
 use super::check::check_size;
 use super::error::Q8taError;
-use super::launch::{self, shuffle_local_size_on, Requantization, ShufflePath};
+use super::launch::{self, shuffle_local_size_on, Requantization, Rewrite, ShufflePath};
 use super::layout::Layout;
 use super::op::PixelShuffle;
 use super::push::{DequantizePush, QuantizePush};
@@ -106,12 +106,11 @@ pub enum ShuffleKernel {
     /// The seed's kernel on the path the runtime takes for the device and
     /// the shape ([`launch::shuffle_path`]).
     Rewrite,
-    /// The seed's kernel on this path (with the device's requantization),
-    /// for tests and benchmarks.
+    /// The seed's kernel on this path (with the device's requantization and
+    /// block axis, [`Rewrite::on`]), for tests and benchmarks.
     RewriteOn(ShufflePath),
-    /// The seed's kernel on this path with this requantization, for tests
-    /// and benchmarks.
-    RewriteWith(ShufflePath, Requantization),
+    /// The seed's kernel exactly so, for tests and benchmarks.
+    RewriteWith(Rewrite),
     /// The kernel the seed replaces: one invocation per output word.
     Baseline,
 }
@@ -130,8 +129,8 @@ pub struct ShuffleRun {
     pub local: [u32; 3],
     /// The workgroups launched.
     pub groups: [u32; 3],
-    /// The new kernel's path (`None`: the baseline).
-    pub path: Option<ShufflePath>,
+    /// The new kernel's choices (`None`: the baseline).
+    pub rewrite: Option<Rewrite>,
 }
 
 fn words_of(b: &[u8]) -> Vec<u32> {
@@ -269,20 +268,20 @@ impl Q8taOps {
         Ok(FloatStorage::of(v.target.options))
     }
 
-    /// The shuffle's workgroup shape for an input shape and layout pair
-    /// ([`shuffle_local_size_on`] for the device's type), fitted to the device's
-    /// `maxComputeWorkGroupSize` and `maxComputeWorkGroupInvocations`.
-    /// `path`: the kernel's path ([`launch::shuffle_path`]).
+    /// The shuffle's workgroup shape for an input shape and layout pair run
+    /// as `k` says ([`shuffle_local_size_on`] for the device's type), fitted
+    /// to the device's `maxComputeWorkGroupSize` and
+    /// `maxComputeWorkGroupInvocations`.
     pub fn shuffle_local_size(
         &self,
         input: Shape,
         in_layout: Layout,
         out_layout: Layout,
-        path: ShufflePath,
+        k: Rewrite,
     ) -> [u32; 3] {
         let l = self.ctx.limits();
         let device = self.ctx.caps().device_type;
-        let mut s = shuffle_local_size_on(device, input, in_layout, out_layout, path);
+        let mut s = shuffle_local_size_on(device, input, in_layout, out_layout, k.path, k.blocks);
         for (i, d) in s.iter_mut().enumerate() {
             *d = (*d).min(l.max_compute_work_group_size[i]).max(1);
         }
@@ -464,21 +463,22 @@ impl Q8taOps {
         kernel: ShuffleKernel,
     ) -> Result<ShuffleRun, OpError> {
         let ps = self.plan(input, output, upscale_factor)?;
-        let (path, requant) = match kernel {
-            ShuffleKernel::Rewrite => (Some(self.shuffle_path(&ps)), self.requantization()),
-            ShuffleKernel::RewriteOn(p) => (Some(p), self.requantization()),
-            ShuffleKernel::RewriteWith(p, r) => (Some(p), r),
-            ShuffleKernel::Baseline => (None, self.requantization()),
+        let device = self.ctx.caps().device_type;
+        let rewrite = match kernel {
+            ShuffleKernel::Rewrite => Some(ps.rewrite(device)),
+            ShuffleKernel::RewriteOn(p) => Some(Rewrite::on(p, ps.input, ps.axes(), device)),
+            ShuffleKernel::RewriteWith(k) => Some(k),
+            ShuffleKernel::Baseline => None,
         };
         // The new kernel is one variant specialized per layout pair,
-        // passthrough, path and requantization; the baseline has a variant
-        // for each pair and passthrough.
-        let spec = path.map(|p| ps.specialization(p, requant));
-        let (set, variant, local, specialization) = match (path, &spec) {
-            (Some(p), Some(spec)) => (
+        // passthrough, path, requantization and block axis; the baseline has
+        // a variant for each pair and passthrough.
+        let spec = rewrite.map(|k| ps.specialization(k));
+        let (set, variant, local, specialization) = match (rewrite, &spec) {
+            (Some(k), Some(spec)) => (
                 PIXEL_SHUFFLE,
                 self.variant(PIXEL_SHUFFLE, &[])?,
-                Some(self.shuffle_local_size(ps.input, ps.in_layout, ps.out_layout, p)),
+                Some(self.shuffle_local_size(ps.input, ps.in_layout, ps.out_layout, k)),
                 &spec[..],
             ),
             _ => {
@@ -488,7 +488,11 @@ impl Q8taOps {
         };
         let pipeline = self.pipeline(set, variant, local, specialization)?;
         let local = pipeline.local_size();
-        let launch = ps.launch(path, local, self.ctx.limits().max_compute_work_group_count)?;
+        let launch = ps.launch(
+            rewrite,
+            local,
+            self.ctx.limits().max_compute_work_group_count,
+        )?;
         let push = launch.push.to_bytes();
         let stats = pipeline.dispatch(&Dispatch::new(
             &[&input.buffer, &output.buffer],
@@ -507,7 +511,7 @@ impl Q8taOps {
             axes,
             local,
             groups: launch.groups,
-            path,
+            rewrite,
         })
     }
 }

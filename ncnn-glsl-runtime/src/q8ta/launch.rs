@@ -10,7 +10,7 @@ use super::shape::Shape;
 
 /// The new kernel's ways through a tensor (the shader's specialization
 /// constant `PATH`, id 6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ShufflePath {
     /// One invocation per (output channel block, input pixel), word by word.
     Words = 0,
@@ -23,7 +23,7 @@ pub enum ShufflePath {
 
 /// How the new kernel requantizes (the shader's specialization constant
 /// `REQUANT_TABLE`, id 7); the same bytes either way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Requantization {
     /// Each lane computed with the fixed-point formula.
     Lanes = 0,
@@ -55,6 +55,113 @@ pub fn requantization(device: DeviceType) -> Requantization {
         Requantization::Lanes
     } else {
         Requantization::Table
+    }
+}
+
+/// The grid axis that carries the new kernel's output channel blocks (the
+/// shader's specialization constant `BLOCKS_ON_Y`, id 8); the width takes the
+/// other of x and y.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BlockAxis {
+    /// Blocks on x, width on y.
+    X = 0,
+    /// Width on x, blocks on y.
+    Y = 1,
+}
+
+impl BlockAxis {
+    /// Both.
+    pub const ALL: [BlockAxis; 2] = [BlockAxis::X, BlockAxis::Y];
+
+    /// Its name in benchmarks.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BlockAxis::X => "blocks-x",
+            BlockAxis::Y => "blocks-y",
+        }
+    }
+
+    /// The index of the axis (0 or 1) that carries the blocks.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The blocks' axis for `input` on `path` on a device of type `device`: y
+/// on a CPU device when fewer than 8 blocks (or block quads, tile path) span
+/// x, else x. lavapipe runs a workgroup 8 invocations of x at a time, so a
+/// grid one or two blocks wide left 7 of 8 lanes idle: at `[1,16,64,64]`
+/// the quad path ran at 0.7-0.9x the baseline requantizing, whatever the
+/// workgroup shape, and as fast as at `[1,256,16,16]` (3x) with the width on x
+/// (BENCHMARKS.md). A GPU's subgroups take consecutive invocations of the
+/// whole workgroup, which [`fit_to_grid`] keeps busy.
+pub fn block_axis(input: Shape, path: ShufflePath, device: DeviceType) -> BlockAxis {
+    if device == DeviceType::Cpu && shuffle_grid(input, path, BlockAxis::X)[0] < 8 {
+        BlockAxis::Y
+    } else {
+        BlockAxis::X
+    }
+}
+
+/// The new kernel's choices for one shuffle beyond its layouts and
+/// passthrough: the specialization constants `PATH`, `REQUANT_TABLE` and
+/// `BLOCKS_ON_Y`, and how many rows each invocation loops over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rewrite {
+    /// The way through the tensor.
+    pub path: ShufflePath,
+    /// How it requantizes.
+    pub requant: Requantization,
+    /// The grid axis of the output channel blocks.
+    pub blocks: BlockAxis,
+    /// Rows (z: input height x batch) per invocation, at least: the launch
+    /// takes at most `ceil(rows of the tensor / (local z * rows))` workgroups
+    /// on z and the kernel's grid-stride loop covers the rest, so that a
+    /// workgroup's requantization table serves more data. 1: one row each.
+    pub rows: u32,
+}
+
+impl Rewrite {
+    /// What the runtime runs for `input` shuffled as `axes` on a device of
+    /// type `device`: [`shuffle_path`], [`requantization`], [`block_axis`].
+    pub fn choose(input: Shape, axes: Axes, device: DeviceType) -> Self {
+        Rewrite::on(shuffle_path(input, axes, device), input, axes, device)
+    }
+
+    /// `path` with the requantization, block axis and rows the runtime takes
+    /// with it for `input` shuffled as `axes` on a device of type `device`.
+    pub fn on(path: ShufflePath, input: Shape, axes: Axes, device: DeviceType) -> Self {
+        let requant = requantization(device);
+        Rewrite {
+            path,
+            requant,
+            blocks: block_axis(input, path, device),
+            rows: rows_per_invocation(input, axes, path, device),
+        }
+    }
+}
+
+/// The rows per invocation ([`Rewrite::rows`]) for `input` shuffled as
+/// `axes` on `path` on a device of type `device`: 8 on a GPU for the
+/// requantizing quad path from 4C or 4W4C into 4C on tensors of 2^27
+/// elements (128 MiB) or more, where the table built once per 8 rows made the
+/// kernel 5-7% faster on an H200 (`bench/h200.json`: 4C -> 4C 81.6 -> 77.0 us
+/// and 154.7 -> 143.4 us, beyond either's p10-p90); elsewhere 1. At
+/// `[1,256,256,256]` 8 rows were slower on every pair, passthrough slower
+/// everywhere, the other requantizing pairs within their spread.
+pub fn rows_per_invocation(input: Shape, axes: Axes, path: ShufflePath, device: DeviceType) -> u32 {
+    use Layout::{Packed4C as C, Packed4W4C as W4C};
+    let into_4c = matches!((axes.in_layout, axes.out_layout), (C | W4C, C));
+    let gpu = device != DeviceType::Cpu;
+    if gpu
+        && !axes.passthrough
+        && path == ShufflePath::Quad
+        && into_4c
+        && input.elements() >= 1 << 27
+    {
+        8
+    } else {
+        1
     }
 }
 
@@ -125,15 +232,20 @@ pub fn shuffle_path(input: Shape, axes: Axes, device: DeviceType) -> ShufflePath
 
 /// The new kernel's global grid in invocations for `path` (which must be
 /// allowed, [`ShufflePath::check`]): (output channel blocks, input width,
-/// input height x batch), with quads of blocks (tile) and of width (tile, quad).
-pub fn shuffle_grid(input: Shape, path: ShufflePath) -> [u32; 3] {
+/// input height x batch), with quads of blocks (tile) and of width (tile,
+/// quad); the first two swapped when the blocks are on y.
+pub fn shuffle_grid(input: Shape, path: ShufflePath, blocks: BlockAxis) -> [u32; 3] {
     let c4_out = (input.c / 4).div_ceil(4) as u32;
     let rows = (input.h * input.n) as u32;
     let w = input.w as u32;
-    match path {
+    let [b, x, z] = match path {
         ShufflePath::Words => [c4_out, w, rows],
         ShufflePath::Tile => [c4_out / 4, w / 4, rows],
         ShufflePath::Quad => [c4_out, w / 4, rows],
+    };
+    match blocks {
+        BlockAxis::X => [b, x, z],
+        BlockAxis::Y => [x, b, z],
     }
 }
 
@@ -206,22 +318,52 @@ pub fn dequantize_grid(shape: Shape) -> [u32; 3] {
     ]
 }
 
-/// The new kernel's workgroup shape on a device of type `device`: on a CPU
-/// device the quad path takes `8x8x1`, elsewhere [`shuffle_local_size`].
+/// The new kernel's workgroup shape on a device of type `device` with the
+/// blocks on `blocks`: on a CPU device `8x8x1` fitted to the grid on x and y
+/// ([`fit_to_grid`]), elsewhere [`shuffle_local_size`]'s table fitted on x.
 pub fn shuffle_local_size_on(
     device: DeviceType,
     input: Shape,
     in_layout: Layout,
     out_layout: Layout,
     path: ShufflePath,
+    blocks: BlockAxis,
 ) -> [u32; 3] {
-    if device == DeviceType::Cpu && path == ShufflePath::Quad {
+    let grid = shuffle_grid(input, path, blocks);
+    if device == DeviceType::Cpu {
         // lavapipe, every pair: 8x8x1 beat the H200's shapes below and 16x4x1
         // (`bench/lavapipe.json`, BENCHMARKS.md).
-        return [8, 8, 1];
+        return fit_to_grid([8, 8, 1], grid, 2);
     }
-    shuffle_local_size(input, in_layout, out_layout, path)
+    // x only: some of the H200's best shapes are taller than their grid.
+    fit_to_grid(gpu_local_size(input, in_layout, out_layout, path), grid, 1)
 }
+
+/// `local` with its first `axes` extents (x, then y) halved in turn while at
+/// least half of that axis's invocations would fall past `grid`, fewer idle
+/// for want of channel blocks or width (a tensor of one output channel
+/// block at `8x8x1` left 7 of 8 idle). What x gives up goes to y; what y gives
+/// up goes to z up to 4 ([`MAX_FIT_Z`]), then the workgroup shrinks. Shapes
+/// whose grid covers the workgroup are unchanged.
+pub fn fit_to_grid(local: [u32; 3], grid: [u32; 3], axes: usize) -> [u32; 3] {
+    let mut l = local;
+    for axis in 0..axes.min(2) {
+        while l[axis] > 1 && l[axis] / 2 >= grid[axis].max(1) {
+            l[axis] /= 2;
+            if axis == 0 || l[2] < MAX_FIT_Z {
+                l[axis + 1] *= 2;
+            }
+        }
+    }
+    l
+}
+
+/// The deepest z [`fit_to_grid`] grows a workgroup to. On lavapipe, at
+/// `[1,16,64,64]` (one channel block on y), `8x1x8`, `8x1x4` and `8x1x1` ran
+/// within 5% of each other and 40% faster than `8x2x4` (BENCHMARKS.md);
+/// each row of z multiplies the rows a grid past `maxComputeWorkGroupCount`
+/// needs before it is clamped.
+pub const MAX_FIT_Z: u32 = 4;
 
 /// The new kernel's workgroup shape for `input` shuffled between these
 /// layouts on `path` ([`super::PixelShuffle::local_size`]). The tiled and quad paths' shapes were
@@ -243,6 +385,17 @@ pub fn shuffle_local_size_on(
 /// 95-100% and 90-92% of a copy's bandwidth, against 89-93% for `4x16x4`
 /// (`bench/h200-sweep-words-4c1w.json`).
 pub fn shuffle_local_size(
+    input: Shape,
+    in_layout: Layout,
+    out_layout: Layout,
+    path: ShufflePath,
+) -> [u32; 3] {
+    let local = gpu_local_size(input, in_layout, out_layout, path);
+    fit_to_grid(local, shuffle_grid(input, path, BlockAxis::X), 1)
+}
+
+/// The table behind [`shuffle_local_size`], before the fit.
+fn gpu_local_size(
     input: Shape,
     in_layout: Layout,
     out_layout: Layout,

@@ -8,7 +8,7 @@
 //! recorded reads and writes show that input padding is never read and every
 //! output word is written exactly once.
 
-use super::launch::{dequantize_vec_width, launch, Axes, ShufflePath};
+use super::launch::{dequantize_vec_width, launch, Axes, BlockAxis, ShufflePath};
 use super::layout::Layout;
 use super::push::{DequantizePush, QuantizePush, ShufflePush};
 use super::quant::{QuantizeConsts, Requant};
@@ -84,16 +84,21 @@ fn byte(w: i32, s: i32) -> i32 {
     (w >> (8 * s)) as i8 as i32
 }
 
-/// One invocation of `q8ta_pixel_shuffle.comp` on `path` at global id
-/// `gid`: the grid-stride loops of its `main()` over `shuffle_one()`,
-/// `shuffle_tile()` or `shuffle_quad()`.
+/// One invocation of `q8ta_pixel_shuffle.comp` on `path`, its blocks on
+/// `blocks`, at global id `gid`: the grid-stride loops of its `main()` over
+/// `shuffle_one()`, `shuffle_tile()` or `shuffle_quad()`.
 pub fn shuffle_invocation(
     gid: [u32; 3],
     p: &ShufflePush,
     a: Axes,
     path: ShufflePath,
+    blocks: BlockAxis,
     m: &mut Memory,
 ) {
+    let gid = match blocks {
+        BlockAxis::X => gid,
+        BlockAxis::Y => [gid[1], gid[0], gid[2]],
+    };
     let k = gid[0] as i32;
     let c4_out = (p.c_out + 3) / 4;
     if k >= if path == ShufflePath::Tile {
@@ -388,18 +393,21 @@ fn baseline_one(ox: i32, oy: i32, z: i32, c4_out: i32, p: &ShufflePush, a: Axes,
     m.st4(out_i, v);
 }
 
-/// Runs `invocation` over the workgroups [`launch`] gives (y and z clamped
-/// to `max_groups`, as the host does; x never is: the host refuses such a
-/// grid), with
+/// Runs `invocation` over the workgroups [`launch`] gives (every axis but
+/// `fixed` clamped to `max_groups`, as the host does; `fixed`, the shuffle's
+/// block axis, never is: the host refuses such a grid), with
 /// `gl_GlobalInvocationID = group * local + local id`. Only shaders that loop
 /// over a clamped axis (the shuffle shaders) cover a grid past the clamp.
 pub fn dispatch(
     grid: [u32; 3],
     local: [u32; 3],
     max_groups: u32,
+    fixed: usize,
     mut invocation: impl FnMut([u32; 3]),
 ) {
-    let (groups, _) = launch(grid, local, [u32::MAX, max_groups, max_groups]);
+    let mut max = [max_groups; 3];
+    max[fixed] = u32::MAX;
+    let (groups, _) = launch(grid, local, max);
     for gz in 0..groups[2] {
         for gy in 0..groups[1] {
             for gx in 0..groups[0] {

@@ -7,7 +7,7 @@ use ncnn_glsl_core::DeviceType;
 
 use super::check::check_shuffle_shapes;
 use super::error::Q8taError;
-use super::launch::{self, shuffle_local_size, Axes, Requantization, ShufflePath};
+use super::launch::{self, shuffle_local_size, Axes, BlockAxis, Rewrite, ShufflePath};
 use super::layout::Layout;
 use super::push::ShufflePush;
 use super::quant::{QuantParams, Requant};
@@ -96,20 +96,10 @@ impl PixelShuffle {
         ]
     }
 
-    /// The new kernel's specialization constants for this shuffle on `path`
-    /// with `requant` ([`shuffle_specialization`]).
-    pub fn specialization(
-        &self,
-        path: ShufflePath,
-        requant: Requantization,
-    ) -> [(u32, SpecValue); 5] {
-        shuffle_specialization(
-            self.in_layout,
-            self.out_layout,
-            self.requant.passthrough,
-            path,
-            requant,
-        )
+    /// The new kernel's specialization constants for this shuffle run as
+    /// `k` says ([`shuffle_specialization`]).
+    pub fn specialization(&self, k: Rewrite) -> [(u32, SpecValue); 6] {
+        shuffle_specialization(self.in_layout, self.out_layout, self.requant.passthrough, k)
     }
 
     /// The new kernel's path for this shuffle on a device of type `device`
@@ -118,9 +108,16 @@ impl PixelShuffle {
         launch::shuffle_path(self.input, self.axes(), device)
     }
 
-    /// The new kernel's grid in invocations (not workgroups) on `path`.
-    pub fn grid(&self, path: ShufflePath) -> [u32; 3] {
-        launch::shuffle_grid(self.input, path)
+    /// Everything the runtime chooses for the new kernel on a device of type
+    /// `device` ([`Rewrite::choose`]).
+    pub fn rewrite(&self, device: DeviceType) -> Rewrite {
+        Rewrite::choose(self.input, self.axes(), device)
+    }
+
+    /// The new kernel's grid in invocations (not workgroups) on `path`, the
+    /// blocks on `blocks`.
+    pub fn grid(&self, path: ShufflePath, blocks: BlockAxis) -> [u32; 3] {
+        launch::shuffle_grid(self.input, path, blocks)
     }
 
     /// The baseline's grid in invocations.
@@ -142,27 +139,29 @@ impl PixelShuffle {
 /// and `OUT_LAYOUT` (id 4), [`Layout`]'s discriminants, `PASSTHROUGH`
 /// (id 5), 1 when the requantization is the identity
 /// ([`Requant::passthrough`]), `PATH` (id 6), [`ShufflePath`]'s
-/// discriminants, and `REQUANT_TABLE` (id 7), [`Requantization`]'s; all `int`.
+/// discriminants, `REQUANT_TABLE` (id 7), [`launch::Requantization`]'s, and
+/// `BLOCKS_ON_Y` (id 8), [`BlockAxis`]'s; all `int`.
 pub fn shuffle_specialization(
     in_layout: Layout,
     out_layout: Layout,
     passthrough: bool,
-    path: ShufflePath,
-    requant: Requantization,
-) -> [(u32, SpecValue); 5] {
+    k: Rewrite,
+) -> [(u32, SpecValue); 6] {
     [
         (3, SpecValue::Int(in_layout.axis_value() as i32)),
         (4, SpecValue::Int(out_layout.axis_value() as i32)),
         (5, SpecValue::Int(passthrough as i32)),
-        (6, SpecValue::Int(path as i32)),
-        (7, SpecValue::Int(requant as i32)),
+        (6, SpecValue::Int(k.path as i32)),
+        (7, SpecValue::Int(k.requant as i32)),
+        (8, SpecValue::Int(k.blocks as i32)),
     ]
 }
 
 /// A dispatch of one shuffle kernel: the workgroups to launch and its push constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
-    /// Workgroups per axis, y and z clamped to the device's maximum.
+    /// Workgroups per axis, the blocks' axis never clamped to the device's
+    /// maximum (the shaders do not loop over it), the others clamped.
     pub groups: [u32; 3],
     /// The workgroup shape.
     pub local: [u32; 3],
@@ -171,35 +170,45 @@ pub struct Launch {
 }
 
 impl PixelShuffle {
-    /// The launch of the new kernel on `path` (`Some`, checked against the
-    /// shape and output layout) or of the baseline (`None`) at local size
-    /// `local`, for a device whose `maxComputeWorkGroupCount` is `max_groups`:
-    /// y and z are clamped (the shaders loop over them), x must fit.
+    /// The launch of the new kernel as `k` says (`Some`, its path checked
+    /// against the shape) or of the baseline (`None`) at local size `local`,
+    /// for a device whose `maxComputeWorkGroupCount` is `max_groups`: the
+    /// axis of the output channel blocks (x for the baseline's output width)
+    /// must fit, the other two are clamped (the shaders loop over them).
     pub fn launch(
         &self,
-        path: Option<ShufflePath>,
+        k: Option<Rewrite>,
         local: [u32; 3],
         max_groups: [u32; 3],
     ) -> Result<Launch, Q8taError> {
-        let grid = match path {
-            None => self.baseline_grid(),
-            Some(p) => {
-                p.check(self.input).map_err(|needs| Q8taError::Path {
-                    path: p.name(),
+        let mut max_groups = max_groups;
+        let (grid, fixed) = match k {
+            None => (self.baseline_grid(), 0),
+            Some(k) => {
+                k.path.check(self.input).map_err(|needs| Q8taError::Path {
+                    path: k.path.name(),
                     needs,
                 })?;
-                launch::shuffle_grid(self.input, p)
+                let grid = self.grid(k.path, k.blocks);
+                let per_group = u64::from(local[2].max(1)) * u64::from(k.rows.max(1));
+                let z = u64::from(grid[2]).div_ceil(per_group).max(1);
+                max_groups[2] = max_groups[2].min(z.try_into().unwrap_or(u32::MAX));
+                (grid, k.blocks.index())
             }
         };
-        let want_x = grid[0].div_ceil(local[0]);
-        if want_x > max_groups[0] {
+        let want = grid[fixed].div_ceil(local[fixed]);
+        if want > max_groups[fixed] {
             return Err(Q8taError::GridTooLarge {
-                axis: "x",
-                groups: want_x as u64,
-                max: max_groups[0],
+                axis: ["x", "y"][fixed],
+                groups: want as u64,
+                max: max_groups[fixed],
             });
         }
-        let (groups, launched) = launch::launch(grid, local, max_groups);
+        let (groups, mut launched) = launch::launch(grid, local, max_groups);
+        // The push constants' y_stride is the step on the width's axis.
+        if fixed == 1 {
+            launched.swap(0, 1);
+        }
         Ok(Launch {
             groups,
             local,

@@ -28,7 +28,8 @@ pub struct ShufflePush {
     pub mult_lo: u32,
     /// Offset 32: [`Requant::shift`].
     pub shift: u32,
-    /// Offset 36: invocations launched on y (the grid-stride loop's step).
+    /// Offset 36: invocations launched on y (the grid-stride loop's step);
+    /// the new kernel's width axis, x when its blocks are on y.
     pub y_stride: i32,
     /// Offset 40: invocations launched on z.
     pub z_stride: i32,
@@ -43,7 +44,8 @@ impl ShufflePush {
 
     /// The block for an input shape (validated by the caller), a
     /// requantization, the invocations launched per axis (workgroups times
-    /// local size, see [`launch`](super::launch)) and the local size.
+    /// local size, see [`launch`](super::launch); for the new kernel with its
+    /// blocks on y, x and y swapped back) and the local size.
     pub fn new(input: Shape, r: &Requant, launched: [u32; 3], local: [u32; 3]) -> Self {
         ShufflePush {
             n: input.n as i32,

@@ -28,6 +28,8 @@ layout (constant_id = 6) const int PATH = 0;
 
 layout (constant_id = 7) const int REQUANT_TABLE = 1;
 
+layout (constant_id = 8) const int BLOCKS_ON_Y = 0;
+
 uint word_index(int lay, uint n, uint cb, uint y, uint x, uint hh, uint ww, uint cc4)
 {
     uint row = n * hh + y;
@@ -284,19 +286,20 @@ void main()
     barrier();
     }
 
+    uvec3 g = BLOCKS_ON_Y == 1 ? gl_GlobalInvocationID.yxz : gl_GlobalInvocationID;
     uint c4_out = (uint(p.c_out) + 3u) / 4u;
-    uint kx = gl_GlobalInvocationID.x;
+    uint kx = g.x;
 
     if (kx >= (PATH == 1 ? c4_out / 4u : c4_out))
         return;
     uint h = uint(p.h);
     uint hn = h * uint(p.n);
     uint xs = PATH != 0 ? uint(p.w) / 4u : uint(p.w);
-    for (uint z = gl_GlobalInvocationID.z; z < hn; z += uint(p.z_stride))
+    for (uint z = g.z; z < hn; z += uint(p.z_stride))
     {
         uint n = z / h;
         uint y = z - n * h;
-        for (uint x = gl_GlobalInvocationID.y; x < xs; x += uint(p.y_stride))
+        for (uint x = g.y; x < xs; x += uint(p.y_stride))
         {
             if (PATH == 1)
                 shuffle_tile(kx, n, y, x);

@@ -1,7 +1,7 @@
 //! Tests of the q8ta host side: requantization exactness, layouts, the golden
 //! vectors, the shader models and the errors.
 
-use super::launch::{self, Axes, ShufflePath};
+use super::launch::{self, Axes, BlockAxis, ShufflePath};
 use super::model::{self, Memory};
 use super::push::{DequantizePush, QuantizePush, ShufflePush};
 use super::reference::{self, pixel_shuffle, pixel_shuffle_nchw};
@@ -9,6 +9,8 @@ use super::*;
 use crate::SpecValue;
 use ncnn_glsl_core::DeviceType;
 use ncnn_glsl_testkit::Rng;
+
+mod geometry;
 
 /// The seed of a test's inputs: fresh each run, `NCNN_SEED` repeats one.
 fn seed() -> u64 {
@@ -205,7 +207,7 @@ fn passthrough_is_the_identity() {
 }
 
 /// The golden vectors: part of the test binary, so no test runs without them.
-const VECTORS: &str = include_str!("../../tests/data/q8ta_pixel_shuffle.json");
+const VECTORS: &str = include_str!("../../../tests/data/q8ta_pixel_shuffle.json");
 
 struct Case {
     name: String,
@@ -245,18 +247,28 @@ fn cases() -> Vec<Case> {
         .collect()
 }
 
-/// The modelled dispatch of the new kernel on `path` (`Some`) or of the baseline.
+/// A kernel the models run: the new kernel's path and block axis, or the
+/// baseline (`None`).
+type ModelKernel = Option<(ShufflePath, BlockAxis)>;
+
+/// The modelled dispatch of `kernel`, the grid clamped as the host does
+/// (`PixelShuffle::launch`): every axis but the blocks' to `max_groups`.
 fn run_model(
     c: &Case,
-    path: Option<ShufflePath>,
+    kernel: ModelKernel,
     local: [u32; 3],
     max_groups: u32,
 ) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let grid = match path {
-        None => launch::baseline_grid(c.in_shape, c.out_layout),
-        Some(p) => launch::shuffle_grid(c.in_shape, p),
+    let (grid, fixed) = match kernel {
+        None => (launch::baseline_grid(c.in_shape, c.out_layout), 0),
+        Some((p, b)) => (launch::shuffle_grid(c.in_shape, p, b), b.index()),
     };
-    let (_, launched) = launch::launch(grid, local, [u32::MAX, max_groups, max_groups]);
+    let mut max = [max_groups; 3];
+    max[fixed] = u32::MAX;
+    let (_, mut launched) = launch::launch(grid, local, max);
+    if fixed == 1 {
+        launched.swap(0, 1);
+    }
     let p = ShufflePush::new(c.in_shape, &c.requant, launched, local);
     let a = Axes {
         in_layout: c.in_layout,
@@ -264,12 +276,12 @@ fn run_model(
         passthrough: c.requant.passthrough,
     };
     let mut m = Memory::new(&c.input, c.out_layout.word_count(c.out_shape), 0xdead_beef);
-    match path {
-        None => model::dispatch(grid, local, max_groups, |g| {
+    match kernel {
+        None => model::dispatch(grid, local, max_groups, fixed, |g| {
             model::baseline_invocation(g, &p, a, &mut m)
         }),
-        Some(path) => model::dispatch(grid, local, max_groups, |g| {
-            model::shuffle_invocation(g, &p, a, path, &mut m)
+        Some((path, blocks)) => model::dispatch(grid, local, max_groups, fixed, |g| {
+            model::shuffle_invocation(g, &p, a, path, blocks, &mut m)
         }),
     }
     (m.output, m.writes, m.reads)
@@ -399,102 +411,15 @@ fn models_match_the_reference_on_every_layout_pair_and_shape() {
 }
 
 /// The baseline (`None`) and every path of the new kernel this shape
-/// allows.
-fn kernels_for(shape: Shape) -> Vec<Option<ShufflePath>> {
+/// allows, with the blocks on either axis.
+fn kernels_for(shape: Shape) -> Vec<ModelKernel> {
     let mut k = vec![None];
-    k.extend(
-        ShufflePath::ALL
-            .into_iter()
-            .filter(|p| p.check(shape).is_ok())
-            .map(Some),
-    );
-    k
-}
-
-#[test]
-fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
-    use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
-    const GPU: DeviceType = DeviceType::DiscreteGpu;
-    let axes = |in_layout, out_layout, passthrough| Axes {
-        in_layout,
-        out_layout,
-        passthrough,
-    };
-    let path = |s: Shape, i: Layout, o: Layout| launch::shuffle_path(s, axes(i, o, true), GPU);
-    let big = Shape::new(8, 256, 256, 256);
-    assert_eq!(path(big, C1W, C), ShufflePath::Tile);
-    assert_eq!(path(big, W4C, C), ShufflePath::Quad);
-    assert_eq!(path(big, C, C), ShufflePath::Quad);
-    assert_eq!(path(big, C, W4C), ShufflePath::Quad);
-    assert_eq!(path(big, C1W, C1W), ShufflePath::Words);
-    assert_eq!(path(big, W4C, C1W), ShufflePath::Words);
-    assert_eq!(path(big, C, C1W), ShufflePath::Quad);
-    // Requantizing, the quad path stays the faster one into 4C1W.
-    let requant = launch::shuffle_path(big, axes(C1W, C1W, false), GPU);
-    assert_eq!(requant, ShufflePath::Quad);
-    let small = Shape::new(1, 256, 16, 16);
-    assert_eq!(path(small, W4C, C), ShufflePath::Words);
-    // The measured thresholds: quad from [1,256,48,48], tile from 4C1W into 4C from
-    // [1,256,96,96], words into 4C1W from [8,256,128,128].
-    let s256 = Shape::new(1, 256, 256, 256);
-    let s96 = Shape::new(1, 256, 96, 96);
-    let s48 = Shape::new(1, 256, 48, 48);
-    let s32 = Shape::new(1, 256, 32, 32);
-    assert_eq!(path(s96, C1W, C), ShufflePath::Tile);
-    assert_eq!(path(s48, C1W, C), ShufflePath::Quad);
-    assert_eq!(path(s48, W4C, C), ShufflePath::Quad);
-    assert_eq!(path(s256, C, C1W), ShufflePath::Quad);
-    assert_eq!(
-        path(Shape::new(8, 256, 128, 128), W4C, C1W),
-        ShufflePath::Words
-    );
-    assert_eq!(path(s32, C, W4C), ShufflePath::Words);
-    // Not a multiple of 4 wide: words, however large.
-    let odd = Shape::new(8, 256, 256, 255);
-    assert_eq!(path(odd, C, C), ShufflePath::Words);
-    // Word by word into 4C1W past the cache: whole rows of 128 pixels per workgroup where
-    // the rows are that wide.
-    let words =
-        |s: Shape, i: Layout, o: Layout| super::shuffle_local_size(s, i, o, ShufflePath::Words);
-    assert_eq!(words(big, C1W, C1W), [1, 128, 1]);
-    assert_eq!(words(big, W4C, C1W), [1, 128, 1]);
-    assert_eq!(words(big, C, C1W), [4, 32, 2]);
-    assert_eq!(words(Shape::new(32, 256, 256, 64), C1W, C1W), [4, 16, 4]);
-    assert_eq!(words(s256, C1W, C1W), [4, 16, 4]);
-    assert_eq!(words(big, C1W, W4C), [4, 16, 4]);
-    // A CPU device takes the quad path wherever it may, however small or
-    // large, at 8x8x1, and requantizes per lane; a GPU keeps the table.
-    let cpu =
-        |s: Shape, i: Layout, o: Layout| launch::shuffle_path(s, axes(i, o, true), DeviceType::Cpu);
-    assert_eq!(cpu(small, W4C, C), ShufflePath::Quad);
-    assert_eq!(cpu(big, C1W, C), ShufflePath::Quad);
-    let c8 = Shape::new(1, 32, 2, 4);
-    assert_eq!(cpu(c8, C, C1W), ShufflePath::Quad);
-    assert_eq!(cpu(odd, C, C1W), ShufflePath::Words);
-    let local_on = |d, p| launch::shuffle_local_size_on(d, big, C1W, W4C, p);
-    assert_eq!(local_on(DeviceType::Cpu, ShufflePath::Quad), [8, 8, 1]);
-    assert_eq!(
-        local_on(DeviceType::DiscreteGpu, ShufflePath::Quad),
-        [8, 16, 1]
-    );
-    assert_eq!(
-        local_on(DeviceType::Cpu, ShufflePath::Words),
-        super::shuffle_local_size(big, C1W, W4C, ShufflePath::Words)
-    );
-    use launch::Requantization;
-    assert_eq!(
-        launch::requantization(DeviceType::Cpu),
-        Requantization::Lanes
-    );
-    for gpu in [
-        DeviceType::DiscreteGpu,
-        DeviceType::IntegratedGpu,
-        DeviceType::Other,
-    ] {
-        assert_eq!(launch::requantization(gpu), Requantization::Table);
+    for p in ShufflePath::ALL {
+        if p.check(shape).is_ok() {
+            k.extend(BlockAxis::ALL.map(|b| Some((p, b))));
+        }
     }
-    assert_eq!(ShufflePath::Quad.check(big), Ok(()));
-    assert!(ShufflePath::Tile.check(Shape::new(1, 32, 4, 4)).is_err());
+    k
 }
 
 /// Whether word `i` of a tensor in `l` holds data (not width padding).
@@ -761,6 +686,7 @@ fn quantize_and_dequantize_models_match_the_references() {
                 launch::quantize_grid(shape, layout),
                 [64, 1, 1],
                 65535,
+                0,
                 |gid| model::quantize_invocation(gid, &push, layout, &x, &mut m),
             );
             assert_eq!(m.output, want, "{shape} {layout}");
@@ -778,9 +704,13 @@ fn quantize_and_dequantize_models_match_the_references() {
             let mut m = Memory::new(&words, 0, 0);
             let mut out = vec![f32::NAN; shape.elements()];
             let mut writes = vec![0u32; shape.elements()];
-            model::dispatch(launch::dequantize_grid(shape), [64, 1, 1], 65535, |gid| {
-                model::dequantize_invocation(gid, &dp, layout, &mut m, &mut out, &mut writes)
-            });
+            model::dispatch(
+                launch::dequantize_grid(shape),
+                [64, 1, 1],
+                65535,
+                0,
+                |gid| model::dequantize_invocation(gid, &dp, layout, &mut m, &mut out, &mut writes),
+            );
             assert_eq!(out, want, "{shape} {layout}");
             assert!(writes.iter().all(|&w| w == 1));
             for (i, &r) in m.reads.iter().enumerate() {
@@ -799,160 +729,4 @@ fn quantize_and_dequantize_models_match_the_references() {
     assert_eq!(launch::dequantize_vec_width(6), 2);
     assert_eq!(launch::dequantize_vec_width(8), 4);
     assert_eq!(launch::dequantize_vec_width(7), 1);
-}
-
-/// The x axis (channel blocks) is not looped over: a launch that needs more
-/// workgroups there than the device allows is an error naming the axis, the
-/// count and the limit.
-#[test]
-fn a_grid_wider_than_the_device_allows_is_an_error() {
-    let (a, b) = (qp(0.02, 3), qp(0.04, -5));
-    let i = Shape::new(1, 256, 2, 2);
-    let ps = PixelShuffle::new(
-        i,
-        Shape::new(1, 64, 4, 4),
-        2,
-        Layout::Packed4C,
-        Layout::Packed4C,
-        a,
-        b,
-    )
-    .unwrap();
-    let e = ps
-        .launch(Some(ShufflePath::Words), [1, 1, 1], [8, 65535, 65535])
-        .unwrap_err();
-    assert_eq!(
-        e,
-        Q8taError::GridTooLarge {
-            axis: "x",
-            groups: 16,
-            max: 8
-        }
-    );
-    assert_eq!(
-        e.to_string(),
-        "the grid needs 16 workgroups on x, maxComputeWorkGroupCount is 8"
-    );
-    // Within the limit it launches.
-    assert!(ps
-        .launch(Some(ShufflePath::Words), [1, 1, 1], [16, 65535, 65535])
-        .is_ok());
-}
-
-#[test]
-fn pixel_shuffle_plan_validates_and_splits() {
-    let i = Shape::new(2, 24, 3, 5);
-    let o = Shape::new(2, 6, 6, 10);
-    let (a, b) = (qp(0.02, 3), qp(0.04, -5));
-    let ps = PixelShuffle::new(i, o, 2, Layout::Packed4W4C, Layout::Packed4C, a, b).unwrap();
-    assert_eq!(ps.input_bytes(), 4 * 2 * 3 * 2 * 6 * 4);
-    assert_eq!(ps.output_bytes(), 4 * 2 * 6 * 10 * 2);
-    assert_eq!(
-        ps.axis_values(),
-        [("IN_LAYOUT", 0), ("OUT_LAYOUT", 1), ("PASSTHROUGH", 0)]
-    );
-    assert_eq!(
-        ps.specialization(ShufflePath::Quad, super::Requantization::Lanes),
-        [
-            (3, SpecValue::Int(0)),
-            (4, SpecValue::Int(1)),
-            (5, SpecValue::Int(0)),
-            (6, SpecValue::Int(2)),
-            (7, SpecValue::Int(0))
-        ]
-    );
-    assert_eq!(ps.path(DeviceType::DiscreteGpu), ShufflePath::Words);
-    assert_eq!(ps.local_size(ShufflePath::Words), [4, 16, 4]);
-    assert_eq!(ps.grid(ShufflePath::Words), [2, 5, 6]);
-    assert!(ps
-        .check_buffers(ps.input_bytes(), ps.output_bytes())
-        .is_ok());
-    let e = ps
-        .check_buffers(ps.input_bytes(), ps.output_bytes() - 1)
-        .unwrap_err();
-    assert!(e.to_string().contains("output buffer holds"), "{e}");
-    let e = PixelShuffle::new(i, o, 4, Layout::Packed4C, Layout::Packed4C, a, b).unwrap_err();
-    assert_eq!(e, Q8taError::UpscaleFactor(4));
-    let e = PixelShuffle::new(
-        i,
-        o,
-        2,
-        Layout::Packed4C,
-        Layout::Packed4C,
-        qp(f32::NAN, 0),
-        b,
-    );
-    assert!(e.unwrap_err().to_string().contains("input scale NaN"));
-
-    // A grid past 65535 workgroups on z (height x batch) is launched clamped; the shaders loop.
-    let (groups, launched) = launch::launch([1, 1, 70_000 * 3], [1, 1, 1], [65535; 3]);
-    assert_eq!(groups, [1, 1, 65535]);
-    assert_eq!(launched, [1, 1, 65535]);
-    let (groups, launched) = launch::launch([5, 7, 9], [4, 16, 1], [65535; 3]);
-    assert_eq!(groups, [2, 1, 9]);
-    assert_eq!(launched, [8, 16, 9]);
-    // The model over such a clamped grid: a tall input whose height x batch exceeds the limit
-    // (small max_groups stand in for 65535, to keep the test fast).
-    let shape = Shape::new(2, 4, 300, 1);
-    let c = random_case(
-        &mut Rng::new(7),
-        shape,
-        Layout::Packed4C1W,
-        Layout::Packed4W4C,
-        Requant::new(a, b).unwrap(),
-    );
-    let (out, writes, _) = run_model(&c, Some(ShufflePath::Words), [1, 1, 1], 255);
-    assert_eq!(out, c.expected);
-    assert!(writes.iter().all(|&w| w == 1));
-}
-
-/// The shipped shuffle is one blob whose specialization constants 3, 4, 5, 6
-/// are the `int`s `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH`, `PATH` that
-/// `shuffle_specialization` sets, for every layout pair, passthrough and path.
-#[test]
-fn shuffle_specialization_matches_the_shipped_blob() {
-    let set = super::sets::PIXEL_SHUFFLE;
-    assert!(set.axes.is_empty(), "the shipped shuffle has no axes");
-    let blobs: std::collections::HashSet<*const u32> =
-        set.variants.iter().map(|v| v.blob.spirv.as_ptr()).collect();
-    assert_eq!(blobs.len(), 1, "one blob for every target");
-    for v in set.variants.iter() {
-        let consts = &v.blob.reflection.spec_constants;
-        for (i, name) in [
-            "IN_LAYOUT",
-            "OUT_LAYOUT",
-            "PASSTHROUGH",
-            "PATH",
-            "REQUANT_TABLE",
-        ]
-        .iter()
-        .enumerate()
-        {
-            let c = consts
-                .iter()
-                .find(|c| c.id == 3 + i as u32)
-                .unwrap_or_else(|| panic!("{}: no constant_id {}", v.target, 3 + i));
-            assert_eq!((&*c.name, &*c.ty), (*name, "int"), "{}", v.target);
-        }
-    }
-    for inl in Layout::ALL {
-        for outl in Layout::ALL {
-            for pass in [false, true] {
-                for path in ShufflePath::ALL {
-                    for r in super::Requantization::ALL {
-                        assert_eq!(
-                            super::shuffle_specialization(inl, outl, pass, path, r),
-                            [
-                                (3, SpecValue::Int(inl as i32)),
-                                (4, SpecValue::Int(outl as i32)),
-                                (5, SpecValue::Int(pass as i32)),
-                                (6, SpecValue::Int(path as i32)),
-                                (7, SpecValue::Int(r as i32))
-                            ]
-                        );
-                    }
-                }
-            }
-        }
-    }
 }
