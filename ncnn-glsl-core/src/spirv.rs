@@ -20,6 +20,8 @@ pub const HEADER_WORDS: usize = 5;
 #[cfg_attr(not(feature = "compile"), allow(dead_code))]
 pub(crate) mod op {
     pub const EXTENSION: u16 = 10;
+    pub const EXT_INST_IMPORT: u16 = 11;
+    pub const EXT_INST: u16 = 12;
     pub const ENTRY_POINT: u16 = 15;
     pub const EXECUTION_MODE: u16 = 16;
     pub const CAPABILITY: u16 = 17;

@@ -415,3 +415,132 @@ void main() {
     );
     run_against(&case, &ncnn);
 }
+
+/// The lane loads of the packed modes (`buffer_ld1`, `buffer_cp1`,
+/// `i8buffer_ld1`, `i8buffer_cp1`, `i16buffer_ld1`, `i16buffer_ld2`) with
+/// `uint` and with `int` offsets: the expansion passes the lane's bit offset
+/// to `bitfieldExtract` as an `int` either way (a `uint` offset made the
+/// expansion invalid GLSL, reported as an unknown `bitfieldExtract`).
+#[test]
+fn lane_loads_with_uint_and_int_offsets() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { sfp a[]; };
+layout(binding = 1) writeonly buffer B { sfp b[]; };
+layout(binding = 2) readonly buffer C { sint8 c[]; };
+layout(binding = 3) writeonly buffer D { sint8 d[]; };
+layout(binding = 4) readonly buffer E { sint16 e[]; };
+layout(binding = 5) writeonly buffer F { ivec4 f[]; };
+layout(binding = 6) writeonly buffer G { vec2 g[]; };
+void main() {
+    uint gu = gl_GlobalInvocationID.x;
+    int gi = int(gu);
+    g[gu] = vec2(float(buffer_ld1(a, gu)), float(buffer_ld1(a, 127 - gi)));
+    buffer_cp1(b, gu, a, 255u - gu);
+    i8buffer_cp1(d, gi, c, 63u - gu);
+    ivec2 h = i16buffer_ld2(e, gu * 2u);
+    f[gu] = ivec4(i8buffer_ld1(c, gu), i8buffer_ld1(c, 63 - gi), i16buffer_ld1(e, 127u - gu), h.x + h.y);
+}
+";
+    for (mode, floats) in [
+        ("fp32", Fill::F32(-4.0, 4.0)),
+        ("fp16p", Fill::F16(-4.0, 4.0)),
+        ("fp16p+fp16a", Fill::F16(-4.0, 4.0)),
+        ("bf16p", Fill::Bf16(-4.0, 4.0)),
+        ("int8p", Fill::F32(-4.0, 4.0)),
+        ("int16p", Fill::F32(-4.0, 4.0)),
+        ("fp16p+int8p+int16p", Fill::F16(-4.0, 4.0)),
+    ] {
+        let case = Case::new(
+            &format!("lane loads {mode}"),
+            src,
+            mode,
+            vec![
+                Io::In(4 * 256, floats),
+                Io::Out(4 * 256, Cmp::Exact),
+                Io::In(64, Fill::Words),
+                Io::Out(64, Cmp::Exact),
+                Io::In(4 * 128, Fill::Words),
+                Io::Out(16 * 64, Cmp::Exact),
+                Io::Out(8 * 64, Cmp::Exact),
+            ],
+        );
+        run(&case);
+    }
+}
+
+/// `float16_t` values stored into `float` variables in the fp16 arithmetic
+/// modes (`const float s = buffer_ld1(a, i);`, assignments, vectors, inside
+/// a branch): GLSL converts them implicitly, naga's frontend does not
+/// (`fp16_widening.rs`).
+#[test]
+fn float16_values_stored_into_floats() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { sfp a[]; };
+layout(binding = 1) readonly buffer A4 { sfpvec4 a4[]; };
+layout(binding = 2) writeonly buffer B { vec4 b[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    const float s = buffer_ld1(a, i);
+    float t;
+    t = buffer_ld1(a, i ^ 1u);
+    vec4 v = buffer_ld4(a4, i);
+    if (i % 3u == 0u) {
+        t = afp(2.5) * buffer_ld1(a, 63u - i);
+    }
+    b[i] = v * s + vec4(t);
+}
+";
+    for mode in ["fp16s+fp16a", "fp16p+fp16a"] {
+        let case = Case::new(
+            &format!("float16 into float {mode}"),
+            src,
+            mode,
+            vec![
+                Io::In(2 * 64, Fill::F16(-8.0, 8.0)),
+                Io::In(8 * 64, Fill::F16(-8.0, 8.0)),
+                Io::Out(16 * 64, Cmp::Exact),
+            ],
+        );
+        run(&case);
+    }
+}
+
+/// `round()` and `roundEven()`, each in a shader of its own, against
+/// glslang's blobs, exact halves included. Our `round()` is GLSL.std.450
+/// `Round` as glslang's (`round_half_away.rs`; the core's
+/// `round_is_round_and_round_even_is_round_even` pins the instruction):
+/// `Round` leaves the direction of halves to the device, and lavapipe takes
+/// ties to even for both, so this run cannot tell `Round` from `RoundEven`;
+/// it shows both blobs run and agree with glslang's.
+#[test]
+fn round_and_round_even() {
+    let body = |f: &str| {
+        format!(
+            "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A {{ float a[]; }};
+layout(binding = 1) writeonly buffer B {{ vec4 b[]; }};
+void main() {{
+    uint i = gl_GlobalInvocationID.x;
+    float x = a[i];
+    float h = float(int(i) - 32) + 0.5;
+    b[i] = vec4({f}(x), {f}(h), {f}(vec2(h, -h)));
+}}
+"
+        )
+    };
+    for f in ["round", "roundEven"] {
+        let case = Case::new(
+            f,
+            &body(f),
+            "fp32",
+            vec![
+                Io::In(4 * 64, Fill::F32(-8.0, 8.0)),
+                Io::Out(16 * 64, Cmp::Exact),
+            ],
+        );
+        run(&case);
+    }
+}

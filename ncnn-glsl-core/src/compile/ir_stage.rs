@@ -11,8 +11,8 @@ use super::naga_run::{self, Insert, Origin};
 use super::reflect::{self, Binding, ScalarValue};
 use super::text_stage::EditedText;
 use super::{
-    atomics, barrier_scope, fp16_builtins, layout_copies, memory_barriers, push_constant_layout,
-    reject, spec_constants, switch_fallthrough, vector_modulo,
+    atomics, barrier_scope, fp16_builtins, fp16_widening, layout_copies, memory_barriers,
+    push_constant_layout, reject, spec_constants, switch_fallthrough, vector_modulo,
 };
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::expand::Expanded;
@@ -88,6 +88,22 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     barrier_scope::fix_barrier_scope(&mut module);
     memory_barriers::lower(&mut module);
     fp16_builtins::lower(&mut module);
+    let demoted = fp16_widening::demotions(&module, &naga_text);
+    if !demoted.is_empty() {
+        let rule = reject::FLOAT16_DEMOTION;
+        return Err(Diagnostics(
+            demoted
+                .into_iter()
+                .map(|span| {
+                    let r = span.to_range();
+                    let construct = r.clone().and_then(|r| naga_text.get(r)).unwrap_or("");
+                    naga_run::at(&origin, r, format!("{} (`{construct}`)", rule.reason))
+                        .note(rule.advice)
+                })
+                .collect(),
+        ));
+    }
+    fp16_widening::widen_stores(&mut module);
     let splatted = vector_modulo::splat_scalar_operands(&mut module);
     let bad_switches = switch_fallthrough::check(&origin, &module);
     if !bad_switches.is_empty() {

@@ -13,7 +13,7 @@
 //!     prototypes if it fails) -> push-constant layout check
 //!     (push_constant_layout.rs) -> layout-only copies refused (layout_copies.rs)
 //!     -> IR passes (atomics.rs, spec_constants.rs checks, barrier_scope.rs,
-//!     memory_barriers.rs, fp16_builtins.rs, vector_modulo.rs,
+//!     memory_barriers.rs, fp16_builtins.rs, fp16_widening.rs, vector_modulo.rs,
 //!     switch_fallthrough.rs) -> validation -> declared resources (reflect.rs)
 //!     -> compaction
 //!     => CheckedModule: module, info, spec-constant defaults, local size,
@@ -35,6 +35,7 @@ mod atomics;
 mod barrier_scope;
 mod drop_writeonly;
 mod fp16_builtins;
+mod fp16_widening;
 pub mod inexpressible;
 mod ir_stage;
 mod layout_copies;
@@ -45,6 +46,7 @@ mod naga_words;
 mod push_constant_layout;
 pub mod reflect;
 pub mod reject;
+mod round_half_away;
 mod source_text;
 mod spec_constants;
 mod spirv_edit;

@@ -34,6 +34,8 @@ pub enum Pattern {
     /// A member of a block with an instance name that has the name of a
     /// constant declared before the block and is used bare after it.
     ShadowedBlockMember,
+    /// A call of `round` in a text that also calls `roundEven`.
+    RoundBesideRoundEven,
 }
 
 /// One construct that is refused, with the reason and the way out.
@@ -142,10 +144,13 @@ pub const RULES: &[Rule] = &[
         advice: "compute the carry by hand: `uint s = a + b; uint carry = s < a ? 1u : 0u;`",
     },
     Rule {
-        pattern: Pattern::Call(&["round"]),
-        reason: "naga compiles `round()` to RoundEven (halfway cases to even) where glslang emits \
-                 Round, so halfway values may differ from ncnn's results",
-        advice: "write `roundEven(x)` if ties to even is meant, or `floor(x + 0.5)` to round halves up",
+        pattern: Pattern::RoundBesideRoundEven,
+        reason: "naga compiles `round()` and `roundEven()` to one function; this compiler gives it \
+                 `round()`'s meaning (halfway cases away from zero, as glslang) in a shader that \
+                 calls only `round`, and `roundEven()`'s in one that calls only `roundEven`, not \
+                 both in one shader",
+        advice: "write one of the two: `roundEven(x)` for ties to even, or round halves away from \
+                 zero by hand: `trunc(x + sign(x) * 0.5)` where `x + 0.5` is exact",
     },
     Rule {
         pattern: Pattern::Float16Literal,
@@ -203,8 +208,18 @@ pub const LAYOUT_COPY: AfterParsing = AfterParsing {
              directly (`buf.items[i].v[k]`)",
 };
 
+/// A `float` converted to `float16_t` where GLSL converts the other way
+/// (`fp16_widening.rs`).
+pub const FLOAT16_DEMOTION: AfterParsing = AfterParsing {
+    reason: "naga's GLSL frontend converts this `float` to `float16_t`, where GLSL converts the \
+             `float16_t` operand to `float` (or refuses the conversion), so the arithmetic \
+             would run in 16 bits instead of 32",
+    advice: "convert explicitly: `float(h)` for 32-bit arithmetic, `afp(x)` or `float16_t(x)` \
+             for 16-bit (`afp(0.5)` for a literal)",
+};
+
 /// Every refusal made after parsing with a reason of this module.
-pub const AFTER_PARSING: &[AfterParsing] = &[LAYOUT_COPY];
+pub const AFTER_PARSING: &[AfterParsing] = &[LAYOUT_COPY, FLOAT16_DEMOTION];
 
 /// Deepest nesting of `(`, `[` and `{` accepted.
 pub const MAX_NESTING: usize = 256;
@@ -251,6 +266,17 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                     let call = toks.get(i + 1).is_some_and(|n| n.is_punct(src, '('));
                     if t.kind == Kind::Ident && call && names.contains(&t.text(src)) {
                         push(r, t.start, t.end);
+                    }
+                }
+            }
+            Pattern::RoundBesideRoundEven => {
+                let call = |name: &str| super::round_half_away::calls(src, &toks, name);
+                if call("round") && call("roundEven") {
+                    for (i, t) in toks.iter().enumerate() {
+                        let called = toks.get(i + 1).is_some_and(|n| n.is_punct(src, '('));
+                        if t.kind == Kind::Ident && called && t.text(src) == "round" {
+                            push(r, t.start, t.end);
+                        }
                     }
                 }
             }
@@ -347,8 +373,25 @@ fn matching(src: &str, toks: &[Token], open: usize, o: char, c: char) -> Option<
     None
 }
 
+/// The index of the `[` that the `]` at `close` closes.
+fn opening(src: &str, toks: &[Token], close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for k in (0..=close).rev() {
+        if toks[k].is_punct(src, ']') {
+            depth += 1;
+        } else if toks[k].is_punct(src, '[') {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
 /// Byte ranges of `name[..][..]` (or `type[..][..]`) in declarations. An
-/// access `a[i][j]` is not a declaration: the name must follow a type name.
+/// access `a[i][j]` is not a declaration: the name must follow a type name
+/// (or an array type, `T[4] a[2][3]`).
 fn multi_dim_arrays(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for i in 1..toks.len() {
@@ -366,7 +409,15 @@ fn multi_dim_arrays(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
         let declared = i >= 2
             && toks[i - 2].kind == Kind::Ident
             && !NOT_TYPES.contains(&toks[i - 2].text(src));
-        if type_array || declared {
+        // `T[4] a[2][3]`: the name follows an array type.
+        let after_array_type = i >= 2
+            && toks[i - 2].is_punct(src, ']')
+            && opening(src, toks, i - 2).is_some_and(|o| {
+                o >= 1
+                    && toks[o - 1].kind == Kind::Ident
+                    && !NOT_TYPES.contains(&toks[o - 1].text(src))
+            });
+        if type_array || declared || after_array_type {
             let last = matching(src, toks, close + 1, '[', ']').unwrap_or(close + 1);
             out.push((name.start, toks[last].end));
         }
@@ -450,6 +501,15 @@ mod tests {
     fn multi_dim_declarations_not_accesses() {
         let src = "shared uvec2 tmp[8][64][2];\nvoid main() { float a[2][3], z; float[2][3] b; x = tmp[1][2]; return c[1][2]; }";
         assert_eq!(found(src), ["tmp[8][64]", "a[2][3]", "float[2][3]"]);
+        // Dimensions on the type and two on the name: naga swapped the name's
+        // two (valid SPIR-V, wrong elements); refused.
+        assert_eq!(found("shared float[4] t[2][3];"), ["t[2][3]"]);
+        assert_eq!(
+            found("void main() { float[4] t[2][3]; t[1][2][0] = 1.0; }"),
+            ["t[2][3]"]
+        );
+        // An access after an indexed name is not a declaration.
+        assert!(found("void main() { x = a[1] [2]; y = b[i][j]; }").is_empty());
         // The plain 2-D declaration is repaired, not refused.
         assert!(found("shared uvec2 tmp[8][64];").is_empty());
         assert!(found("shared uvec2[64] tmp[8];").is_empty());
@@ -492,6 +552,7 @@ mod tests {
     #[test]
     fn calls_not_names() {
         assert!(found("float round = 1.0; int bitCount;").is_empty());
-        assert_eq!(found("x = round(y);"), ["round"]);
+        assert!(found("x = round(y);").is_empty());
+        assert_eq!(found("x = round(y); z = roundEven(y);"), ["round"]);
     }
 }

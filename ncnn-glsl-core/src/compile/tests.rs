@@ -207,7 +207,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("    float m[2][3][4];", "m[2][3]"),
     ("    int n = bitCount(5u);", "bitCount"),
     ("    uint c; uint s = uaddCarry(1u, 2u, c);", "uaddCarry"),
-    ("    float r = round(1.5);", "round"),
+    ("    float r = round(1.5) + roundEven(2.5);", "round"),
     ("    float16_t h = 1.0hf;", "1.0hf"),
 ];
 
@@ -299,11 +299,13 @@ void main() { a[0] = t[0]; }
 #[test]
 fn all_refusals_are_reported_at_once() {
     let d = errs(
-        &with_line_6("    atomicLoad(a[0], 1u);\n    float r = round(1.5); uint8_t x;"),
+        &with_line_6(
+            "    atomicLoad(a[0], 1u);\n    float r = round(1.5) + roundEven(r); uint8_t x;",
+        ),
         "fp32",
     );
     let places: Vec<(u32, u32)> = d.0.iter().map(span).collect();
-    assert_eq!(places, [(6, 5), (7, 15), (7, 27)], "{d}");
+    assert_eq!(places, [(6, 5), (7, 15), (7, 42)], "{d}");
 }
 
 #[test]
@@ -1326,4 +1328,53 @@ void main() { int n = w == 0 ? p.w : w; a[0] = float(n * 2) * scale; if (flip) a
         "{d}"
     );
     assert_eq!(span(&d.0[0]).0, 10, "{d}");
+}
+
+/// `round()` is GLSL.std.450 `Round`, as glslang writes it (naga alone
+/// wrote `RoundEven`, which picks ties to even where `Round` leaves the
+/// direction to the device); `roundEven()` stays `RoundEven`.
+#[test]
+fn round_is_round_and_round_even_is_round_even() {
+    let ext = |src: &str| -> Vec<u32> {
+        let words = ok(src).spirv;
+        crate::spirv::instructions(&words)
+            .unwrap()
+            .iter()
+            .filter(|i| i.op == crate::spirv::op::EXT_INST)
+            .filter_map(|i| i.operand(3))
+            .collect()
+    };
+    let src = |f: &str| {
+        format!("#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer A {{ float a[]; }};\nvoid main() {{ a[0] = {f}(a[1]); a[2] = {f}(vec2(a[3])).y; }}\n")
+    };
+    assert_eq!(ext(&src("round")), [1, 1]);
+    assert_eq!(ext(&src("roundEven")), [2, 2]);
+    assert_valid(&ok(&src("round")).spirv);
+}
+
+/// In fp16 arithmetic, a `float` (a variable or a literal) beside a
+/// `float16_t`: GLSL promotes the `float16_t`, naga demotes the `float`; the
+/// demotion is refused at the `float`, the explicit forms compile, and a
+/// `float16_t` stored into a `float` is converted (`fp16_widening.rs`).
+#[test]
+fn float16_demotions_are_refused_and_stores_widened() {
+    let shader = |body: &str| {
+        format!("#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer A {{ float a[]; }};\nvoid main() {{\n    float16_t h = float16_t(a[0]);\n    float y = a[1];\n{body}\n}}\n")
+    };
+    for (body, column, construct) in [
+        ("    a[2] = h * 0.5;", 16, "0.5"),
+        ("    a[2] = h * y;", 16, "y"),
+        ("    float r = y + h;\n    a[2] = r;", 15, "y"),
+    ] {
+        let d = errs(&shader(body), "fp16s+fp16a");
+        let (line, col) = span(&d.0[0]);
+        assert_eq!((line, col), (7, column), "{d}");
+        assert!(
+            d.to_string()
+                .contains(&format!("instead of 32 (`{construct}`)")),
+            "{d}"
+        );
+    }
+    let fine = shader("    float r = float(h) * y + float(h);\n    float16_t s = h * float16_t(0.5) + float16_t(y);\n    a[2] = r + float(s);");
+    assert_valid(&ok_mode(&fine, "fp16s+fp16a").spirv);
 }

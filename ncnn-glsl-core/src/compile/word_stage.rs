@@ -1,14 +1,16 @@
 //! The word stage: naga's SPIR-V writer, then the passes over its words that
 //! make the blob what glslang's would be where naga's differs (real
 //! specialization constants, a constant `gl_WorkGroupSize`, the capabilities
-//! the code uses, `NonReadable` on `writeonly` buffers).
+//! the code uses, `NonReadable` on `writeonly` buffers, `Round` for `round()`).
 
 use super::ir_stage::CheckedModule;
 use super::naga_run;
 use super::reflect::ScalarValue;
 use super::text_stage::EditedText;
 use super::CompileOptions;
-use super::{spec_constants, trim_capabilities, workgroup_size, writeonly_decoration};
+use super::{
+    round_half_away, spec_constants, trim_capabilities, workgroup_size, writeonly_decoration,
+};
 use crate::diag::{Diagnostic, Diagnostics};
 
 /// Writes the SPIR-V of `checked` and runs the word passes over it.
@@ -38,6 +40,9 @@ pub(crate) fn run(
         .map_err(internal)?;
     trim_capabilities::trim_capabilities(&mut spirv).map_err(internal)?;
     writeonly_decoration::decorate_writeonly(&mut spirv, &edited.writeonly).map_err(internal)?;
+    if round_half_away::calls(&edited.text, &edited.toks, "round") {
+        round_half_away::round_half_away(&mut spirv).map_err(internal)?;
+    }
     Ok(spirv)
 }
 

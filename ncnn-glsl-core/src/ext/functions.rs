@@ -309,7 +309,8 @@ pub(crate) const HELPERS: &[Helper] = &[
         name: "ncnnext_ld_lane",
         // Lane `j%n` of word `j/n`, lane 0 lowest; `bitfieldExtract` sign-extends
         // an `int` word (int8/int16 loads) and zero-extends a `uint` word (raw halves).
-        text: "#define ncnnext_ld_lane(buf,j,n) bitfieldExtract(buf[(j)/(n)],((j)%(n))*(32/(n)),32/(n))",
+        // Its offset must be an `int`; ncnn's shaders index with `uint` as often.
+        text: "#define ncnnext_ld_lane(buf,j,n) bitfieldExtract(buf[(j)/(n)],int(((j)%(n))*(32/(n))),32/(n))",
     },
     Helper {
         name: "ncnnext_st_lane",

@@ -84,7 +84,7 @@ void main()
             int c = 4 * cb + j;
             if (c < p.c)
             {
-                float f = float(ncnnext_bf16_to_float(bitfieldExtract(in_data[(((n * p.c + c) * p.h + y) * p.w + x)/(2)],((((n * p.c + c) * p.h + y) * p.w + x)%(2))*(32/(2)),32/(2))));
+                float f = float(ncnnext_bf16_to_float(bitfieldExtract(in_data[(((n * p.c + c) * p.h + y) * p.w + x)/(2)],int(((((n * p.c + c) * p.h + y) * p.w + x)%(2))*(32/(2))),32/(2))));
                 v[j] = clamp(rounded(f) + p.zp, -128, 127);
             }
         }

@@ -84,7 +84,7 @@ void main()
             int c = 4 * cb + j;
             if (c < p.c)
             {
-                float f = float(unpackHalf2x16(bitfieldExtract(in_data[(((n * p.c + c) * p.h + y) * p.w + x)/(2)],((((n * p.c + c) * p.h + y) * p.w + x)%(2))*(32/(2)),32/(2))).x);
+                float f = float(unpackHalf2x16(bitfieldExtract(in_data[(((n * p.c + c) * p.h + y) * p.w + x)/(2)],int(((((n * p.c + c) * p.h + y) * p.w + x)%(2))*(32/(2))),32/(2))).x);
                 v[j] = clamp(rounded(f) + p.zp, -128, 127);
             }
         }
