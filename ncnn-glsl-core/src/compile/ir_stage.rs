@@ -47,18 +47,7 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     }
     let copies = layout_copies::find(&module);
     if !copies.is_empty() {
-        let rule = reject::LAYOUT_COPY;
-        return Err(Diagnostics(
-            copies
-                .into_iter()
-                .map(|span| {
-                    let r = span.to_range();
-                    let construct = r.clone().and_then(|r| naga_text.get(r)).unwrap_or("");
-                    naga_run::at(&origin, r, format!("{} (`{construct}`)", rule.reason))
-                        .note(rule.advice)
-                })
-                .collect(),
-        ));
+        return Err(refused(reject::LAYOUT_COPY, copies, &origin, &naga_text));
     }
     let unsupported: Vec<Diagnostic> = atomics::lower(&mut module)
         .into_iter()
@@ -90,17 +79,11 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     fp16_builtins::lower(&mut module);
     let demoted = fp16_widening::demotions(&module, &naga_text);
     if !demoted.is_empty() {
-        let rule = reject::FLOAT16_DEMOTION;
-        return Err(Diagnostics(
-            demoted
-                .into_iter()
-                .map(|span| {
-                    let r = span.to_range();
-                    let construct = r.clone().and_then(|r| naga_text.get(r)).unwrap_or("");
-                    naga_run::at(&origin, r, format!("{} (`{construct}`)", rule.reason))
-                        .note(rule.advice)
-                })
-                .collect(),
+        return Err(refused(
+            reject::FLOAT16_DEMOTION,
+            demoted,
+            &origin,
+            &naga_text,
         ));
     }
     fp16_widening::widen_stores(&mut module);
@@ -149,6 +132,27 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
         push_constant_size: resources.push_constant_size,
         push_constants: resources.push_constants,
     })
+}
+
+/// A refusal after parsing at each of `spans` (offsets into `naga_text`),
+/// naming the construct there.
+fn refused(
+    rule: reject::AfterParsing,
+    spans: Vec<naga::Span>,
+    origin: &Origin,
+    naga_text: &str,
+) -> Diagnostics {
+    Diagnostics(
+        spans
+            .into_iter()
+            .map(|span| {
+                let r = span.to_range();
+                let construct = r.clone().and_then(|r| naga_text.get(r)).unwrap_or("");
+                naga_run::at(origin, r, format!("{} (`{construct}`)", rule.reason))
+                    .note(rule.advice)
+            })
+            .collect(),
+    )
 }
 
 /// naga's parse of the edited text with our inserts (the moved
