@@ -209,22 +209,7 @@ pub fn run_against(case: &Case, glslang_source: &str) -> bool {
     let target = target_of(&case.mode);
     let ours_blob = leak_blob(ours.spirv, ours.reflection.clone());
     let theirs_blob = glslang_blob(theirs, &ours.reflection);
-    let variants: &'static [Variant] = Box::leak(Box::new([
-        Variant {
-            target,
-            axes: &[],
-            blob: ours_blob,
-        },
-        Variant {
-            target,
-            axes: &[],
-            blob: theirs_blob,
-        },
-    ]));
-    let options = ContextOptions {
-        variant_sets: vec![leak_set(variants)],
-        ..ContextOptions::default()
-    };
+    let options = context_for(target, ours_blob, theirs_blob);
     let mut ran = false;
     GpuTest::new(options)
         .blobs([ours_blob, theirs_blob])
@@ -254,22 +239,7 @@ pub fn run(case: &Case) {
     let target = target_of(&case.mode);
     let ours_blob = leak_blob(ours, reflection.clone());
     let theirs_blob = glslang_blob(theirs, &reflection);
-    let variants: &'static [Variant] = Box::leak(Box::new([
-        Variant {
-            target,
-            axes: &[],
-            blob: ours_blob,
-        },
-        Variant {
-            target,
-            axes: &[],
-            blob: theirs_blob,
-        },
-    ]));
-    let options = ContextOptions {
-        variant_sets: vec![leak_set(variants)],
-        ..ContextOptions::default()
-    };
+    let options = context_for(target, ours_blob, theirs_blob);
     GpuTest::new(options)
         .blobs([ours_blob, theirs_blob])
         .run(|gpu| {
@@ -285,6 +255,19 @@ pub fn glslang_blob(spirv: Vec<u32>, ours: &Reflection) -> &'static Blob {
     let mut reflection = ours.clone();
     reflection.requirements = ncnn_glsl_core::compile::reflect::requirements(&spirv);
     leak_blob(spirv, reflection)
+}
+
+/// A context's options for both blobs of one target: their features enabled.
+fn context_for(target: Target, ours: &'static Blob, theirs: &'static Blob) -> ContextOptions {
+    let variants: &'static [Variant] = Box::leak(Box::new([ours, theirs].map(|blob| Variant {
+        target,
+        axes: &[],
+        blob,
+    })));
+    ContextOptions {
+        variant_sets: vec![leak_set(variants)],
+        ..ContextOptions::default()
+    }
 }
 
 /// A variant set holding `variants`, for a context that enables their features.

@@ -284,6 +284,25 @@ pub fn launch(grid: [u32; 3], local: [u32; 3], max_groups: [u32; 3]) -> ([u32; 3
     (groups, launched)
 }
 
+/// [`launch`] for a shuffle kernel whose `blocks` axis the shader does not
+/// loop over (the baseline's: x): that axis is never clamped, and the
+/// launched invocations come back with the width's (the loop's) step second,
+/// as the push constants take them.
+pub fn launch_shuffle(
+    grid: [u32; 3],
+    local: [u32; 3],
+    max_groups: [u32; 3],
+    blocks: BlockAxis,
+) -> ([u32; 3], [u32; 3]) {
+    let mut max = max_groups;
+    max[blocks.index()] = u32::MAX;
+    let (groups, mut launched) = launch(grid, local, max);
+    if blocks == BlockAxis::Y {
+        launched.swap(0, 1);
+    }
+    (groups, launched)
+}
+
 /// The dequantize shader's `VEC` axis value for a width: 4 elements per
 /// invocation (`buffer_st4`) when `W % 4 == 0`, 2 when `W % 2 == 0`, else 1.
 /// Vector stores need the NCHW element index of `(n, c, h, 0)` to be a

@@ -182,8 +182,8 @@ impl PixelShuffle {
         max_groups: [u32; 3],
     ) -> Result<Launch, Q8taError> {
         let mut max_groups = max_groups;
-        let (grid, fixed) = match k {
-            None => (self.baseline_grid(), 0),
+        let (grid, blocks) = match k {
+            None => (self.baseline_grid(), BlockAxis::X),
             Some(k) => {
                 k.path.check(self.input).map_err(|needs| Q8taError::Path {
                     path: k.path.name(),
@@ -193,9 +193,10 @@ impl PixelShuffle {
                 let per_group = u64::from(local[2].max(1)) * u64::from(k.rows.max(1));
                 let z = u64::from(grid[2]).div_ceil(per_group).max(1);
                 max_groups[2] = max_groups[2].min(z.try_into().unwrap_or(u32::MAX));
-                (grid, k.blocks.index())
+                (grid, k.blocks)
             }
         };
+        let fixed = blocks.index();
         let want = grid[fixed].div_ceil(local[fixed]);
         if want > max_groups[fixed] {
             return Err(Q8taError::GridTooLarge {
@@ -204,11 +205,7 @@ impl PixelShuffle {
                 max: max_groups[fixed],
             });
         }
-        let (groups, mut launched) = launch::launch(grid, local, max_groups);
-        // The push constants' y_stride is the step on the width's axis.
-        if fixed == 1 {
-            launched.swap(0, 1);
-        }
+        let (groups, launched) = launch::launch_shuffle(grid, local, max_groups, blocks);
         Ok(Launch {
             groups,
             local,

@@ -259,16 +259,15 @@ fn run_model(
     local: [u32; 3],
     max_groups: u32,
 ) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let (grid, fixed) = match kernel {
-        None => (launch::baseline_grid(c.in_shape, c.out_layout), 0),
-        Some((p, b)) => (launch::shuffle_grid(c.in_shape, p, b), b.index()),
+    let (grid, blocks) = match kernel {
+        None => (
+            launch::baseline_grid(c.in_shape, c.out_layout),
+            BlockAxis::X,
+        ),
+        Some((p, b)) => (launch::shuffle_grid(c.in_shape, p, b), b),
     };
-    let mut max = [max_groups; 3];
-    max[fixed] = u32::MAX;
-    let (_, mut launched) = launch::launch(grid, local, max);
-    if fixed == 1 {
-        launched.swap(0, 1);
-    }
+    let fixed = blocks.index();
+    let (_, launched) = launch::launch_shuffle(grid, local, [max_groups; 3], blocks);
     let p = ShufflePush::new(c.in_shape, &c.requant, launched, local);
     let a = Axes {
         in_layout: c.in_layout,
