@@ -5,7 +5,8 @@
 // 3, 4, 5, 6 (the requantization and the grid's order are 7 and 8), not build-time axes: one
 // blob (34 KB) serves every combination where axes built 18 blobs (379 KB) for the layouts and
 // passthrough alone, and on an NVIDIA H200 the specialized blob ran as fast as the axes'
-// variants (BENCHMARKS.md, "Axes or specialization constants for the pixel shuffle").
+// variants (BENCHMARKS.md, "Axes or specialization constants for the pixel shuffle"). The one
+// axis, LUT_COPIES, sizes the requantization table, which a constant cannot.
 //
 //   out[n, c, 2h + dy, 2w + dx] = requant(in[n, 4c + 2dy + dx, h, w])
 //
@@ -123,8 +124,28 @@ int requant(int q)
 }
 
 // requant() of every int8 value, indexed by its byte (two's complement): 256 requant() calls
-// per workgroup instead of 16 per invocation, which made the kernel ALU-bound.
+// per workgroup instead of 16 per invocation, which made the kernel ALU-bound. LUT_COPIES = 32
+// (the host's choice, q8ta::Requantization::Banked) keeps one copy of the table per shared-memory
+// bank, entry b of copy c at word 32b + c, and invocation i reads copy i % 32: the 32 lanes of a
+// subgroup of 32 read 32 different banks whatever their bytes, where 32 random bytes in one
+// 256-word table meet 3-4 times in some bank and the lookups wait for each other (an H200: 63-92%
+// of a copy's bandwidth with one table on tensors of 128 MiB, 77-93% with 32 copies;
+// BENCHMARKS.md). It takes 32 KiB of shared memory, hence an axis: the blob of 1 copy stays
+// within the 16 KiB every Vulkan device has.
+#pragma ncnn_glsl axis LUT_COPIES 1 32
+#if LUT_COPIES == 32
+shared uint lut[8192];
+#define LUT_SHIFT 5u
+#else
 shared uint lut[256];
+#define LUT_SHIFT 0u
+#endif
+
+// The table's entry for byte b in this invocation's copy.
+uint lut_at(uint b)
+{
+    return lut[(b << LUT_SHIFT) | (gl_LocalInvocationIndex & (LUT_COPIES - 1u))];
+}
 
 // Each lane of word w requantized: computed, or through the table.
 uint requant_word(uint w)
@@ -134,8 +155,8 @@ uint requant_word(uint w)
             | ((uint(requant(int(w << 16) >> 24)) & 255u) << 8)
             | ((uint(requant(int(w << 8) >> 24)) & 255u) << 16)
             | (uint(requant(int(w) >> 24)) << 24);
-    return lut[w & 255u] | (lut[(w >> 8) & 255u] << 8) | (lut[(w >> 16) & 255u] << 16)
-        | (lut[w >> 24] << 24);
+    return lut_at(w & 255u) | (lut_at((w >> 8) & 255u) << 8) | (lut_at((w >> 16) & 255u) << 16)
+        | (lut_at(w >> 24) << 24);
 }
 
 // The 4x4 byte transpose: word s of the result holds byte s of w0, w1, w2, w3 as lanes 0..3.
@@ -369,9 +390,14 @@ void main()
 {
     if (PASSTHROUGH == 0 && REQUANT_TABLE == 1)
     {
-    // The table first, by the whole workgroup (before any invocation returns).
+    // The table first, by the whole workgroup (before any invocation returns). Copy c of entry i
+    // goes to bank (c + i) % 32, so that neighbouring invocations store to different banks.
     for (uint i = gl_LocalInvocationIndex; i < 256u; i += max(p.local_count, 1u))
-        lut[i] = uint(requant(int(i << 24) >> 24)) & 255u;
+    {
+        uint v = uint(requant(int(i << 24) >> 24)) & 255u;
+        for (uint c = 0u; c < LUT_COPIES; c++)
+            lut[(i << LUT_SHIFT) | ((c + i) & (LUT_COPIES - 1u))] = v;
+    }
     barrier();
     }
     // Grid: (output channel blocks, input width, input height x batch); path 1: (quads of

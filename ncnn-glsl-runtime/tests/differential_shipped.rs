@@ -7,7 +7,8 @@
 //! without padding, random quantization parameters, every path of the new
 //! pixel-shuffle kernel the shape allows, grids clamped so the shuffle
 //! kernels' grid-stride loops run. The new pixel-shuffle kernel is one blob
-//! whose layouts, passthrough and path are specialization constants: both
+//! per requantization table size whose layouts, passthrough and path are
+//! specialization constants: both
 //! blobs run under every one of its 18 layout and passthrough
 //! specializations, on every path each shape allows. Outputs start poisoned;
 //! integer outputs must be identical, float outputs within one ulp of their
@@ -293,17 +294,24 @@ const CLAMPED: [u32; 3] = [65535, 1, 2];
 /// The same with the new kernel's blocks on y: its width, on x, is clamped.
 const CLAMPED_X: [u32; 3] = [1, 65535, 2];
 
-/// The new kernel: one blob, run under each of its 18 layout pair and
-/// passthrough specializations, on every path each shape allows (the path is
-/// the fourth constant).
+/// The new kernel: one blob per requantization table size (the axis
+/// `LUT_COPIES`), run under each of its 18 layout pair and passthrough
+/// specializations, on every path each shape allows (the path is the fourth
+/// constant), with each requantization of that blob.
 #[test]
 fn pixel_shuffle_specializations_match_glslang() {
     let set = PIXEL_SHUFFLE;
-    assert!(
-        set.axes.is_empty(),
+    let axes: Vec<&str> = set.axes.iter().map(|a| a.name).collect();
+    assert_eq!(
+        axes,
+        ["LUT_COPIES"],
         "the layouts are specialization constants"
     );
-    check_set(set, |_, rng| {
+    check_set(set, |v, rng| {
+        let requants: Vec<Requantization> = Requantization::ALL
+            .into_iter()
+            .filter(|r| r.lut_copies() == v.axes[0])
+            .collect();
         let mut runs = Vec::new();
         let mut specializations = 0;
         for in_l in Layout::ALL {
@@ -313,7 +321,7 @@ fn pixel_shuffle_specializations_match_glslang() {
                     for (k, dims) in SHUFFLE_SHAPES.iter().enumerate() {
                         for (path, requant) in ShufflePath::ALL
                             .into_iter()
-                            .flat_map(|p| Requantization::ALL.map(|r| (p, r)))
+                            .flat_map(|p| requants.iter().map(move |&r| (p, r)))
                         {
                             if passthrough && requant == Requantization::Lanes {
                                 continue; // the same code: no requantization
@@ -362,9 +370,10 @@ fn pixel_shuffle_specializations_match_glslang() {
             }
         }
         // Every pair and quantization: the full shape on every path, the odd
-        // shape word by word; requantizing, with the table and per lane.
+        // shape word by word; requantizing, each way of this blob (the table
+        // and per lane, or the banked table).
         assert_eq!(specializations, 18);
-        assert_eq!(runs.len(), 9 * (3 + 1) + 9 * (3 + 1) * 2);
+        assert_eq!(runs.len(), 9 * (3 + 1) * (1 + requants.len()));
         runs
     });
 }

@@ -105,6 +105,7 @@ fn check_case(
         for (requant, blocks) in [
             (Requantization::Lanes, BlockAxis::Y),
             (Requantization::Table, BlockAxis::X),
+            (Requantization::Banked, BlockAxis::Y),
         ] {
             poison(&mut out);
             let kernel = ShuffleKernel::RewriteWith(Rewrite {
@@ -291,11 +292,11 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
                 passthrough: false,
             };
             let k = Rewrite::choose(probe, axes, device);
-            let local = ops.shuffle_local_size(probe, il, ol, k);
+            let local = ops.shuffle_local_size(probe, axes, k);
             let h = (max_z as usize * local[2] as usize) / n + 3;
             let shape = Shape::new(n, c, h, w);
             assert_eq!(Rewrite::choose(shape, axes, device), k);
-            assert_eq!(ops.shuffle_local_size(shape, il, ol, k), local);
+            assert_eq!(ops.shuffle_local_size(shape, axes, k), local);
             let input_words = random_words(&mut g, il.word_count(shape));
             let rq = Requant::new(q_in, q_out).unwrap();
             let expected = reference::pixel_shuffle(&input_words, il, shape, ol, &rq).unwrap();

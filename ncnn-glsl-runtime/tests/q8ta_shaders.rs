@@ -68,12 +68,18 @@ fn pixel_shuffle_sets() {
         ("OUT_LAYOUT", LAYOUTS),
         ("PASSTHROUGH", &[0, 1]),
     ];
-    // The new kernel: no axes, one blob; the layouts and passthrough are
+    // The new kernel: one axis, the requantization table's copies (1 or 32:
+    // `shuffle_axes`), one blob each; the layouts and passthrough are
     // specialization constants 3, 4, 5 (int, default 0), which
     // `shuffle_specialization` sets.
-    check(SHUFFLE, &[], ShufflePush::SIZE, [4, 16, 1]);
+    check(
+        SHUFFLE,
+        &[("LUT_COPIES", &[1, 32])],
+        ShufflePush::SIZE,
+        [4, 16, 1],
+    );
     let (variants, blobs, _) = summary("q8ta_pixel_shuffle", SHUFFLE);
-    assert_eq!((variants, blobs), (1, 1));
+    assert_eq!((variants, blobs), (2, 2));
     let r = &SHUFFLE.variants[0].blob.reflection;
     let consts: Vec<(u32, &str, &str)> = r
         .spec_constants

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Parser;
-use ncnn_glsl_runtime::q8ta::{Layout, Requantization, Shape, ShufflePath};
+use ncnn_glsl_runtime::q8ta::{BlockAxis, Layout, Requantization, Shape, ShufflePath};
 use ncnn_glsl_runtime::DeviceSelector;
 
 use crate::cases;
@@ -29,7 +29,7 @@ const USAGE: &str = "q8ta_bench [--cases seed|large|all|N,C,H,W;...] \
      [--validation] [--glslang DIR] [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] \
      [--best FILE] [--locals FILE] [--json FILE] [--svg FILE] [--from-json FILE] \
      [--heat-ms MS] [--executables FILE] [--cold] [--pairs IN->OUT,...] \
-     [--requantization lanes|table] [--rows R,...]";
+     [--requantization lanes|table|banked] [--blocks x|y] [--rows R,...]";
 
 /// `--quant`'s values and the quantizations each runs, in run order.
 const QUANT: [(&str, &[bool]); 3] = [
@@ -111,8 +111,12 @@ pub struct Args {
     #[arg(long, value_name = "IN->OUT,...", value_parser = parse_pairs)]
     pub pairs: Option<Pairs>,
     /// The rewrite's requantization instead of the device's.
-    #[arg(long, value_name = "lanes|table", value_parser = parse_requantization)]
+    #[arg(long, value_name = "lanes|table|banked", value_parser = parse_requantization)]
     pub requantization: Option<Requantization>,
+    /// The grid axis of the rewrite's output channel blocks instead of the
+    /// device's (`q8ta::BlockAxis`).
+    #[arg(long, value_name = "x|y", value_parser = parse_blocks)]
+    pub blocks: Option<BlockAxis>,
     /// Adds each path at each of these rows per invocation
     /// (`q8ta::Rewrite::rows`), as `path NAME rows R`.
     #[arg(long, value_name = "R,...", value_delimiter = ',')]
@@ -166,7 +170,14 @@ fn parse_requantization(name: &str) -> Result<Requantization, String> {
     Requantization::ALL
         .into_iter()
         .find(|r| r.name() == name)
-        .ok_or_else(|| "expected lanes or table".to_string())
+        .ok_or_else(|| "expected lanes, table or banked".to_string())
+}
+
+fn parse_blocks(name: &str) -> Result<BlockAxis, String> {
+    BlockAxis::ALL
+        .into_iter()
+        .find(|b| b.name() == format!("blocks-{name}"))
+        .ok_or_else(|| "expected x or y".to_string())
 }
 
 fn read_locals(file: &str) -> Result<LocalsFile, String> {

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use ncnn_glsl_runtime::q8ta::launch::Axes;
 use ncnn_glsl_runtime::q8ta::sets::{PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE};
-use ncnn_glsl_runtime::q8ta::{shuffle_specialization, Q8taOps, Rewrite, ShufflePath};
+use ncnn_glsl_runtime::q8ta::{
+    shuffle_axes, shuffle_specialization, Q8taOps, Rewrite, ShufflePath,
+};
 use ncnn_glsl_runtime::{Blob, Pipeline, PipelineOptions, Variant};
 
 use crate::args::Args;
@@ -32,24 +34,28 @@ pub struct Kernel {
 pub type Setup = ([u32; 3], Rewrite);
 
 /// What builds the kernels of each (pair, quantization): the device, the
-/// workgroup shapes the arguments choose, glslang's blob (read once: one
-/// blob for every pair, quantization and path).
+/// workgroup shapes the arguments choose, glslang's blobs (read once: one
+/// blob per requantization table size serves every pair, quantization and
+/// path).
 pub struct Kernels<'a> {
     /// The device's q8ta operators.
     pub ops: &'a Q8taOps,
     /// `--sweep`, `--sweep-path`, `--locals`.
     args: &'a Args,
-    /// `--glslang`'s blob.
-    glslang: Option<Blob>,
+    /// `--glslang`'s blobs, by the requantization's `lut_copies()`.
+    glslang: Vec<(i64, Blob)>,
 }
 
 impl<'a> Kernels<'a> {
     /// The kernels `args` ask for on `ops`' device.
     pub fn new(ops: &'a Q8taOps, args: &'a Args) -> Result<Kernels<'a>, Fail> {
-        let glslang = match &args.glslang {
-            Some(dir) => Some(glslang_blob(dir, ops.variant(PIXEL_SHUFFLE, &[])?)?),
-            None => None,
-        };
+        let mut glslang = Vec::new();
+        if let Some(dir) = &args.glslang {
+            for copies in [1, 32] {
+                let v = ops.variant(PIXEL_SHUFFLE, &[("LUT_COPIES", copies)])?;
+                glslang.push((copies, glslang_blob(dir, v)?));
+            }
+        }
         Ok(Kernels { ops, args, glslang })
     }
 
@@ -64,15 +70,15 @@ impl<'a> Kernels<'a> {
             .iter()
             .map(|&path| {
                 let mut k = Rewrite::on(path, case.shape, case.axes, device);
-                if let Some(r) = a.requantization {
-                    k.requant = r;
+                k.requant = a
+                    .requantization
+                    .unwrap_or_else(|| self.ops.requantization(case.shape, case.axes));
+                if let Some(b) = a.blocks {
+                    k.blocks = b;
                 }
                 let local = match chosen {
                     Some(&l) if path == a.sweep_path => l,
-                    _ => {
-                        let (i, o) = (case.axes.in_layout, case.axes.out_layout);
-                        self.ops.shuffle_local_size(case.shape, i, o, k)
-                    }
+                    _ => self.ops.shuffle_local_size(case.shape, case.axes, k),
                 };
                 (local, k)
             })
@@ -114,10 +120,12 @@ impl<'a> Kernels<'a> {
             local_size: Some(local),
             specialization: &specs[path as usize],
         };
-        let v = self.ops.variant(PIXEL_SHUFFLE, &[])?;
         let mut out = Vec::new();
-        let pipe =
-            |local, path| Pipeline::for_variant(ctx, PIXEL_SHUFFLE, v, &options(local, path));
+        let pipe = |local, path: ShufflePath| {
+            let axes = shuffle_axes(rewrites[path as usize]);
+            let v = self.ops.variant(PIXEL_SHUFFLE, &axes)?;
+            Pipeline::for_variant(ctx, PIXEL_SHUFFLE, v, &options(local, path)).map_err(Fail::from)
+        };
         if let Some(shapes) = &a.sweep {
             for &s in shapes {
                 out.push(Kernel {
@@ -145,7 +153,8 @@ impl<'a> Kernels<'a> {
                     }),
                 });
             }
-            if let Some(blob) = &self.glslang {
+            let copies = rewrites[path as usize].requant.lut_copies();
+            if let Some((_, blob)) = self.glslang.iter().find(|(c, _)| *c == copies) {
                 out.push(Kernel {
                     name: format!("path {} (glslang)", path.name()),
                     pipeline: Arc::new(Pipeline::new(
@@ -163,15 +172,16 @@ impl<'a> Kernels<'a> {
 }
 
 /// The glslang-built blob of `variant` from `dir`: the artifact file name
-/// with `.spv` (the set has no axes: `<target>.spv`). glslang turns
+/// with `.spv` (`<target>.LUT_COPIES-<copies>.spv`). glslang turns
 /// `local_size_*_id` into specialization constants 0, 1, 2, which the
 /// pipeline sets from the local size (as for ours), and keeps the ids 3 to 8
 /// of the layouts, passthrough, path, requantization and block axis; the same GLSL has the same
 /// bindings and constants: our reflection serves.
 fn glslang_blob(dir: &Path, variant: &Variant) -> Result<Blob, Fail> {
-    let path = dir
-        .join("q8ta_pixel_shuffle")
-        .join(format!("{}.spv", variant.target));
+    let path = dir.join("q8ta_pixel_shuffle").join(format!(
+        "{}.LUT_COPIES-{}.spv",
+        variant.target, variant.axes[0]
+    ));
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let words: Vec<u32> = bytes
         .chunks_exact(4)

@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use ncnn_glsl_runtime::q8ta::sets::PIXEL_SHUFFLE;
 use ncnn_glsl_runtime::q8ta::{
-    self, reference, shuffle_specialization, BlockAxis, Layout, Q8taOps, QuantParams, Requant,
-    Rewrite, Shape, ShufflePath,
+    self, reference, shuffle_axes, shuffle_specialization, Axes, BlockAxis, Layout, Q8taOps,
+    QuantParams, Requant, Rewrite, Shape, ShufflePath,
 };
 use ncnn_glsl_runtime::{Blob, Context, ContextOptions, Options, Pipeline, PipelineOptions};
 use serde_json::{json, Value};
@@ -47,18 +47,19 @@ pub fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
     if got != want {
         return Err("start-up run: the first result differs from the reference".into());
     }
-    let v = ops.variant(PIXEL_SHUFFLE, &[])?;
-    let spec = shuffle_specialization(
-        Layout::Packed4W4C,
-        Layout::Packed4C1W,
-        false,
-        Rewrite {
-            path: ShufflePath::Words,
-            requant: ops.requantization(),
-            blocks: BlockAxis::X,
-            rows: 1,
-        },
-    );
+    let axes = Axes {
+        in_layout: Layout::Packed4W4C,
+        out_layout: Layout::Packed4C1W,
+        passthrough: false,
+    };
+    let k = Rewrite {
+        path: ShufflePath::Words,
+        requant: ops.requantization(shape, axes),
+        blocks: BlockAxis::X,
+        rows: 1,
+    };
+    let v = ops.variant(PIXEL_SHUFFLE, &shuffle_axes(k))?;
+    let spec = shuffle_specialization(axes.in_layout, axes.out_layout, axes.passthrough, k);
     let options = PipelineOptions {
         local_size: Some([8, 8, 1]),
         specialization: &spec,

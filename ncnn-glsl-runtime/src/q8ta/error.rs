@@ -77,6 +77,16 @@ pub enum Q8taError {
         /// The set the context's options do not name.
         missing: &'static str,
     },
+    /// A requantization whose table needs more shared memory than the
+    /// device's `maxComputeSharedMemorySize` ([`super::Requantization::Banked`]).
+    SharedMemory {
+        /// The requantization ([`super::Requantization::name`]).
+        requantization: &'static str,
+        /// Bytes it needs.
+        needs: u32,
+        /// The device's limit.
+        max: u32,
+    },
     /// A buffer shorter than its tensor needs.
     BufferTooSmall {
         /// Which buffer.
@@ -125,6 +135,15 @@ impl fmt::Display for Q8taError {
             Q8taError::GridTooLarge { axis, groups, max } => write!(
                 f,
                 "the grid needs {groups} workgroups on {axis}, maxComputeWorkGroupCount is {max}"
+            ),
+            Q8taError::SharedMemory {
+                requantization,
+                needs,
+                max,
+            } => write!(
+                f,
+                "the `{requantization}` requantization needs {needs} bytes of shared memory, \
+                 maxComputeSharedMemorySize is {max}"
             ),
             Q8taError::Path { path, needs } => {
                 write!(f, "the kernel's `{path}` path needs {needs}")

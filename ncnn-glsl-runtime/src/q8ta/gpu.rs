@@ -14,9 +14,9 @@ use crate::{
 
 use super::check::check_size;
 use super::error::Q8taError;
-use super::launch::{self, shuffle_local_size_on, Requantization, Rewrite, ShufflePath};
+use super::launch::{self, shuffle_local_size_on, Axes, Requantization, Rewrite, ShufflePath};
 use super::layout::Layout;
-use super::op::PixelShuffle;
+use super::op::{shuffle_axes, PixelShuffle};
 use super::push::{DequantizePush, QuantizePush};
 use super::quant::QuantParams;
 use super::sets::{DEQUANTIZE, PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE, QUANTIZE, SETS};
@@ -249,10 +249,35 @@ impl Q8taOps {
         ps.path(self.ctx.caps().device_type)
     }
 
-    /// How the new kernel requantizes on this device
-    /// ([`launch::requantization`] for the device's type).
-    pub fn requantization(&self) -> Requantization {
-        launch::requantization(self.ctx.caps().device_type)
+    /// How the new kernel requantizes `input` shuffled as `axes` on this
+    /// device ([`launch::requantization`] for the device's type; the table
+    /// where the banked one does not fit the device's shared memory).
+    pub fn requantization(&self, input: Shape, axes: Axes) -> Requantization {
+        let r = launch::requantization(input, axes, self.ctx.caps().device_type);
+        if self.shared_memory_for(r).is_err() {
+            Requantization::Table
+        } else {
+            r
+        }
+    }
+
+    /// `Ok` where the shared memory `r` takes fits this device.
+    fn shared_memory_for(&self, r: Requantization) -> Result<(), Q8taError> {
+        r.check_shared_memory(self.ctx.limits().max_compute_shared_memory_size)
+    }
+
+    /// Everything the runtime runs the new kernel with for `ps` on this
+    /// device ([`Rewrite::choose`], with [`Q8taOps::requantization`]).
+    pub fn rewrite(&self, ps: &PixelShuffle) -> Rewrite {
+        self.rewrite_on(ps, ps.path(self.ctx.caps().device_type))
+    }
+
+    /// The same on `path` ([`Rewrite::on`], with [`Q8taOps::requantization`]).
+    fn rewrite_on(&self, ps: &PixelShuffle, path: ShufflePath) -> Rewrite {
+        Rewrite {
+            requant: self.requantization(ps.input, ps.axes()),
+            ..Rewrite::on(path, ps.input, ps.axes(), self.ctx.caps().device_type)
+        }
     }
 
     /// The storage of the quantize variant for `layout`: the format
@@ -272,16 +297,10 @@ impl Q8taOps {
     /// as `k` says ([`shuffle_local_size_on`] for the device's type), fitted
     /// to the device's `maxComputeWorkGroupSize` and
     /// `maxComputeWorkGroupInvocations`.
-    pub fn shuffle_local_size(
-        &self,
-        input: Shape,
-        in_layout: Layout,
-        out_layout: Layout,
-        k: Rewrite,
-    ) -> [u32; 3] {
+    pub fn shuffle_local_size(&self, input: Shape, axes: Axes, k: Rewrite) -> [u32; 3] {
         let l = self.ctx.limits();
         let device = self.ctx.caps().device_type;
-        let mut s = shuffle_local_size_on(device, input, in_layout, out_layout, k.path, k.blocks);
+        let mut s = shuffle_local_size_on(device, input, axes, k.path, k.blocks);
         for (i, d) in s.iter_mut().enumerate() {
             *d = (*d).min(l.max_compute_work_group_size[i]).max(1);
         }
@@ -463,13 +482,15 @@ impl Q8taOps {
         kernel: ShuffleKernel,
     ) -> Result<ShuffleRun, OpError> {
         let ps = self.plan(input, output, upscale_factor)?;
-        let device = self.ctx.caps().device_type;
         let rewrite = match kernel {
-            ShuffleKernel::Rewrite => Some(ps.rewrite(device)),
-            ShuffleKernel::RewriteOn(p) => Some(Rewrite::on(p, ps.input, ps.axes(), device)),
+            ShuffleKernel::Rewrite => Some(self.rewrite(&ps)),
+            ShuffleKernel::RewriteOn(p) => Some(self.rewrite_on(&ps, p)),
             ShuffleKernel::RewriteWith(k) => Some(k),
             ShuffleKernel::Baseline => None,
         };
+        if let Some(k) = rewrite {
+            self.shared_memory_for(k.requant)?;
+        }
         // The new kernel is one variant specialized per layout pair,
         // passthrough, path, requantization and block axis; the baseline has
         // a variant for each pair and passthrough.
@@ -477,8 +498,8 @@ impl Q8taOps {
         let (set, variant, local, specialization) = match (rewrite, &spec) {
             (Some(k), Some(spec)) => (
                 PIXEL_SHUFFLE,
-                self.variant(PIXEL_SHUFFLE, &[])?,
-                Some(self.shuffle_local_size(ps.input, ps.in_layout, ps.out_layout, k)),
+                self.variant(PIXEL_SHUFFLE, &shuffle_axes(k))?,
+                Some(self.shuffle_local_size(ps.input, ps.axes(), k)),
                 &spec[..],
             ),
             _ => {

@@ -5,6 +5,7 @@
 
 use ncnn_glsl_core::DeviceType;
 
+use super::error::Q8taError;
 use super::layout::Layout;
 use super::shape::Shape;
 
@@ -22,40 +23,179 @@ pub enum ShufflePath {
 }
 
 /// How the new kernel requantizes (the shader's specialization constant
-/// `REQUANT_TABLE`, id 7); the same bytes either way.
+/// `REQUANT_TABLE`, id 7, and its axis `LUT_COPIES`); the same bytes every
+/// way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Requantization {
     /// Each lane computed with the fixed-point formula.
-    Lanes = 0,
+    Lanes,
     /// Every byte's result built into a shared table per workgroup, behind a
     /// barrier, then one lookup per lane.
-    Table = 1,
+    Table,
+    /// The table in 32 copies, one per shared-memory bank, each invocation
+    /// reading its own: no two lanes of a subgroup of 32 wait for one bank.
+    /// 32 KiB of shared memory ([`BANKED_SHARED_BYTES`]).
+    Banked,
 }
 
+/// The shared memory the banked table takes: 32 copies of 256 words.
+pub const BANKED_SHARED_BYTES: u32 = 32 * 256 * 4;
+
 impl Requantization {
-    /// Both.
-    pub const ALL: [Requantization; 2] = [Requantization::Lanes, Requantization::Table];
+    /// Every way.
+    pub const ALL: [Requantization; 3] = [
+        Requantization::Lanes,
+        Requantization::Table,
+        Requantization::Banked,
+    ];
 
     /// Its name in benchmarks.
     pub const fn name(self) -> &'static str {
         match self {
             Requantization::Lanes => "lanes",
             Requantization::Table => "table",
+            Requantization::Banked => "banked",
+        }
+    }
+
+    /// The value of `REQUANT_TABLE`: 0 per lane, 1 through a table.
+    pub const fn spec_value(self) -> i32 {
+        match self {
+            Requantization::Lanes => 0,
+            Requantization::Table | Requantization::Banked => 1,
+        }
+    }
+
+    /// The shared memory its blob declares, in bytes (per lane runs the
+    /// one-table blob, which declares the table it does not use).
+    pub const fn shared_bytes(self) -> u32 {
+        match self {
+            Requantization::Lanes | Requantization::Table => 256 * 4,
+            Requantization::Banked => BANKED_SHARED_BYTES,
+        }
+    }
+
+    /// `Ok` where its table fits a device's `maxComputeSharedMemorySize` of
+    /// `max` bytes, else [`Q8taError::SharedMemory`].
+    pub fn check_shared_memory(self, max: u32) -> Result<(), Q8taError> {
+        if self.shared_bytes() <= max {
+            Ok(())
+        } else {
+            Err(Q8taError::SharedMemory {
+                requantization: self.name(),
+                needs: self.shared_bytes(),
+                max,
+            })
+        }
+    }
+
+    /// The value of the axis `LUT_COPIES`: the copies of the table the blob
+    /// declares (1 where none is used).
+    pub const fn lut_copies(self) -> i64 {
+        match self {
+            Requantization::Banked => 32,
+            Requantization::Lanes | Requantization::Table => 1,
         }
     }
 }
 
-/// The requantization for a device of type `device`: per lane on a CPU
-/// device, where lavapipe's shared-memory lookups and barrier cost more than
-/// the arithmetic (the table made the requantizing shuffle 0.5x the
-/// baseline on `[1,64,64,64]`, per lane 2.4-3.2x; `bench/lavapipe.json`),
-/// the table elsewhere (per lane the kernel was ALU-bound on an H200).
-pub fn requantization(device: DeviceType) -> Requantization {
+/// The requantization for `input` shuffled as `axes` on a device of type
+/// `device`: per lane on a CPU device, where lavapipe's shared-memory lookups
+/// and barrier cost more than the arithmetic (the table made the requantizing
+/// shuffle 0.5x the baseline on `[1,64,64,64]`, per lane 2.4-3.2x;
+/// `bench/lavapipe.json`); the banked table where [`LARGE_ON_DISCRETE`] has a
+/// requantizing row for the pair; the table elsewhere (per lane the kernel
+/// was ALU-bound on an H200). A device without [`BANKED_SHARED_BYTES`] of
+/// shared memory takes the table instead ([`super::Q8taOps`] checks).
+pub fn requantization(input: Shape, axes: Axes, device: DeviceType) -> Requantization {
     if device == DeviceType::Cpu {
         Requantization::Lanes
+    } else if !axes.passthrough && large_on_discrete(input, axes, device).is_some() {
+        Requantization::Banked
     } else {
         Requantization::Table
     }
+}
+
+/// One row of [`LARGE_ON_DISCRETE`]: a layout pair and quantization, and
+/// what a discrete GPU runs it with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LargeRow {
+    /// The input layout.
+    pub in_layout: Layout,
+    /// The output layout.
+    pub out_layout: Layout,
+    /// Whether the row is for passthrough (else requantizing, with the
+    /// banked table and [`LARGE_ROWS`] rows per invocation).
+    pub passthrough: bool,
+    /// The path.
+    pub path: ShufflePath,
+    /// The blocks' axis.
+    pub blocks: BlockAxis,
+    /// The workgroup shape (fitted to the grid on x, as every GPU shape).
+    pub local: [u32; 3],
+}
+
+/// The tensors [`LARGE_ON_DISCRETE`] is for: 2^27 elements (128 MiB) and more,
+/// where the input and output are far past an H200's 50 MB L2 cache.
+pub const LARGE_ELEMENTS: usize = 1 << 27;
+
+/// Rows per invocation of [`LARGE_ON_DISCRETE`]'s requantizing rows: one
+/// banked table (32 KiB, 8192 stores) serves 8 rows of the workgroup.
+pub const LARGE_ROWS: u32 = 8;
+
+/// What a discrete GPU runs on tensors of [`LARGE_ELEMENTS`] or more, where
+/// it differs from the rules for smaller tensors: every requantizing pair (the
+/// banked table, 8 rows per invocation) and two passthrough pairs (the blocks
+/// on y, where consecutive invocations then write consecutive 32 bytes of a
+/// 4C1W or 4W4C row). From `q8ta_bench --sweep` on an H200 at
+/// `[8,256,256,256]` (`bench/h200-sweep-large-*.json`, BENCHMARKS.md:
+/// "Requantizing on the H200"); each the best of the shapes swept, in % of a
+/// copy shader's bandwidth: requantizing 77-93% (one table: 63-92%),
+/// passthrough 4W4C -> 4C1W 97% (blocks on x: 92%), 4C1W -> 4W4C 99.6% (94.5%).
+pub const LARGE_ON_DISCRETE: [LargeRow; 11] = {
+    use BlockAxis::{X, Y};
+    use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
+    use ShufflePath::Quad;
+    const fn row(i: Layout, o: Layout, pass: bool, b: BlockAxis, local: [u32; 3]) -> LargeRow {
+        LargeRow {
+            in_layout: i,
+            out_layout: o,
+            passthrough: pass,
+            path: Quad,
+            blocks: b,
+            local,
+        }
+    }
+    [
+        row(C, C, false, X, [16, 4, 4]),
+        row(C, C1W, false, X, [8, 32, 1]),
+        row(C, W4C, false, X, [16, 4, 4]),
+        row(C1W, C, false, X, [16, 4, 4]),
+        row(C1W, C1W, false, Y, [16, 4, 4]),
+        row(C1W, W4C, false, Y, [16, 16, 1]),
+        row(W4C, C, false, X, [16, 4, 4]),
+        row(W4C, C1W, false, X, [4, 64, 1]),
+        row(W4C, W4C, false, X, [16, 16, 1]),
+        row(W4C, C1W, true, Y, [8, 4, 1]),
+        row(C1W, W4C, true, Y, [8, 32, 1]),
+    ]
+};
+
+/// The row of [`LARGE_ON_DISCRETE`] for `input` shuffled as `axes` on a device
+/// of type `device`: only on a discrete GPU (the class measured), a tensor
+/// of [`LARGE_ELEMENTS`] or more, and a shape the row's path can take.
+pub fn large_on_discrete(input: Shape, axes: Axes, device: DeviceType) -> Option<LargeRow> {
+    if device != DeviceType::DiscreteGpu || input.elements() < LARGE_ELEMENTS {
+        return None;
+    }
+    LARGE_ON_DISCRETE
+        .into_iter()
+        .find(|r| {
+            (r.in_layout, r.out_layout, r.passthrough)
+                == (axes.in_layout, axes.out_layout, axes.passthrough)
+        })
+        .filter(|r| r.path.check(input).is_ok())
 }
 
 /// The grid axis that carries the new kernel's output channel blocks (the
@@ -87,16 +227,19 @@ impl BlockAxis {
     }
 }
 
-/// The blocks' axis for `input` on `path` on a device of type `device`: y
+/// The blocks' axis for `input` shuffled as `axes` on `path` on a device of
+/// type `device`: [`LARGE_ON_DISCRETE`]'s where it has a row for this path; y
 /// on a CPU device when fewer than 8 blocks (or block quads, tile path) span
-/// x, else x. lavapipe runs a workgroup 8 invocations of x at a time, so a
+/// x; else x. lavapipe runs a workgroup 8 invocations of x at a time, so a
 /// grid one or two blocks wide left 7 of 8 lanes idle: at `[1,16,64,64]`
 /// the quad path ran at 0.7-0.9x the baseline requantizing, whatever the
 /// workgroup shape, and as fast as at `[1,256,16,16]` (3x) with the width on x
 /// (BENCHMARKS.md). A GPU's subgroups take consecutive invocations of the
 /// whole workgroup, which [`fit_to_grid`] keeps busy.
-pub fn block_axis(input: Shape, path: ShufflePath, device: DeviceType) -> BlockAxis {
-    if device == DeviceType::Cpu && shuffle_grid(input, path, BlockAxis::X)[0] < 8 {
+pub fn block_axis(input: Shape, axes: Axes, path: ShufflePath, device: DeviceType) -> BlockAxis {
+    if let Some(r) = large_on_discrete(input, axes, device).filter(|r| r.path == path) {
+        r.blocks
+    } else if device == DeviceType::Cpu && shuffle_grid(input, path, BlockAxis::X)[0] < 8 {
         BlockAxis::Y
     } else {
         BlockAxis::X
@@ -123,7 +266,8 @@ pub struct Rewrite {
 
 impl Rewrite {
     /// What the runtime runs for `input` shuffled as `axes` on a device of
-    /// type `device`: [`shuffle_path`], [`requantization`], [`block_axis`].
+    /// type `device`: [`shuffle_path`], [`requantization`], [`block_axis`],
+    /// [`rows_per_invocation`].
     pub fn choose(input: Shape, axes: Axes, device: DeviceType) -> Self {
         Rewrite::on(shuffle_path(input, axes, device), input, axes, device)
     }
@@ -131,33 +275,40 @@ impl Rewrite {
     /// `path` with the requantization, block axis and rows the runtime takes
     /// with it for `input` shuffled as `axes` on a device of type `device`.
     pub fn on(path: ShufflePath, input: Shape, axes: Axes, device: DeviceType) -> Self {
-        let requant = requantization(device);
         Rewrite {
             path,
-            requant,
-            blocks: block_axis(input, path, device),
+            requant: requantization(input, axes, device),
+            blocks: block_axis(input, axes, path, device),
             rows: rows_per_invocation(input, axes, path, device),
         }
     }
 }
 
 /// The rows per invocation ([`Rewrite::rows`]) for `input` shuffled as
-/// `axes` on `path` on a device of type `device`: 8 on a GPU for the
-/// requantizing quad path from 4C or 4W4C into 4C on tensors of 2^27
-/// elements (128 MiB) or more, where the table built once per 8 rows made the
-/// kernel 5-7% faster on an H200 (`bench/h200.json`: 4C -> 4C 81.6 -> 77.0 us
-/// and 154.7 -> 143.4 us, beyond either's p10-p90); elsewhere 1. At
-/// `[1,256,256,256]` 8 rows were slower on every pair, passthrough slower
-/// everywhere, the other requantizing pairs within their spread.
+/// `axes` on `path` on a device of type `device`: [`LARGE_ROWS`] for
+/// [`LARGE_ON_DISCRETE`]'s requantizing rows on their path; on another GPU 8
+/// for the requantizing quad path from 4C or 4W4C into 4C on tensors of
+/// [`LARGE_ELEMENTS`] or more, where the table built once per 8 rows made the
+/// kernel 5-7% faster on an H200 (`bench/h200.json` of 2026-12-02: 4C -> 4C
+/// 81.6 -> 77.0 us and 154.7 -> 143.4 us, beyond either's p10-p90);
+/// elsewhere 1. At `[1,256,256,256]` 8 rows were slower on every pair,
+/// passthrough slower everywhere.
 pub fn rows_per_invocation(input: Shape, axes: Axes, path: ShufflePath, device: DeviceType) -> u32 {
     use Layout::{Packed4C as C, Packed4W4C as W4C};
+    if let Some(r) = large_on_discrete(input, axes, device) {
+        return if !r.passthrough && r.path == path {
+            LARGE_ROWS
+        } else {
+            1
+        };
+    }
     let into_4c = matches!((axes.in_layout, axes.out_layout), (C | W4C, C));
     let gpu = device != DeviceType::Cpu;
     if gpu
         && !axes.passthrough
         && path == ShufflePath::Quad
         && into_4c
-        && input.elements() >= 1 << 27
+        && input.elements() >= LARGE_ELEMENTS
     {
         8
     } else {
@@ -207,7 +358,11 @@ impl ShufflePath {
 /// requantization per lane was the fastest on every case measured, from
 /// `[1,16,64,64]` to `[1,256,256,256]`, passthrough and requantizing
 /// (`bench/lavapipe.json`): quad wherever allowed, else word by word.
+/// [`LARGE_ON_DISCRETE`]'s rows come first.
 pub fn shuffle_path(input: Shape, axes: Axes, device: DeviceType) -> ShufflePath {
+    if let Some(r) = large_on_discrete(input, axes, device) {
+        return r.path;
+    }
     if device == DeviceType::Cpu {
         return if ShufflePath::Quad.check(input).is_ok() {
             ShufflePath::Quad
@@ -337,14 +492,15 @@ pub fn dequantize_grid(shape: Shape) -> [u32; 3] {
     ]
 }
 
-/// The new kernel's workgroup shape on a device of type `device` with the
-/// blocks on `blocks`: on a CPU device `8x8x1` fitted to the grid on x and y
-/// ([`fit_to_grid`]), elsewhere [`shuffle_local_size`]'s table fitted on x.
+/// The new kernel's workgroup shape for `input` shuffled as `axes` on `path`
+/// on a device of type `device` with the blocks on `blocks`: on a CPU device
+/// `8x8x1` fitted to the grid on x and y ([`fit_to_grid`]); elsewhere
+/// [`LARGE_ON_DISCRETE`]'s where it has a row for this path and axis, else
+/// [`shuffle_local_size`]'s table, fitted on x.
 pub fn shuffle_local_size_on(
     device: DeviceType,
     input: Shape,
-    in_layout: Layout,
-    out_layout: Layout,
+    axes: Axes,
     path: ShufflePath,
     blocks: BlockAxis,
 ) -> [u32; 3] {
@@ -354,8 +510,12 @@ pub fn shuffle_local_size_on(
         // (`bench/lavapipe.json`, BENCHMARKS.md).
         return fit_to_grid([8, 8, 1], grid, 2);
     }
+    let local = match large_on_discrete(input, axes, device) {
+        Some(r) if (r.path, r.blocks) == (path, blocks) => r.local,
+        _ => gpu_local_size(input, axes.in_layout, axes.out_layout, path),
+    };
     // x only: some of the H200's best shapes are taller than their grid.
-    fit_to_grid(gpu_local_size(input, in_layout, out_layout, path), grid, 1)
+    fit_to_grid(local, grid, 1)
 }
 
 /// `local` with its first `axes` extents (x, then y) halved in turn while at

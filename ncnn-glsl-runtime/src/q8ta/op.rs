@@ -139,7 +139,7 @@ impl PixelShuffle {
 /// and `OUT_LAYOUT` (id 4), [`Layout`]'s discriminants, `PASSTHROUGH`
 /// (id 5), 1 when the requantization is the identity
 /// ([`Requant::passthrough`]), `PATH` (id 6), [`ShufflePath`]'s
-/// discriminants, `REQUANT_TABLE` (id 7), [`launch::Requantization`]'s, and
+/// discriminants, `REQUANT_TABLE` (id 7), [`launch::Requantization::spec_value`], and
 /// `BLOCKS_ON_Y` (id 8), [`BlockAxis`]'s; all `int`.
 pub fn shuffle_specialization(
     in_layout: Layout,
@@ -152,9 +152,15 @@ pub fn shuffle_specialization(
         (4, SpecValue::Int(out_layout.axis_value() as i32)),
         (5, SpecValue::Int(passthrough as i32)),
         (6, SpecValue::Int(k.path as i32)),
-        (7, SpecValue::Int(k.requant as i32)),
+        (7, SpecValue::Int(k.requant.spec_value())),
         (8, SpecValue::Int(k.blocks as i32)),
     ]
+}
+
+/// The build-time axis of `q8ta_pixel_shuffle.comp`'s variant for `k`:
+/// `LUT_COPIES`, the copies of the requantization table its shared memory holds.
+pub fn shuffle_axes(k: Rewrite) -> [(&'static str, i64); 1] {
+    [("LUT_COPIES", k.requant.lut_copies())]
 }
 
 /// A dispatch of one shuffle kernel: the workgroups to launch and its push constants.

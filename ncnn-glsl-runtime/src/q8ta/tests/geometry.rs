@@ -19,7 +19,10 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(path(big, C, C), ShufflePath::Quad);
     assert_eq!(path(big, C, W4C), ShufflePath::Quad);
     assert_eq!(path(big, C1W, C1W), ShufflePath::Words);
-    assert_eq!(path(big, W4C, C1W), ShufflePath::Words);
+    // A row of the large-tensor table (discrete GPUs): quad, the blocks on y.
+    assert_eq!(path(big, W4C, C1W), ShufflePath::Quad);
+    let integrated = launch::shuffle_path(big, axes(W4C, C1W, true), DeviceType::IntegratedGpu);
+    assert_eq!(integrated, ShufflePath::Words);
     assert_eq!(path(big, C, C1W), ShufflePath::Quad);
     // Requantizing, the quad path stays the faster one into 4C1W.
     let requant = launch::shuffle_path(big, axes(C1W, C1W, false), GPU);
@@ -64,8 +67,9 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(cpu(c8, C, C1W), ShufflePath::Quad);
     assert_eq!(cpu(odd, C, C1W), ShufflePath::Words);
     let local_on = |d, s, p| {
-        let b = launch::block_axis(s, p, d);
-        launch::shuffle_local_size_on(d, s, C1W, W4C, p, b)
+        let a = axes(C1W, W4C, true);
+        let b = launch::block_axis(s, a, p, d);
+        launch::shuffle_local_size_on(d, s, a, p, b)
     };
     assert_eq!(local_on(DeviceType::Cpu, big, ShufflePath::Quad), [8, 8, 1]);
     assert_eq!(
@@ -73,8 +77,13 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         [8, 8, 1]
     );
     assert_eq!(
-        local_on(DeviceType::DiscreteGpu, big, ShufflePath::Quad),
+        local_on(DeviceType::IntegratedGpu, big, ShufflePath::Quad),
         [8, 16, 1]
+    );
+    // The large-tensor table's row for this pair.
+    assert_eq!(
+        local_on(DeviceType::DiscreteGpu, big, ShufflePath::Quad),
+        [8, 32, 1]
     );
     // Fewer than 8 output channel blocks: on a CPU device the blocks go to y
     // and the workgroup follows them to z (4 deep at most, then shrinks); a
@@ -85,10 +94,11 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         (one_block, ShufflePath::Quad),
         (half_block, ShufflePath::Words),
     ] {
-        assert_eq!(launch::block_axis(s, p, DeviceType::Cpu), BlockAxis::Y);
+        let a = axes(C1W, W4C, true);
+        assert_eq!(launch::block_axis(s, a, p, DeviceType::Cpu), BlockAxis::Y);
         assert_eq!(local_on(DeviceType::Cpu, s, p), [8, 1, 4]);
         assert_eq!(
-            launch::block_axis(s, p, DeviceType::DiscreteGpu),
+            launch::block_axis(s, a, p, DeviceType::DiscreteGpu),
             BlockAxis::X
         );
     }
@@ -96,18 +106,19 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         local_on(DeviceType::DiscreteGpu, one_block, ShufflePath::Quad),
         [1, 128, 1]
     );
+    let block_axis = |s, p, d| launch::block_axis(s, axes(C, C, false), p, d);
     assert_eq!(
-        launch::block_axis(big, ShufflePath::Quad, DeviceType::Cpu),
+        block_axis(big, ShufflePath::Quad, DeviceType::Cpu),
         BlockAxis::X
     );
     // 8 block quads or more stay on x; the tile path counts quads of blocks.
     let c128 = Shape::new(1, 128, 4, 4);
     assert_eq!(
-        launch::block_axis(c128, ShufflePath::Quad, DeviceType::Cpu),
+        block_axis(c128, ShufflePath::Quad, DeviceType::Cpu),
         BlockAxis::X
     );
     assert_eq!(
-        launch::block_axis(c128, ShufflePath::Tile, DeviceType::Cpu),
+        block_axis(c128, ShufflePath::Tile, DeviceType::Cpu),
         BlockAxis::Y
     );
     assert_eq!(launch::fit_to_grid([8, 8, 1], [1, 16, 64], 2), [1, 16, 4]);
@@ -119,31 +130,54 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         launch::shuffle_grid(one_block, ShufflePath::Quad, BlockAxis::Y),
         [16, 1, 64]
     );
-    // 8 rows per invocation: a GPU's requantizing quad path into 4C from 4C
-    // or 4W4C, from 2^27 elements.
+    // 8 rows per invocation: every requantizing row of the large-tensor
+    // table on a discrete GPU; on other GPUs the requantizing quad path into
+    // 4C from 4C or 4W4C, from 2^27 elements.
+    const OTHER: DeviceType = DeviceType::IntegratedGpu;
     let rows = |s: Shape, i: Layout, o: Layout, pass: bool, d: DeviceType| {
         launch::rows_per_invocation(s, axes(i, o, pass), ShufflePath::Quad, d)
     };
     let huge = Shape::new(8, 256, 256, 256);
-    assert_eq!(rows(huge, C, C, false, GPU), 8);
-    assert_eq!(rows(huge, W4C, C, false, GPU), 8);
-    assert_eq!(rows(huge, C1W, C, false, GPU), 1);
-    assert_eq!(rows(huge, C, W4C, false, GPU), 1);
+    for (i, o) in [(C, C), (W4C, C), (C1W, C), (C, W4C), (C1W, C1W)] {
+        assert_eq!(rows(huge, i, o, false, GPU), launch::LARGE_ROWS);
+    }
+    assert_eq!(rows(huge, C, C, false, OTHER), 8);
+    assert_eq!(rows(huge, W4C, C, false, OTHER), 8);
+    assert_eq!(rows(huge, C1W, C, false, OTHER), 1);
+    assert_eq!(rows(huge, C, W4C, false, OTHER), 1);
     assert_eq!(rows(huge, C, C, true, GPU), 1);
     assert_eq!(rows(huge, C, C, false, DeviceType::Cpu), 1);
     assert_eq!(rows(Shape::new(1, 256, 256, 256), C, C, false, GPU), 1);
     assert_eq!(Rewrite::choose(huge, axes(C, C, false), GPU).rows, 8);
+    // The tile path is not the row's: one row per invocation.
+    let tile = launch::rows_per_invocation(huge, axes(C, C, false), ShufflePath::Tile, GPU);
+    assert_eq!(tile, 1);
+    let requantization = |s, pass, d| launch::requantization(s, axes(C, C, pass), d);
     assert_eq!(
-        launch::requantization(DeviceType::Cpu),
+        requantization(huge, false, DeviceType::Cpu),
         Requantization::Lanes
     );
-    for gpu in [
-        DeviceType::DiscreteGpu,
-        DeviceType::IntegratedGpu,
-        DeviceType::Other,
+    assert_eq!(requantization(huge, false, GPU), Requantization::Banked);
+    for (s, d) in [
+        (Shape::new(1, 256, 256, 256), GPU),
+        (huge, DeviceType::IntegratedGpu),
+        (huge, DeviceType::Other),
+        (huge, DeviceType::VirtualGpu),
     ] {
-        assert_eq!(launch::requantization(gpu), Requantization::Table);
+        assert_eq!(requantization(s, false, d), Requantization::Table);
     }
+    // The banked table needs 32 KiB: on a device with the 16 KiB every
+    // Vulkan device has, an error with both numbers; the one table fits.
+    let e = Requantization::Banked
+        .check_shared_memory(16384)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the `banked` requantization needs 32768 bytes of shared memory, \
+         maxComputeSharedMemorySize is 16384"
+    );
+    assert_eq!(Requantization::Banked.check_shared_memory(32768), Ok(()));
+    assert_eq!(Requantization::Table.check_shared_memory(16384), Ok(()));
     assert_eq!(ShufflePath::Quad.check(big), Ok(()));
     assert!(ShufflePath::Tile.check(Shape::new(1, 32, 4, 4)).is_err());
 }
@@ -301,16 +335,21 @@ fn pixel_shuffle_plan_validates_and_splits() {
     assert!(writes.iter().all(|&w| w == 1));
 }
 
-/// The shipped shuffle is one blob whose specialization constants 3 to 8
-/// are the `int`s `shuffle_specialization` sets, for every layout pair,
+/// The shipped shuffle is one blob per requantization table size
+/// (`LUT_COPIES`, [`super::shuffle_axes`]) whose specialization constants 3
+/// to 8 are the `int`s `shuffle_specialization` sets, for every layout pair,
 /// passthrough, path, requantization and block axis.
 #[test]
 fn shuffle_specialization_matches_the_shipped_blob() {
     let set = super::sets::PIXEL_SHUFFLE;
-    assert!(set.axes.is_empty(), "the shipped shuffle has no axes");
+    assert_eq!(set.axes.len(), 1, "the shipped shuffle has one axis");
+    assert_eq!(
+        (set.axes[0].name, set.axes[0].values),
+        ("LUT_COPIES", &[1, 32][..])
+    );
     let blobs: std::collections::HashSet<*const u32> =
         set.variants.iter().map(|v| v.blob.spirv.as_ptr()).collect();
-    assert_eq!(blobs.len(), 1, "one blob for every target");
+    assert_eq!(blobs.len(), 2, "one blob per table size for every target");
     for v in set.variants.iter() {
         let consts = &v.blob.reflection.spec_constants;
         for (i, name) in [
@@ -350,10 +389,16 @@ fn shuffle_specialization_matches_the_shipped_blob() {
                                     (4, SpecValue::Int(outl as i32)),
                                     (5, SpecValue::Int(pass as i32)),
                                     (6, SpecValue::Int(path as i32)),
-                                    (7, SpecValue::Int(requant as i32)),
+                                    (7, SpecValue::Int((requant != Requantization::Lanes) as i32)),
                                     (8, SpecValue::Int(blocks as i32))
                                 ]
                             );
+                            let copies = if requant == Requantization::Banked {
+                                32
+                            } else {
+                                1
+                            };
+                            assert_eq!(super::shuffle_axes(k), [("LUT_COPIES", copies)]);
                         }
                     }
                 }
