@@ -220,9 +220,17 @@ fn read_source(source: &Source) -> Result<(SourceFile, ExpandOptions), String> {
     };
     if source.file == Path::new("-") {
         let mut text = String::new();
+        let max = ncnn_glsl_core::source::MAX_FILE_BYTES;
         std::io::stdin()
+            .take(max + 1)
             .read_to_string(&mut text)
             .map_err(|e| format!("error: cannot read the shader from stdin: {e}"))?;
+        if text.len() as u64 > max {
+            return Err(format!(
+                "error: the shader on stdin is larger than {max} bytes"
+            ));
+        }
+        let text = ncnn_glsl_core::source::normalize_line_ends(text);
         // Text from stdin has no directory of its own: its `"..."` includes
         // are looked for where a file in the current directory would look.
         options.include_dirs.insert(0, PathBuf::from("."));
@@ -234,8 +242,8 @@ fn read_source(source: &Source) -> Result<(SourceFile, ExpandOptions), String> {
         return Ok((file, options));
     }
     let path = &source.file;
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("error: cannot read shader `{}`: {e}", path.display()))?;
+    let text =
+        ncnn_glsl_core::source::read_text(path).map_err(|e| format!("error: shader: {e}"))?;
     let file = SourceFile {
         name: path.display().to_string(),
         path: Some(path.to_path_buf()),
@@ -359,12 +367,8 @@ fn axis_values(
 }
 
 fn read_device(path: &Path) -> Result<DeviceCaps, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        format!(
-            "error: cannot read device description `{}`: {e}",
-            path.display()
-        )
-    })?;
+    let text = ncnn_glsl_core::source::read_text(path)
+        .map_err(|e| format!("error: device description: {e}"))?;
     DeviceCaps::from_json(&text).map_err(|e| {
         format!(
             "error: `{}` is not a device description: {e}",

@@ -119,6 +119,59 @@ fn a_bad_mode_is_a_usage_error_naming_the_part() {
     assert!(err.contains("`fp61a` is not an option"), "{err}");
 }
 
+/// Hostile paths end in exit status 1 and a message within seconds: a
+/// device (a read of it never ends), a FIFO, a binary file (shown nowhere).
+#[test]
+fn files_that_are_not_regular_text_are_refused_without_reading_them() {
+    let f = scratch("ok5.comp", SHADER);
+    let t = std::time::Instant::now();
+    for (args, want) in [
+        (
+            vec!["expand", "/dev/zero"],
+            "`/dev/zero` is not a regular file",
+        ),
+        (
+            vec![
+                "expand",
+                f.to_str().unwrap(),
+                "--device-caps",
+                "/dev/urandom",
+            ],
+            "device description: `/dev/urandom` is not a regular file",
+        ),
+    ] {
+        let out = ncnn_glsl(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(want), "{err}");
+    }
+    let bin = scratch("env.comp", "#version 450\0TOKEN=secret\n");
+    let out = ncnn_glsl(&["expand", bin.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("is not a text file (a NUL byte at offset 12)"),
+        "{err}"
+    );
+    assert!(!err.contains("secret"), "{err}");
+    #[cfg(unix)]
+    {
+        let fifo = std::env::temp_dir().join(format!("ncnn-glsl-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_file(&fifo);
+        let made = Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            let out = ncnn_glsl(&["expand", fifo.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(1));
+            assert!(String::from_utf8_lossy(&out.stderr).contains("is not a regular file"));
+            let _ = std::fs::remove_file(&fifo);
+        }
+    }
+    assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+}
+
 #[test]
 fn a_bad_device_file_names_the_file_and_the_problem() {
     let f = scratch("ok4.comp", SHADER);

@@ -132,15 +132,50 @@ impl DeviceCaps {
         }
     }
 
-    /// Parses a description from JSON, naming the field that is wrong.
+    /// Parses a description from JSON, naming the field that is wrong. Every
+    /// extension, feature and property name must be an identifier: the
+    /// names become macros (`ncnn_NAME`), and a name with spaces, quotes or
+    /// a newline would put text of the file's choosing into the shader.
     pub fn from_json(text: &str) -> Result<DeviceCaps, serde_json::Error> {
-        serde_json::from_str(text)
+        let caps: DeviceCaps = serde_json::from_str(text)?;
+        caps.check_names()
+            .map_err(<serde_json::Error as serde::de::Error>::custom)?;
+        Ok(caps)
+    }
+
+    /// `Ok` where every extension, feature and property name is an
+    /// identifier (a letter or `_`, then letters, digits or `_`), else the
+    /// first that is not.
+    pub fn check_names(&self) -> Result<(), String> {
+        let names = [
+            ("extension", self.extensions.keys().collect::<Vec<_>>()),
+            ("feature", self.features.keys().collect()),
+            ("property", self.properties.keys().collect()),
+        ];
+        for (what, list) in names {
+            if let Some(bad) = list.into_iter().find(|n| !is_identifier(n)) {
+                return Err(format!(
+                    "{what} name {bad:?} is not an identifier (a letter or `_`, then letters, \
+                     digits or `_`): device names become macros"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The description as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a DeviceCaps always serializes")
     }
+}
+
+/// Whether `name` is an identifier: a letter or `_`, then letters, digits or `_`.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The effective options: the wanted ones, narrowed to what `device` supports
@@ -260,6 +295,20 @@ mod tests {
         d.properties.insert("subgroupSize".into(), 32);
         let j = d.to_json();
         assert_eq!(DeviceCaps::from_json(&j).unwrap(), d);
+        // A name that is not an identifier would write text into the shader.
+        for bad in ["VK_X 1\n#include \"/etc/passwd\"", "1x", "", "a-b", "é"] {
+            let mut e = d.clone();
+            e.extensions.insert(bad.to_string(), 1);
+            let err = DeviceCaps::from_json(&e.to_json()).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("extension name {bad:?} is not an identifier")),
+                "{err}"
+            );
+        }
+        let mut e = d.clone();
+        e.properties.insert("limit x".into(), 1);
+        let err = DeviceCaps::from_json(&e.to_json()).unwrap_err().to_string();
+        assert!(err.contains("property name \"limit x\""), "{err}");
         let e = DeviceCaps::from_json(r#"{"name":"x","api_version":0,"driver_version":0,"vendor_id":0,"device_id":0,"device_type":"cpu","featurs":{}}"#).unwrap_err();
         assert!(e.to_string().contains("featurs"), "{e}");
     }

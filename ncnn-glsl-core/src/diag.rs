@@ -74,31 +74,56 @@ impl Diagnostic {
 impl fmt::Display for Diagnostic {
     /// `file:line:column: error: message`, the line, a caret under the place, notes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = printable(&self.message, true);
         match &self.span {
-            None => write!(f, "error: {}", self.message)?,
+            None => write!(f, "error: {message}")?,
             Some(s) => {
                 write!(
                     f,
-                    "{}:{}:{}: error: {}",
-                    s.file, s.line, s.column, self.message
+                    "{}:{}:{}: error: {message}",
+                    printable(&s.file, false),
+                    s.line,
+                    s.column
                 )?;
                 let gutter = s.line.to_string().len();
-                let text = s.line_text.replace('\t', " ");
+                let line = s.line_text.replace('\t', " ");
+                let text = printable(&line, false);
                 write!(f, "\n{:gutter$} |\n{} | {}", "", s.line, text)?;
-                let pad: String = text
+                let before: String = line
                     .chars()
                     .take(s.column.saturating_sub(1) as usize)
-                    .map(|_| ' ')
                     .collect();
+                let pad = " ".repeat(printable(&before, false).chars().count());
                 let carets = "^".repeat(s.len.max(1) as usize);
                 write!(f, "\n{:gutter$} | {pad}{carets}", "")?;
             }
         }
         for n in &self.notes {
-            write!(f, "\n  = note: {n}")?;
+            write!(f, "\n  = note: {}", printable(n, true))?;
         }
         Ok(())
     }
+}
+
+/// `s` with its control characters (but line feeds, where `newlines`)
+/// written as `\u{..}` escapes: a message, a file name or a line of a
+/// hostile file (`#error` text with escape sequences) cannot move the cursor,
+/// recolour or retitle the terminal that shows it.
+fn printable(s: &str, newlines: bool) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() && !(newlines && c == '\n');
+    if !s.chars().any(bad) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| {
+            if bad(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
 }
 
 /// Every error of one failed step, in source order.
@@ -135,6 +160,32 @@ impl std::error::Error for Diagnostics {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_the_caret_follows() {
+        let d = Diagnostic::at(
+            Span {
+                file: "a.comp".into(),
+                line: 2,
+                column: 12,
+                len: 1,
+                line_text: "#error \u{1b}]0;x\u{7}!".into(),
+            },
+            "#error: \u{1b}]0;pwned\u{7}\u{1b}[2J",
+        )
+        .note("\u{1b}[31mred");
+        let out = d.to_string();
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+        assert!(
+            out.contains("#error: \\u{1b}]0;pwned\\u{7}\\u{1b}[2J"),
+            "{out}"
+        );
+        assert!(out.contains("note: \\u{1b}[31mred"), "{out}");
+        // The caret sits under the `x` after the escape (6 chars wide).
+        let lines: Vec<&str> = out.lines().collect();
+        let col = |l: &str, c: char| l.find(c).unwrap();
+        assert_eq!(col(lines[2], 'x'), col(lines[3], '^'), "{out}");
+    }
 
     #[test]
     fn renders_file_line_column_and_caret() {

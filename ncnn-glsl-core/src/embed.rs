@@ -75,8 +75,7 @@ fn build_shader(
     options: &ExpandOptions,
 ) -> Result<BuiltSet, String> {
     let path = find_shader(name, caller_dir, library_dir)?;
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read shader `{}`: {e}", path.display()))?;
+    let text = crate::source::read_text(&path).map_err(|e| format!("cannot read shader: {e}"))?;
     let source = SourceFile {
         name: path.display().to_string(),
         path: Some(path.clone()),

@@ -40,6 +40,7 @@ pub mod preprocess;
 pub mod reflection;
 pub mod source;
 pub mod spirv;
+pub mod spirv_interface;
 pub mod target;
 pub mod variant;
 

@@ -1,6 +1,76 @@
-//! Source files, positions in them, and how `#include` finds files.
+//! Source files, positions in them, how `#include` finds files, and how
+//! every file from outside is read (regular files only, with a size cap).
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// The most bytes read from one shader, included file or device
+/// description: far past any real shader (ncnn's largest are under 100 KB),
+/// and a bound on what a hostile path can make a build read.
+pub const MAX_FILE_BYTES: u64 = 8 << 20;
+
+/// The bytes of the regular file `path`, at most `max`. A FIFO, a device
+/// (`/dev/zero`), a directory or a larger file is an error that says so,
+/// before or instead of reading it: no read hangs or fills memory.
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("`{shown}` is not a regular file"));
+    }
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    let mut bytes = Vec::new();
+    // `take` bounds files whose metadata says 0 (`/proc`) or that grow.
+    f.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!("`{shown}` is larger than {max} bytes"));
+    }
+    Ok(bytes)
+}
+
+/// The text of the regular file `path` ([`read_bounded`] to
+/// [`MAX_FILE_BYTES`]): UTF-8 without NUL bytes. A binary file is an error
+/// that names the first bad byte's offset and shows none of the file, so
+/// that naming one (`/proc/self/environ`) cannot print it into a log.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = read_bounded(path, MAX_FILE_BYTES)?;
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        return Err(format!(
+            "`{}` is not a text file (a NUL byte at offset {at})",
+            path.display()
+        ));
+    }
+    String::from_utf8(bytes)
+        .map(normalize_line_ends)
+        .map_err(|e| {
+            format!(
+                "`{}` is not UTF-8 text (a bad byte at offset {})",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            )
+        })
+}
+
+/// `text` with a lone carriage return (old Mac line ends) written as a line
+/// feed, so that every line count sees the lines an editor shows; `\r\n`
+/// stays (the lexer and [`SourceMap::line_text`] read it as one line end).
+pub fn normalize_line_ends(text: String) -> String {
+    if !text.contains('\r') {
+        return text;
+    }
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        if c == '\r' && b.get(i + 1) != Some(&b'\n') {
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// One loaded source text: a user's file, an included file, or a virtual
 /// text of our own (the extension prelude).
@@ -87,7 +157,10 @@ pub trait Loader {
     ) -> Result<SourceFile, String>;
 }
 
-/// Reads included files from the file system.
+/// Reads included files from the file system: only files under the
+/// including file's directory or an include directory (after resolving `..`
+/// and symbolic links), read with [`read_text`]. A path outside them is an
+/// error naming the path it resolved to, and nothing of the file is read.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FsLoader;
 
@@ -99,19 +172,19 @@ impl Loader for FsLoader {
         search_paths: &[PathBuf],
     ) -> Result<SourceFile, String> {
         let mut tried = Vec::new();
-        let local = includer.and_then(Path::parent).map(|d| d.join(name));
+        let dir = includer.and_then(Path::parent);
+        let local = dir.map(|d| d.join(name));
         for candidate in local
             .into_iter()
             .chain(search_paths.iter().map(|d| d.join(name)))
         {
             if candidate.is_file() {
-                return std::fs::read_to_string(&candidate)
-                    .map(|text| SourceFile {
-                        name: candidate.display().to_string(),
-                        path: Some(candidate.clone()),
-                        text,
-                    })
-                    .map_err(|e| format!("cannot read `{}`: {e}", candidate.display()));
+                inside(&candidate, dir, search_paths)?;
+                return read_text(&candidate).map(|text| SourceFile {
+                    name: candidate.display().to_string(),
+                    path: Some(candidate.clone()),
+                    text,
+                });
             }
             tried.push(candidate.display().to_string());
         }
@@ -121,6 +194,40 @@ impl Loader for FsLoader {
             Err(format!("cannot find `{name}` (tried {})", tried.join(", ")))
         }
     }
+}
+
+/// `Ok` where `file` lies under `dir` (the including file's directory) or
+/// one of `search_paths`, both sides with `..` and symbolic links resolved.
+fn inside(file: &Path, dir: Option<&Path>, search_paths: &[PathBuf]) -> Result<(), String> {
+    let real = std::fs::canonicalize(file)
+        .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+    let roots: Vec<PathBuf> = dir
+        .into_iter()
+        .chain(search_paths.iter().map(PathBuf::as_path))
+        .filter_map(|d| {
+            std::fs::canonicalize(if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            })
+            .ok()
+        })
+        .collect();
+    if roots.iter().any(|r| real.starts_with(r)) {
+        return Ok(());
+    }
+    let listed: Vec<String> = roots.iter().map(|r| format!("`{}`", r.display())).collect();
+    Err(format!(
+        "`{}` resolves to `{}`, outside the including file's directory and the include \
+         directories ({}): an `#include` reads only files under them",
+        file.display(),
+        real.display(),
+        if listed.is_empty() {
+            "none".to_string()
+        } else {
+            listed.join(", ")
+        }
+    ))
 }
 
 /// An in-memory loader: file names map to texts. For tests and for shaders

@@ -57,6 +57,11 @@ pub struct ContextOptions {
     /// keep what it compiled ([`crate::Pipeline::executables`]); an error
     /// where the device lacks the extension.
     pub pipeline_statistics: bool,
+    /// Enable `robustBufferAccess`: a shader's access past the end of a
+    /// buffer then reads zeros (or any value within the buffer) and writes
+    /// nothing outside it, instead of undefined behaviour; it can cost speed.
+    /// An error ([`Error::FeatureMissing`]) where the device lacks it.
+    pub robust_buffer_access: bool,
 }
 
 impl fmt::Debug for ContextOptions {
@@ -75,6 +80,7 @@ impl fmt::Debug for ContextOptions {
             .field("pipeline_cache_dir", &self.pipeline_cache_dir)
             .field("queue_family", &self.queue_family)
             .field("pipeline_statistics", &self.pipeline_statistics)
+            .field("robust_buffer_access", &self.robust_buffer_access)
             .finish()
     }
 }
@@ -137,7 +143,17 @@ impl Context {
                 .get_physical_device_queue_family_properties(physical)
         };
         let family = queue_family(&families, options.queue_family)?;
-        let enable = features_to_enable(&caps, &options.variant_sets);
+        let mut enable = features_to_enable(&caps, &options.variant_sets);
+        if options.robust_buffer_access {
+            if !caps.feature(ROBUST_BUFFER_ACCESS) {
+                return Err(Error::FeatureMissing {
+                    feature: ROBUST_BUFFER_ACCESS.to_string(),
+                    shader: "ContextOptions::robust_buffer_access".to_string(),
+                    not_enabled: false,
+                });
+            }
+            enable.insert(ROBUST_BUFFER_ACCESS.to_string());
+        }
         let extensions = extensions_to_enable(&caps, &enable, &options)?;
         let device = create_device(
             &instance.raw,
@@ -286,6 +302,9 @@ fn queue_family(families: &[vk::QueueFamilyProperties], wanted: Option<u32>) -> 
             .ok_or(Error::NoDevice),
     }
 }
+
+/// The core feature [`ContextOptions::robust_buffer_access`] enables.
+const ROBUST_BUFFER_ACCESS: &str = "robustBufferAccess";
 
 /// The features worth enabling: those any variant of `sets` names in its
 /// requirements, restricted to what `caps` has. A feature no variant needs

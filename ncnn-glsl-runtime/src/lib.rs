@@ -43,6 +43,7 @@
 // `include_ncnn_shader!` names `::ncnn_glsl_runtime::__private`: the q8ta sets use it here.
 extern crate self as ncnn_glsl_runtime;
 
+mod blob_check;
 pub mod buffer;
 pub mod context;
 pub mod dispatch;

@@ -10,6 +10,7 @@ use ncnn_glsl_core::reflection::BindingKind;
 use ncnn_glsl_core::spirv;
 use ncnn_glsl_core::variant::{Blob, Variant, VariantSet};
 
+use crate::blob_check;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::pipeline_cache::PipelineCache;
@@ -147,6 +148,9 @@ impl Pipeline {
                 });
             }
         }
+        // The reflection against the words, the words against the limits:
+        // a pipeline layout the shader overruns crashes drivers.
+        blob_check::check(name, blob.spirv, r, ctx.limits())?;
         let size = resolve_local_size(r.local_size, r.local_size_spec_ids, local_size)?;
         let spec = specialization(name, r, options.specialization, size)?;
         let (spec_entries, spec_data) = spec_map(&spec);
@@ -207,7 +211,10 @@ impl Pipeline {
             cache_loaded: false,
         };
         // From here, `p`'s Drop destroys whatever was made on an early return.
+        // A pipeline layout names every set below the highest; the sets no
+        // binding uses share one empty layout.
         let set_count = p.slots.iter().map(|s| s.set + 1).max().unwrap_or(0);
+        let mut empty = None;
         for set in 0..set_count {
             let bindings: Vec<vk::DescriptorSetLayoutBinding> = p
                 .slots
@@ -221,9 +228,16 @@ impl Pipeline {
                         .stage_flags(vk::ShaderStageFlags::COMPUTE)
                 })
                 .collect();
+            if let (true, Some(l)) = (bindings.is_empty(), empty) {
+                p.set_layouts.push(l);
+                continue;
+            }
             let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
             let l = unsafe { d.create_descriptor_set_layout(&info, None) }
                 .map_err(|e| Error::vk("vkCreateDescriptorSetLayout", e))?;
+            if bindings.is_empty() {
+                empty = Some(l);
+            }
             p.set_layouts.push(l);
         }
         let ranges = [vk::PushConstantRange::default()
@@ -302,8 +316,13 @@ impl Drop for Pipeline {
         unsafe {
             d.destroy_pipeline(self.pipeline, None);
             d.destroy_pipeline_layout(self.layout, None);
+            // The empty layout may stand for several sets: destroyed once.
+            let mut destroyed = Vec::new();
             for l in &self.set_layouts {
-                d.destroy_descriptor_set_layout(*l, None);
+                if !destroyed.contains(l) {
+                    destroyed.push(*l);
+                    d.destroy_descriptor_set_layout(*l, None);
+                }
             }
         }
     }

@@ -85,6 +85,11 @@ fn cache_key(ctx: &Context, spirv: &[u32]) -> u64 {
     spirv.iter().fold(h, |h, w| fnv1a(h, &w.to_le_bytes()))
 }
 
+/// The largest cache file read: a regular file only (a FIFO there hung
+/// pipeline creation), of at most 256 MiB (drivers' caches of a whole
+/// application are tens of MiB).
+const MAX_CACHE_BYTES: u64 = 256 << 20;
+
 /// Our wrapper around the driver's cache data: magic, length, checksum, so a
 /// torn or edited file is caught before the driver sees it.
 const CACHE_MAGIC: &[u8; 8] = b"NCNNPC01";
@@ -96,7 +101,7 @@ const CACHE_MAGIC: &[u8; 8] = b"NCNNPC01";
 fn load_cache(ctx: &Context, file: Option<&Path>) -> (vk::PipelineCache, bool) {
     let props = &ctx.properties;
     let data = file
-        .and_then(|f| std::fs::read(f).ok())
+        .and_then(|f| ncnn_glsl_core::source::read_bounded(f, MAX_CACHE_BYTES).ok())
         .and_then(|bytes| unwrap_cache(&bytes, props).map(<[u8]>::to_vec));
     let d = ctx.device();
     if let Some(data) = &data {

@@ -253,14 +253,45 @@ fn the_macro_names_a_missing_or_unreadable_shader() {
         "{e}"
     );
     assert!(e.contains("lib/nope.comp"), "{e}");
-    // Not UTF-8: the file is named with the reason.
-    std::fs::write(dir.join("bad.comp"), [0xff, 0xfe, 0x00]).unwrap();
+    // Not UTF-8, or binary: the file is named with the reason, none of it shown.
+    std::fs::write(dir.join("bad.comp"), [b'#', 0xff, 0xfe]).unwrap();
     let e = include_shader("bad.comp", &dir, &dir.join("lib"), &none, &krate).unwrap_err();
-    assert!(e.starts_with("cannot read shader `"), "{e}");
+    assert!(e.starts_with("cannot read shader: `"), "{e}");
     assert!(
-        e.contains("bad.comp`: stream did not contain valid UTF-8"),
+        e.contains("bad.comp` is not UTF-8 text (a bad byte at offset 1)"),
         "{e}"
     );
+    std::fs::write(dir.join("nul.comp"), b"#version 450\0SECRET=1").unwrap();
+    let e = include_shader("nul.comp", &dir, &dir.join("lib"), &none, &krate).unwrap_err();
+    assert!(
+        e.contains("nul.comp` is not a text file (a NUL byte at offset 12)")
+            && !e.contains("SECRET"),
+        "{e}"
+    );
+    // rustc's environment, NUL-separated: refused, never printed.
+    if std::path::Path::new("/proc/self/environ").exists() {
+        let e = include_shader("/proc/self/environ", &dir, &dir.join("lib"), &none, &krate)
+            .unwrap_err();
+        assert!(e.contains("is not a text file"), "{e}");
+        assert!(!e.contains("PATH="), "{e}");
+    }
+    // Not a regular file: a directory, a device (which a read would never finish).
+    std::fs::create_dir_all(dir.join("d.comp")).unwrap();
+    let e = include_shader("d.comp", &dir, &dir.join("lib"), &none, &krate).unwrap_err();
+    assert!(e.contains("cannot find shader `d.comp`"), "{e}");
+    for device in ["/dev/zero", "/dev/urandom"] {
+        let e = ncnn_glsl_core::source::read_text(std::path::Path::new(device)).unwrap_err();
+        assert_eq!(e, format!("`{device}` is not a regular file"));
+    }
+    // Larger than the cap.
+    let big = dir.join("big.comp");
+    std::fs::write(
+        &big,
+        vec![b' '; ncnn_glsl_core::source::MAX_FILE_BYTES as usize + 1],
+    )
+    .unwrap();
+    let e = include_shader("big.comp", &dir, &dir.join("lib"), &none, &krate).unwrap_err();
+    assert!(e.contains("big.comp` is larger than 8388608 bytes"), "{e}");
     // A shader error is the whole diagnostic, at the file's line.
     std::fs::write(
         dir.join("err.comp"),
@@ -269,5 +300,13 @@ fn the_macro_names_a_missing_or_unreadable_shader() {
     .unwrap();
     let e = include_shader("err.comp", &dir, &dir.join("lib"), &none, &krate).unwrap_err();
     assert!(e.contains("err.comp:2:15: error:"), "{e}");
+    // Lone carriage returns end lines too (the error was reported on line 1).
+    std::fs::write(
+        dir.join("cr.comp"),
+        "#version 450\r\rvoid main() { oops; }\r",
+    )
+    .unwrap();
+    let e = include_shader("cr.comp", &dir, &dir.join("lib"), &none, &krate).unwrap_err();
+    assert!(e.contains("cr.comp:3:15: error:"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

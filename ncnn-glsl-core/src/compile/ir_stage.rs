@@ -13,6 +13,7 @@ use super::text_stage::EditedText;
 use super::{
     atomics, barrier_scope, fp16_builtins, fp16_widening, layout_copies, memory_barriers,
     push_constant_layout, reject, spec_constants, switch_fallthrough, vector_modulo,
+    writeonly_reads,
 };
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::expand::Expanded;
@@ -37,6 +38,9 @@ pub(crate) struct CheckedModule {
     pub push_constant_size: u32,
     /// The push-constant block's members.
     pub push_constants: Vec<reflect::PushMember>,
+    /// The `writeonly` buffers atomics read (one-element stores into packed
+    /// storage): not decorated `NonReadable`.
+    pub read_by_atomics: Vec<(u32, u32)>,
 }
 
 /// Parses `edited`, then runs the IR passes, validation and compaction.
@@ -55,6 +59,23 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
         .collect();
     if !unsupported.is_empty() {
         return Err(Diagnostics(unsupported));
+    }
+    // After the atomics are statements: the buffers they reach are read.
+    let read_by_atomics = writeonly_reads::atomic_targets(&module, &edited.writeonly);
+    let reads: Vec<Diagnostic> =
+        writeonly_reads::reads(&module, &edited.writeonly, &read_by_atomics)
+            .into_iter()
+            .map(|span| {
+                naga_run::at(
+                    &origin,
+                    span.to_range(),
+                    "a read of a `writeonly` buffer".into(),
+                )
+                .note("drop `writeonly` from the buffer to read it (glslang refuses the read too)")
+            })
+            .collect();
+    if !reads.is_empty() {
+        return Err(Diagnostics(reads));
     }
     if let Some((h, o)) = module.overrides.iter().next() {
         let name = o.name.clone().unwrap_or_default();
@@ -131,6 +152,7 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
         bindings: resources.bindings,
         push_constant_size: resources.push_constant_size,
         push_constants: resources.push_constants,
+        read_by_atomics,
     })
 }
 

@@ -37,6 +37,7 @@ mod drop_writeonly;
 mod fp16_builtins;
 mod fp16_widening;
 pub mod inexpressible;
+mod int_literals;
 mod ir_stage;
 mod layout_copies;
 mod local_size_id;
@@ -50,6 +51,7 @@ mod round_half_away;
 mod source_text;
 mod spec_constants;
 mod spirv_edit;
+mod spirv_limits;
 mod switch_fallthrough;
 mod text_stage;
 mod tokens;
@@ -58,6 +60,7 @@ mod vector_modulo;
 mod word_stage;
 mod workgroup_size;
 mod writeonly_decoration;
+mod writeonly_reads;
 
 #[cfg(test)]
 mod tests;
@@ -108,7 +111,8 @@ pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled
     let work = || {
         #[cfg(test)]
         naga_run::PANIC_AT.with(|p| p.set(hook));
-        compile_here(expanded, options)
+        // Quiet: a panic of ours becomes the diagnostic below, not hook text.
+        naga_run::quiet(|| compile_here(expanded, options))
     };
     std::thread::scope(|s| {
         let spawned = std::thread::Builder::new()
@@ -116,10 +120,12 @@ pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled
             .stack_size(STACK_BYTES)
             .spawn_scoped(s, work);
         match spawned {
-            Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Err(Diagnostic::new(
-                    "internal error: the compiler panicked; this is a bug in ncnn-glsl-core, please report the shader",
-                )
+            Ok(handle) => handle.join().unwrap_or_else(|payload| {
+                Err(Diagnostic::new(format!(
+                    "internal error: the compiler panicked ({}); this is a bug in ncnn-glsl-core, \
+                     please report the shader",
+                    naga_run::panic_message(&*payload)
+                ))
                 .into())
             }),
             // No thread to be had: the default stack still fits every shader the limits allow in practice.

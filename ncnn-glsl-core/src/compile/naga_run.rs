@@ -40,24 +40,57 @@ thread_local! {
     pub(crate) static PANIC_AT: std::cell::Cell<Option<Step>> = const { std::cell::Cell::new(None) };
 }
 
+thread_local! {
+    /// Set on a thread whose panics become diagnostics: the panic hook
+    /// stays quiet there ([`quiet`]).
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with this thread's panics kept from the panic hook: a panic is
+/// caught and becomes a diagnostic, and the hook's text and backtrace would
+/// otherwise print before it, into a build log. The hook is wrapped once per
+/// process; other threads' panics reach the previous hook as before.
+pub(crate) fn quiet<T>(f: impl FnOnce() -> T) -> T {
+    static WRAP: std::sync::Once = std::sync::Once::new();
+    WRAP.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info)
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let out = f();
+    QUIET.with(|q| q.set(was));
+    out
+}
+
+/// A panic's message.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into())
+}
+
 /// Runs `f`, turning a panic into a diagnostic.
 pub(crate) fn guarded<T>(step: Step, f: impl FnOnce() -> T) -> Result<T, Diagnostic> {
-    catch_unwind(AssertUnwindSafe(|| {
-        #[cfg(test)]
-        if PANIC_AT.with(|p| p.get()) == Some(step) {
-            panic!("injected panic for a test");
-        }
-        f()
-    }))
+    quiet(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            #[cfg(test)]
+            if PANIC_AT.with(|p| p.get()) == Some(step) {
+                panic!("injected panic for a test");
+            }
+            f()
+        }))
+    })
     .map_err(|payload| {
-        let msg = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "no message".into());
         Diagnostic::new(format!(
-            "naga panicked while {}: {msg}; this is a bug in naga, please report the shader",
-            step.doing()
+            "naga panicked while {}: {}; this is a bug in naga, please report the shader",
+            step.doing(),
+            panic_message(&*payload)
         ))
     })
 }

@@ -591,6 +591,7 @@ void main() {
 mod pins;
 mod positions;
 mod props;
+mod untruncated;
 
 #[test]
 fn validation_errors_point_at_the_users_line() {

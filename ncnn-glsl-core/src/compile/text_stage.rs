@@ -6,7 +6,9 @@
 use super::naga_run::{self, Insert, Origin};
 use super::spec_constants::{self, SpecDecl};
 use super::tokens::{tokenize, Token};
-use super::{array_2d, atomics, drop_writeonly, local_size_id, memory_barriers, reject};
+use super::{
+    array_2d, atomics, drop_writeonly, int_literals, local_size_id, memory_barriers, reject,
+};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::expand::Expanded;
 
@@ -31,6 +33,32 @@ pub(crate) struct EditedText {
     pub prototypes: String,
 }
 
+/// `Ok` where no two specialization constants share a `constant_id`: the
+/// pipeline's value for that id would set both (glslang refuses it too).
+fn duplicate_spec_ids(expanded: &Expanded, decls: &[SpecDecl]) -> Result<(), Diagnostics> {
+    let mut errors = Vec::new();
+    for (k, d) in decls.iter().enumerate() {
+        if let Some(first) = decls[..k].iter().find(|e| e.id == d.id) {
+            errors.push(
+                naga_run::at(
+                    &Origin::new(expanded),
+                    Some(d.range.clone()),
+                    format!(
+                        "`constant_id = {}` is given twice: to `{}` and to `{}`",
+                        d.id, first.name, d.name
+                    ),
+                )
+                .note("a value the pipeline sets for the id would set both: give each its own id"),
+            );
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Diagnostics(errors))
+    }
+}
+
 /// Runs the refusal table and the text passes over `expanded`'s finished text.
 pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     let finished = expanded.text();
@@ -53,6 +81,23 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
         return Err(Diagnostics(refused));
     }
     let toks = tokenize(&text);
+    let too_large: Vec<Diagnostic> = int_literals::scan(&text, &toks)
+        .into_iter()
+        .map(|t| {
+            naga_run::at(
+                &Origin::new(expanded),
+                Some(t.range),
+                format!(
+                    "integer literal `{}` does not fit in 32 bits (at most 4294967295)",
+                    t.text
+                ),
+            )
+            .note("naga would wrap it silently; glslang refuses it")
+        })
+        .collect();
+    if !too_large.is_empty() {
+        return Err(Diagnostics(too_large));
+    }
     let writeonly = drop_writeonly::drop_writeonly(&mut text, &toks);
     let toks = tokenize(&text);
     let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
@@ -70,6 +115,7 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
                 .into(),
         )
     })?;
+    duplicate_spec_ids(expanded, &spec_decls)?;
     if text.len() != finished.len() {
         // The passes promise in-place edits; a broken promise would point errors at wrong places.
         return Err(Diagnostic::new(

@@ -9,7 +9,8 @@ use super::reflect::ScalarValue;
 use super::text_stage::EditedText;
 use super::CompileOptions;
 use super::{
-    round_half_away, spec_constants, trim_capabilities, workgroup_size, writeonly_decoration,
+    round_half_away, spec_constants, spirv_limits, trim_capabilities, workgroup_size,
+    writeonly_decoration,
 };
 use crate::diag::{Diagnostic, Diagnostics};
 
@@ -39,10 +40,21 @@ pub(crate) fn run(
     workgroup_size::fix_workgroup_size(&mut spirv, checked.local_size, edited.local_size_spec_ids)
         .map_err(internal)?;
     trim_capabilities::trim_capabilities(&mut spirv).map_err(internal)?;
-    writeonly_decoration::decorate_writeonly(&mut spirv, &edited.writeonly).map_err(internal)?;
+    // Not on a buffer atomics read (compare-and-swap stores of packed lanes).
+    let never_read: Vec<(u32, u32)> = edited
+        .writeonly
+        .iter()
+        .copied()
+        .filter(|b| !checked.read_by_atomics.contains(b))
+        .collect();
+    writeonly_decoration::decorate_writeonly(&mut spirv, &never_read).map_err(internal)?;
     if round_half_away::calls(&edited.text, &edited.toks, "round") {
         round_half_away::round_half_away(&mut spirv).map_err(internal)?;
     }
+    spirv_limits::check(&spirv).map_err(|e| {
+        Diagnostic::new(format!("the shader is too large for SPIR-V: {e}"))
+            .note("a module past a universal limit of SPIR-V is invalid; split the shader's types or functions")
+    })?;
     Ok(spirv)
 }
 

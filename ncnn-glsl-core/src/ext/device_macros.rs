@@ -537,7 +537,11 @@ pub fn format_property(value: u64, kind: PropKind, int64: bool) -> Option<String
 /// limits, the other property groups, subgroup shorthands.
 pub fn device_macros(device: &DeviceCaps, out: &mut String) {
     let mut def = |name: &str, value: &str| {
-        out.push_str(&format!("#define ncnn_{name} {value}\n"));
+        // A description read from a file is checked (`DeviceCaps::from_json`);
+        // one built in code may hold any string, which must not become text.
+        if crate::device::is_identifier(name) {
+            out.push_str(&format!("#define ncnn_{name} {value}\n"));
+        }
     };
     for (ext, version) in &device.extensions {
         def(ext, &version.to_string());

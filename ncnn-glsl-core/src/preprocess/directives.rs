@@ -11,11 +11,15 @@ use super::lex::{lex, Kind, Token};
 use super::macros::{Base, Expander, Macro, Macros};
 use super::output::Emitter;
 use super::preprocessed::MacroTest;
-use crate::source::{FileId, Loader, Location, SourceMap};
+use crate::source::{FileId, Loader, Location, SourceFile, SourceMap};
 
 /// Deepest `#include` nesting, so a file including itself under new names ends
 /// (and the recursion fits a 1 MiB stack in a debug build).
 const MAX_INCLUDE_DEPTH: usize = 32;
+/// Inclusions in one shader, counted each time (guarded or not): headers
+/// that each include the next twice, 30 deep, would otherwise run 2^30
+/// inclusions. ncnn's shaders include a handful.
+const MAX_INCLUSIONS: usize = 1024;
 /// Tokens macro substitution may produce in one run (about 10x ncnn's largest shader).
 const MAX_EXPANDED_TOKENS: usize = 1 << 21;
 /// After this many errors the rest would mostly be noise.
@@ -123,6 +127,10 @@ pub(crate) struct Driver<'a> {
     pub out: Emitter,
     pub included: Vec<PathBuf>,
     loaded: HashMap<PathBuf, FileId>,
+    /// Each `#include` request (name, `<>`, including file) resolved once:
+    /// a file is read once however often it is included.
+    resolved: HashMap<(String, bool, Option<PathBuf>), FileId>,
+    inclusions: usize,
     pub tested: Vec<MacroTest>,
     tested_seen: HashSet<(Rc<str>, Location)>,
     pub errors: Vec<PpError>,
@@ -153,6 +161,8 @@ impl<'a> Driver<'a> {
             out: Emitter::new(),
             included: Vec::new(),
             loaded: HashMap::new(),
+            resolved: HashMap::new(),
+            inclusions: 0,
             tested: Vec::new(),
             tested_seen: HashSet::new(),
             errors: Vec::new(),
@@ -344,8 +354,20 @@ impl<'a> Driver<'a> {
             // Accepted; positions keep mapping to the real lines.
             "line" => {}
             // Our own declarations (variant axes, exclusions) are read from the
-            // source by `variant::decl`; the compiler never sees them.
-            "pragma" if args.first().is_some_and(|t| &*t.text == "ncnn_glsl") => {}
+            // shader's own file by `variant::decl`; the compiler never sees
+            // them. One in an included file would be ignored: an error.
+            "pragma" if args.first().is_some_and(|t| &*t.text == "ncnn_glsl") => {
+                if file != self.main {
+                    let main = self.sources.get(self.main).name.clone();
+                    self.error(PpError::at(
+                        &args[0],
+                        format!(
+                            "`#pragma ncnn_glsl` in an included file is not read: a variant set \
+                             is declared in the shader's own file (`{main}`)"
+                        ),
+                    ));
+                }
+            }
             "version" | "extension" | "pragma" => {
                 for t in line {
                     if let Err(m) = self.out.emit(t) {
@@ -685,17 +707,35 @@ impl<'a> Driver<'a> {
                 format!("`#include` nested more than {MAX_INCLUDE_DEPTH} levels deep"),
             ));
         }
+        self.inclusions += 1;
+        if self.inclusions > MAX_INCLUSIONS {
+            return Err(PpError::new(
+                at,
+                len,
+                format!(
+                    "more than {MAX_INCLUSIONS} `#include`s in one shader (each counts, guarded or not)"
+                ),
+            ));
+        }
         let includer = if angled {
             None
         } else {
             self.sources.get(file).path.clone()
         };
-        let loaded = self
-            .loader
-            .load(&spec, includer.as_deref(), self.search_paths)
-            .map_err(|m| PpError::new(at, len, m))?;
-        if let Some(p) = &loaded.path {
-            let key = normalize(p);
+        let request = (spec, angled, includer);
+        let id = match self.resolved.get(&request) {
+            Some(&id) => id,
+            None => {
+                let loaded = self
+                    .loader
+                    .load(&request.0, request.2.as_deref(), self.search_paths)
+                    .map_err(|m| PpError::new(at, len, m))?;
+                let id = self.add_loaded(loaded);
+                self.resolved.insert(request, id);
+                id
+            }
+        };
+        if let Some(key) = self.sources.get(id).path.as_deref().map(normalize) {
             if let Some(k) = self.stack.iter().position(|f| {
                 self.sources.get(*f).path.as_deref().map(normalize).as_ref() == Some(&key)
             }) {
@@ -703,32 +743,39 @@ impl<'a> Driver<'a> {
                     .iter()
                     .map(|f| self.sources.get(*f).name.clone())
                     .collect();
-                chain.push(loaded.name.clone());
+                chain.push(self.sources.get(id).name.clone());
                 return Err(PpError::new(
                     at,
                     len,
                     format!("`#include` cycle: {}", chain.join(" -> ")),
                 ));
             }
-            if !self.included.iter().any(|q| normalize(q) == key) {
-                self.included.push(p.clone());
-            }
         }
-        let id = match loaded.path.as_deref().map(normalize) {
-            Some(key) => match self.loaded.get(&key) {
-                Some(id) => *id,
-                None => {
-                    let id = self.sources.add(loaded);
-                    self.loaded.insert(key, id);
-                    id
-                }
-            },
-            None => self.sources.add(loaded),
-        };
         self.stack.push(id);
         self.run_file(id);
         self.stack.pop();
         Ok(())
+    }
+}
+
+impl Driver<'_> {
+    /// The id of a loaded file: one per path, however it was named.
+    fn add_loaded(&mut self, loaded: SourceFile) -> FileId {
+        let Some(p) = loaded.path.clone() else {
+            return self.sources.add(loaded);
+        };
+        let key = normalize(&p);
+        if !self.included.iter().any(|q| normalize(q) == key) {
+            self.included.push(p);
+        }
+        match self.loaded.get(&key) {
+            Some(id) => *id,
+            None => {
+                let id = self.sources.add(loaded);
+                self.loaded.insert(key, id);
+                id
+            }
+        }
     }
 }
 

@@ -488,6 +488,157 @@ fn include_depth_is_limited() {
 }
 
 #[test]
+fn inclusions_are_counted_and_each_file_is_read_once() {
+    // h0 .. h29, each including the next twice: 2^30 inclusions without
+    // guards (the review's build ran for days), 60 with them.
+    struct Fan {
+        guarded: bool,
+        loads: std::cell::Cell<usize>,
+    }
+    impl Loader for Fan {
+        fn load(
+            &self,
+            name: &str,
+            _: Option<&std::path::Path>,
+            _: &[PathBuf],
+        ) -> Result<SourceFile, String> {
+            self.loads.set(self.loads.get() + 1);
+            let i: usize = name[1..].parse().unwrap();
+            let next = if i < 29 {
+                format!("#include \"h{0}\"\n#include \"h{0}\"\n", i + 1)
+            } else {
+                String::new()
+            };
+            let text = if self.guarded {
+                format!("#ifndef H{i}\n#define H{i}\n{next}#endif\n")
+            } else {
+                next
+            };
+            Ok(SourceFile {
+                name: name.into(),
+                path: Some(PathBuf::from(format!("/inc/{name}"))),
+                text,
+            })
+        }
+    }
+    for guarded in [true, false] {
+        let fan = Fan {
+            guarded,
+            loads: std::cell::Cell::new(0),
+        };
+        let mut sources = SourceMap::new();
+        let m = sources.add(SourceFile {
+            name: "m".into(),
+            path: Some(PathBuf::from("/inc/m")),
+            text: "#version 450\n#include \"h0\"\n".into(),
+        });
+        let t = std::time::Instant::now();
+        let r = preprocess(&mut sources, m, None, &[], &fan, &[]);
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+        assert_eq!(
+            fan.loads.get(),
+            30,
+            "each file read once (guarded: {guarded})"
+        );
+        match r {
+            Ok(_) => assert!(guarded),
+            Err(e) => {
+                assert!(!guarded, "{e}");
+                assert!(
+                    e.0[0]
+                        .message
+                        .contains("more than 1024 `#include`s in one shader"),
+                    "{e}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn includes_read_only_files_under_the_shader_and_the_include_directories() {
+    use crate::source::FsLoader;
+    let root = std::env::temp_dir().join(format!("ncnn-glsl-confine-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (shaders, inc, outside) = (root.join("shaders"), root.join("inc"), root.join("secret"));
+    for d in [&shaders, &inc, &outside, &shaders.join("sub")] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(outside.join("key.h"), "SECRET_TOKEN\n").unwrap();
+    std::fs::write(inc.join("lib.h"), "int lib;\n").unwrap();
+    std::fs::write(shaders.join("sub/near.h"), "int near;\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(outside.join("key.h"), shaders.join("link.h")).unwrap();
+    let run = |include: &str, dirs: &[PathBuf]| {
+        let mut sources = SourceMap::new();
+        let path = shaders.join("main.comp");
+        let m = sources.add(SourceFile {
+            name: path.display().to_string(),
+            path: Some(path),
+            text: format!("#version 450\n#include {include}\n"),
+        });
+        preprocess(&mut sources, m, None, &[], &FsLoader, dirs).map(|_| ())
+    };
+    // Under the shader's directory, or an include directory: read.
+    assert!(run("\"sub/near.h\"", &[]).is_ok());
+    assert!(run("<lib.h>", std::slice::from_ref(&inc)).is_ok());
+    // `..`, an absolute path, a symbolic link out, `..` past an include
+    // directory: each an error naming where it resolved, none of the file shown.
+    let key = format!(
+        "{}",
+        outside.join("key.h").canonicalize().unwrap().display()
+    );
+    let mut escapes = vec![
+        "\"../secret/key.h\"".to_string(),
+        format!("\"{}\"", outside.join("key.h").display()),
+        "<../secret/key.h>".to_string(),
+    ];
+    if cfg!(unix) {
+        escapes.push("\"link.h\"".into());
+    }
+    for include in &escapes {
+        let e = run(include, std::slice::from_ref(&inc))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "resolves to `{key}`, outside the including file's directory"
+            )),
+            "{include}: {e}"
+        );
+        assert!(!e.contains("SECRET_TOKEN"), "{include}: {e}");
+    }
+    // Not a regular file: looked past, as a missing one.
+    let e = run("\"/dev/zero\"", &[]).unwrap_err().to_string();
+    assert!(e.contains("cannot find `/dev/zero`"), "{e}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_declaration_in_an_included_file_is_an_error() {
+    let loader = MemoryLoader {
+        files: vec![(
+            PathBuf::from("h.glsl"),
+            "#pragma ncnn_glsl axis X 0 1\nint x;\n".into(),
+        )],
+    };
+    let mut sources = SourceMap::new();
+    let m = sources.add(SourceFile {
+        name: "main.comp".into(),
+        path: None,
+        text: "#version 450\n#include \"h.glsl\"\n".into(),
+    });
+    let e = preprocess(&mut sources, m, None, &[], &loader, &[]).unwrap_err();
+    assert!(
+        e.0[0].message.contains(
+            "`#pragma ncnn_glsl` in an included file is not read: a variant set is declared in \
+             the shader's own file (`main.comp`)"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
 fn directive_errors() {
     assert_eq!(
         err("#version 450\n#error bad  thing here\n"),

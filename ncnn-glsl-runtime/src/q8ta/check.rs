@@ -20,6 +20,9 @@ pub fn check_shuffle_shapes(
     }
     input.check_nonempty("input")?;
     output.check_nonempty("output")?;
+    // Bounded first: the products below cannot overflow.
+    input.check_index_range("input")?;
+    output.check_index_range("output")?;
     if input.c != 4 * output.c {
         return Err(Q8taError::Channels {
             c_in: input.c,
@@ -34,17 +37,14 @@ pub fn check_shuffle_shapes(
             expected: want,
         });
     }
-    // The shaders index words with 32-bit signed ints.
-    for (what, s) in [("input", input), ("output", output)] {
-        s.check_index_range(what)?;
-    }
     Ok(want)
 }
 
 impl Shape {
     /// A shape with a zero dimension is refused: there is nothing to run.
+    /// (Each dimension is tested: their product may overflow.)
     pub(crate) fn check_nonempty(self, what: &'static str) -> Result<(), Q8taError> {
-        if self.elements() == 0 {
+        if [self.n, self.c, self.h, self.w].contains(&0) {
             return Err(Q8taError::Empty { what, shape: self });
         }
         Ok(())
@@ -52,15 +52,21 @@ impl Shape {
 
     /// The shaders index elements and words with 32-bit signed ints.
     pub(crate) fn check_index_range(self, what: &'static str) -> Result<(), Q8taError> {
-        let most = self
-            .n
-            .checked_mul(self.c4() * 4)
-            .and_then(|x| x.checked_mul(self.h))
-            .and_then(|x| x.checked_mul(self.w4() * 4));
-        match most {
-            Some(m) if m <= i32::MAX as usize => Ok(()),
+        match self.padded_elements() {
+            Some(m) if m <= i32::MAX as u128 => Ok(()),
             _ => Err(Q8taError::TooLarge { what, shape: self }),
         }
+    }
+
+    /// `N * 4ceil(C/4) * H * 4ceil(W/4)`, the most elements any layout pads
+    /// the shape to; `None` past `u128`.
+    pub(crate) fn padded_elements(self) -> Option<u128> {
+        let c = (self.c4() as u128) * 4;
+        let w = (self.w4() as u128) * 4;
+        (self.n as u128)
+            .checked_mul(c)?
+            .checked_mul(self.h as u128)?
+            .checked_mul(w)
     }
 }
 

@@ -128,10 +128,17 @@ impl fmt::Display for Q8taError {
             Q8taError::Empty { what, shape } => {
                 write!(f, "{what} shape {shape} has a zero dimension")
             }
-            Q8taError::TooLarge { what, shape } => write!(
-                f,
-                "{what} shape {shape} is too large for the shaders' 32-bit indices"
-            ),
+            Q8taError::TooLarge { what, shape } => {
+                let n = shape
+                    .padded_elements()
+                    .map_or("more than 2^128".to_string(), |n| n.to_string());
+                write!(
+                    f,
+                    "{what} shape {shape} is too large for the shaders' 32-bit indices: {n} \
+                     elements with its padding, at most {}",
+                    i32::MAX
+                )
+            }
             Q8taError::GridTooLarge { axis, groups, max } => write!(
                 f,
                 "the grid needs {groups} workgroups on {axis}, maxComputeWorkGroupCount is {max}"

@@ -64,14 +64,25 @@ impl Layout {
     /// Words in a tensor of shape `s`, padding included.
     pub const fn word_count(self, s: Shape) -> usize {
         match self {
-            Layout::Packed4W4C => s.n * s.h * s.w4() * s.c4() * 4,
-            Layout::Packed4C | Layout::Packed4C1W => s.n * s.h * s.w * s.c4(),
+            // Saturated: a shape past the shaders' indices is refused before
+            // any operation counts its words (`Q8taError::TooLarge`).
+            Layout::Packed4W4C => {
+                s.n.saturating_mul(s.h)
+                    .saturating_mul(s.w4())
+                    .saturating_mul(s.c4())
+                    .saturating_mul(4)
+            }
+            Layout::Packed4C | Layout::Packed4C1W => {
+                s.n.saturating_mul(s.h)
+                    .saturating_mul(s.w)
+                    .saturating_mul(s.c4())
+            }
         }
     }
 
     /// Bytes in a tensor of shape `s`, padding included.
     pub const fn byte_count(self, s: Shape) -> usize {
-        self.word_count(s) * 4
+        self.word_count(s).saturating_mul(4)
     }
 }
 

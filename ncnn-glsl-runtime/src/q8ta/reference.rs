@@ -11,6 +11,8 @@ use super::shape::Shape;
 
 /// The output shape of a pixel shuffle of `input` (factor 2), validated.
 pub fn shuffle_output_shape(input: Shape) -> Result<Shape, Q8taError> {
+    input.check_nonempty("input")?;
+    input.check_index_range("input")?;
     if input.c % 4 != 0 {
         return Err(Q8taError::Channels {
             c_in: input.c,

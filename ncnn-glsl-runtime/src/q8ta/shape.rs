@@ -36,9 +36,14 @@ impl Shape {
         self.w.div_ceil(4)
     }
 
-    /// Elements `N * C * H * W` of the NCHW tensor.
+    /// Elements `N * C * H * W` of the NCHW tensor, saturated at
+    /// `usize::MAX` (every operation refuses a shape past the shaders'
+    /// 32-bit indices before it counts).
     pub const fn elements(self) -> usize {
-        self.n * self.c * self.h * self.w
+        self.n
+            .saturating_mul(self.c)
+            .saturating_mul(self.h)
+            .saturating_mul(self.w)
     }
 
     /// NCHW element index of `(n, c, h, w)`.

@@ -640,6 +640,36 @@ fn bad_inputs_are_errors_naming_the_value() {
         ),
         Err(Q8taError::TooLarge { .. })
     ));
+    // Products past usize: an error with the count, never a panic or a wrap
+    // (the wrapped product was 0: "has a zero dimension").
+    let m = usize::MAX;
+    for (i, o) in [
+        (Shape::new(m, 4, m, m), Shape::new(m, 1, 2, 2)),
+        (
+            Shape::new(1 << 32, 1 << 32, 4, 4),
+            Shape::new(1 << 32, 1 << 30, 8, 8),
+        ),
+        (Shape::new(1, m, 1, 1), Shape::new(1, m / 4, 2, 2)),
+    ] {
+        let e = check_shuffle_shapes(i, o, 2).unwrap_err();
+        assert!(
+            matches!(e, Q8taError::TooLarge { what: "input", .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("at most 2147483647"), "{e}");
+        assert!(Shape::new(m, m, 1, 1).elements() == m);
+    }
+    let e = check_shuffle_shapes(
+        Shape::new(1 << 16, 1 << 16, 1 << 16, 1 << 16),
+        Shape::new(1, 1, 1, 1),
+        2,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("18446744073709551616 elements with its padding"),
+        "{e}"
+    );
     assert!(matches!(
         reference::shuffle_output_shape(Shape::new(1, 6, 2, 2)),
         Err(Q8taError::Channels { .. })

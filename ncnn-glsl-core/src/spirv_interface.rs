@@ -1,0 +1,332 @@
+//! A module's interface as its SPIR-V words declare it: the descriptor
+//! bindings, the push-constant block's size and the workgroup memory. The
+//! runtime checks a [`crate::Reflection`] against it before any Vulkan call,
+//! so that a blob whose reflection disagrees with its words (a hand-made
+//! [`crate::variant::Blob`], a stale one) is an error, not a pipeline layout
+//! the shader overruns (a crash in the driver).
+//!
+//! Sizes follow the module's explicit layout (`Offset`, `ArrayStride`,
+//! `MatrixStride`) where it has one, and natural sizes elsewhere (workgroup
+//! memory without explicit layout): what a driver must allocate at least.
+
+use std::collections::HashMap;
+
+use crate::spirv::{instructions, op};
+
+/// What kind of descriptor a binding of the words is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DescriptorKind {
+    /// A storage buffer (`StorageBuffer`, or `Uniform` with `BufferBlock`).
+    StorageBuffer,
+    /// A uniform buffer (`Uniform` with `Block`).
+    UniformBuffer,
+    /// An image, a sampler, or an array of descriptors.
+    Other,
+}
+
+/// Decorations the interface reads (SPIR-V spec, "Decoration").
+mod decoration {
+    pub const BLOCK: u32 = 2;
+    pub const BUFFER_BLOCK: u32 = 3;
+    pub const ARRAY_STRIDE: u32 = 6;
+    pub const MATRIX_STRIDE: u32 = 7;
+    pub const BINDING: u32 = 33;
+    pub const DESCRIPTOR_SET: u32 = 34;
+    pub const OFFSET: u32 = 35;
+}
+
+/// Storage classes the interface reads (SPIR-V spec, "Storage Class").
+mod storage {
+    pub const UNIFORM_CONSTANT: u32 = 0;
+    pub const UNIFORM: u32 = 2;
+    pub const WORKGROUP: u32 = 4;
+    pub const PUSH_CONSTANT: u32 = 9;
+    pub const STORAGE_BUFFER: u32 = 12;
+}
+
+/// `OpTypeBool`, `OpTypeImage`, `OpTypeSampler`, `OpTypeSampledImage`.
+const TYPE_BOOL: u16 = 20;
+const TYPE_OPAQUE: [u16; 3] = [25, 26, 27];
+
+/// One descriptor binding the words declare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct WordBinding {
+    /// `DescriptorSet`.
+    pub set: u32,
+    /// `Binding`.
+    pub binding: u32,
+    /// Storage buffer, uniform buffer, or another kind of descriptor.
+    pub kind: DescriptorKind,
+}
+
+/// What the words declare.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Interface {
+    /// Every descriptor binding, sorted by set and binding.
+    pub bindings: Vec<WordBinding>,
+    /// Bytes from 0 to the end of the push-constant block's last member (0
+    /// without one).
+    pub push_constant_bytes: u64,
+    /// Bytes of every `Workgroup` variable together.
+    pub workgroup_bytes: u64,
+}
+
+/// The interface of the module `words`, or why it cannot be read (a framing
+/// error, a binding without its set or number, a type it cannot size).
+pub fn read(words: &[u32]) -> Result<Interface, String> {
+    let insts = instructions(words)?;
+    let mut m = Module::default();
+    for i in &insts {
+        let w = &i.words[1..];
+        match i.op {
+            op::DECORATE if w.len() >= 2 => {
+                m.decorations
+                    .entry(w[0])
+                    .or_default()
+                    .push((w[1], w.get(2).copied()));
+            }
+            op::MEMBER_DECORATE if w.len() >= 4 => {
+                m.member_decorations.insert((w[0], w[1], w[2]), w[3]);
+            }
+            op::CONSTANT | op::SPEC_CONSTANT if w.len() >= 3 => {
+                m.constants.insert(w[1], w[2]);
+            }
+            op::VARIABLE if w.len() >= 3 => m.variables.push((w[0], w[1], w[2])),
+            o if (op::TYPE_INT..=op::TYPE_POINTER).contains(&o) || o == TYPE_BOOL => {
+                if let Some(&id) = w.first() {
+                    m.types.insert(id, (o, w[1..].to_vec()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Interface::default();
+    for &(pointer, id, class) in &m.variables {
+        let pointee = m.pointee(pointer)?;
+        match class {
+            storage::WORKGROUP => {
+                let bytes = m.size(pointee, None, 0)?;
+                out.workgroup_bytes = out.workgroup_bytes.saturating_add(bytes);
+            }
+            storage::PUSH_CONSTANT => {
+                out.push_constant_bytes = out.push_constant_bytes.max(m.size(pointee, None, 0)?);
+            }
+            storage::UNIFORM | storage::STORAGE_BUFFER | storage::UNIFORM_CONSTANT => {
+                let (set, binding) = (
+                    m.decoration(id, decoration::DESCRIPTOR_SET),
+                    m.decoration(id, decoration::BINDING),
+                );
+                let (Some(set), Some(binding)) = (set, binding) else {
+                    if class == storage::UNIFORM_CONSTANT {
+                        continue;
+                    }
+                    return Err(format!(
+                        "variable %{id} is a buffer without a descriptor set and binding"
+                    ));
+                };
+                out.bindings.push(WordBinding {
+                    set,
+                    binding,
+                    kind: m.kind(class, pointee),
+                });
+            }
+            _ => {}
+        }
+    }
+    out.bindings.sort();
+    Ok(out)
+}
+
+/// The declarations [`read`] needs, by id.
+#[derive(Default)]
+struct Module {
+    /// Type id: its opcode and operands after the result id.
+    types: HashMap<u32, (u16, Vec<u32>)>,
+    /// Target id: (decoration, first literal).
+    decorations: HashMap<u32, Vec<(u32, Option<u32>)>>,
+    /// (struct, member, decoration): first literal.
+    member_decorations: HashMap<(u32, u32, u32), u32>,
+    /// Constant id: its low word (array lengths).
+    constants: HashMap<u32, u32>,
+    /// (pointer type, id, storage class).
+    variables: Vec<(u32, u32, u32)>,
+}
+
+/// Deeper nesting than this is refused: SPIR-V's universal limit on struct
+/// nesting is 255, and the recursion must end on a cyclic module.
+const MAX_DEPTH: usize = 256;
+
+impl Module {
+    fn decoration(&self, id: u32, which: u32) -> Option<u32> {
+        self.decorations
+            .get(&id)?
+            .iter()
+            .find(|(d, _)| *d == which)
+            .and_then(|(_, v)| *v)
+    }
+
+    fn decorated(&self, id: u32, which: u32) -> bool {
+        self.decorations
+            .get(&id)
+            .is_some_and(|ds| ds.iter().any(|(d, _)| *d == which))
+    }
+
+    fn pointee(&self, pointer: u32) -> Result<u32, String> {
+        match self.types.get(&pointer) {
+            Some((op::TYPE_POINTER, w)) if w.len() >= 2 => Ok(w[1]),
+            _ => Err(format!("variable type %{pointer} is not a pointer type")),
+        }
+    }
+
+    /// A buffer's kind: storage (`StorageBuffer`, or `Uniform` with a
+    /// `BufferBlock` struct), uniform (`Uniform` with a `Block` struct), or
+    /// another descriptor (images, samplers, arrays of them).
+    fn kind(&self, class: u32, pointee: u32) -> DescriptorKind {
+        let opaque = matches!(self.types.get(&pointee), Some((o, _)) if TYPE_OPAQUE.contains(o) || *o == op::TYPE_ARRAY || *o == op::TYPE_RUNTIME_ARRAY);
+        match class {
+            storage::STORAGE_BUFFER if !opaque => DescriptorKind::StorageBuffer,
+            storage::UNIFORM if self.decorated(pointee, decoration::BUFFER_BLOCK) && !opaque => {
+                DescriptorKind::StorageBuffer
+            }
+            storage::UNIFORM if self.decorated(pointee, decoration::BLOCK) && !opaque => {
+                DescriptorKind::UniformBuffer
+            }
+            _ => DescriptorKind::Other,
+        }
+    }
+
+    /// Bytes of type `id`: `matrix_stride` is its member's `MatrixStride`
+    /// where it is a matrix member of a struct.
+    fn size(&self, id: u32, matrix_stride: Option<u32>, depth: usize) -> Result<u64, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("types nest more than {MAX_DEPTH} deep"));
+        }
+        let Some((o, w)) = self.types.get(&id) else {
+            return Err(format!("type %{id} is not declared"));
+        };
+        let operand = |i: usize| {
+            w.get(i)
+                .copied()
+                .ok_or_else(|| format!("type %{id} is cut short"))
+        };
+        Ok(match *o {
+            TYPE_BOOL => 4,
+            op::TYPE_INT | op::TYPE_FLOAT => u64::from(operand(0)?.div_ceil(8)),
+            op::TYPE_VECTOR => self.size(operand(0)?, None, depth + 1)? * u64::from(operand(1)?),
+            op::TYPE_MATRIX => {
+                let columns = u64::from(operand(1)?);
+                match matrix_stride {
+                    Some(s) => u64::from(s) * columns,
+                    None => self.size(operand(0)?, None, depth + 1)? * columns,
+                }
+            }
+            op::TYPE_ARRAY => {
+                let length = *self
+                    .constants
+                    .get(&operand(1)?)
+                    .ok_or_else(|| format!("array type %{id} has no constant length"))?;
+                let stride = match self.decoration(id, decoration::ARRAY_STRIDE) {
+                    Some(s) => u64::from(s),
+                    None => self.size(operand(0)?, matrix_stride, depth + 1)?,
+                };
+                stride.saturating_mul(u64::from(length))
+            }
+            op::TYPE_RUNTIME_ARRAY => 0,
+            op::TYPE_STRUCT => {
+                let mut end = 0u64;
+                let mut natural = 0u64;
+                for (m, &member) in w.iter().enumerate() {
+                    let key = |d| self.member_decorations.get(&(id, m as u32, d)).copied();
+                    let size = self.size(member, key(decoration::MATRIX_STRIDE), depth + 1)?;
+                    let offset = key(decoration::OFFSET).map_or(natural, u64::from);
+                    natural = offset.saturating_add(size);
+                    end = end.max(natural);
+                }
+                end
+            }
+            _ => return Err(format!("type %{id} (opcode {o}) has no size")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module of `body` after a header (id bound 100).
+    fn module(body: &[&[u32]]) -> Vec<u32> {
+        let mut w = vec![crate::spirv::MAGIC, 0x0001_0000, 0, 100, 0];
+        for inst in body {
+            let (op, operands) = inst.split_first().unwrap();
+            w.push(((operands.len() as u32 + 1) << 16) | op);
+            w.extend_from_slice(operands);
+        }
+        w
+    }
+
+    const UINT: u32 = 1;
+    const VEC4: u32 = 2;
+
+    #[test]
+    fn bindings_push_constants_and_workgroup_memory_are_read() {
+        let words = module(&[
+            &[21, UINT, 32, 0],   // %1 = uint
+            &[23, VEC4, UINT, 4], // %2 = uvec4
+            &[43, UINT, 3, 256],  // %3 = 256
+            &[28, 4, UINT, 3],    // %4 = uint[256]
+            &[29, 5, VEC4],       // %5 = uvec4[]
+            &[30, 6, 5],          // %6 = struct { uvec4[] }
+            &[30, 7, UINT, VEC4], // %7 = struct { uint; uvec4 }
+            &[32, 8, 12, 6],      // %8 = StorageBuffer *%6
+            &[32, 9, 9, 7],       // %9 = PushConstant *%7
+            &[32, 10, 4, 4],      // %10 = Workgroup *%4
+            &[59, 8, 11, 12],     // %11 storage buffer
+            &[59, 8, 12, 12],     // %12 storage buffer
+            &[59, 9, 13, 9],      // %13 push constants
+            &[59, 10, 14, 4],     // %14 shared
+            &[71, 11, 34, 0],
+            &[71, 11, 33, 1],
+            &[71, 12, 34, 2],
+            &[71, 12, 33, 0],
+            &[72, 7, 0, 35, 0],
+            &[72, 7, 1, 35, 16],
+        ]);
+        let i = read(&words).unwrap();
+        let sb = DescriptorKind::StorageBuffer;
+        assert_eq!(
+            i.bindings,
+            [
+                WordBinding {
+                    set: 0,
+                    binding: 1,
+                    kind: sb
+                },
+                WordBinding {
+                    set: 2,
+                    binding: 0,
+                    kind: sb
+                },
+            ]
+        );
+        assert_eq!(i.push_constant_bytes, 32);
+        assert_eq!(i.workgroup_bytes, 1024);
+    }
+
+    #[test]
+    fn a_buffer_without_its_set_is_an_error_and_cycles_end() {
+        let words = module(&[
+            &[21, UINT, 32, 0],
+            &[30, 6, UINT],
+            &[32, 8, 12, 6],
+            &[59, 8, 11, 12],
+            &[71, 11, 33, 1],
+        ]);
+        assert!(read(&words)
+            .unwrap_err()
+            .contains("without a descriptor set"));
+        // A struct that contains itself (invalid SPIR-V) ends in an error.
+        let words = module(&[&[30, 6, 6], &[32, 8, 9, 6], &[59, 8, 11, 9]]);
+        assert!(read(&words).unwrap_err().contains("nest more than"));
+        assert!(read(&[1, 2]).is_err());
+    }
+}

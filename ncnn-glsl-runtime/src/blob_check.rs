@@ -1,0 +1,170 @@
+//! A blob checked before any Vulkan call: its reflection against its own
+//! SPIR-V words, and what the words declare against the device's limits. A
+//! driver need not check either, and lavapipe crashed on both: 40 storage
+//! buffers in one set (past `maxPerStageDescriptorStorageBuffers`), a set
+//! index of 100000, a reflection that listed no bindings for a shader that
+//! had two. Each is an error here, naming the value and the limit.
+
+use std::collections::BTreeSet;
+
+use ash::vk;
+use ncnn_glsl_core::reflection::{BindingKind, Reflection};
+use ncnn_glsl_core::spirv_interface::{self, DescriptorKind, Interface};
+
+use crate::error::{Error, Result};
+
+/// Checks the blob of `shader` (`spirv`, described by `r`) against its words
+/// and against `limits`; returns what the words declare.
+pub(crate) fn check(
+    shader: &str,
+    spirv: &[u32],
+    r: &Reflection,
+    limits: &vk::PhysicalDeviceLimits,
+) -> Result<Interface> {
+    let rejected = |reason: String| Error::BlobRejected {
+        shader: shader.to_string(),
+        reason,
+    };
+    let words = spirv_interface::read(spirv).map_err(&rejected)?;
+    agree(&words, r).map_err(rejected)?;
+    within(shader, &words, r, limits)?;
+    Ok(words)
+}
+
+/// `Ok` where the reflection lists exactly the bindings the words declare,
+/// each of the same kind and once, and a push-constant range that covers the
+/// words' block.
+fn agree(words: &Interface, r: &Reflection) -> std::result::Result<(), String> {
+    let mut listed = BTreeSet::new();
+    for b in r.bindings.iter() {
+        if !listed.insert((b.set, b.binding)) {
+            return Err(format!(
+                "the reflection lists binding {}.{} twice",
+                b.set, b.binding
+            ));
+        }
+        let kind = match b.kind {
+            BindingKind::StorageBuffer => DescriptorKind::StorageBuffer,
+            BindingKind::UniformBuffer => DescriptorKind::UniformBuffer,
+            _ => DescriptorKind::Other,
+        };
+        if !words
+            .bindings
+            .iter()
+            .any(|w| (w.set, w.binding, w.kind) == (b.set, b.binding, kind))
+        {
+            return Err(format!(
+                "the reflection lists binding {}.{} `{}` ({:?}), which the SPIR-V does not declare",
+                b.set, b.binding, b.name, b.kind
+            ));
+        }
+    }
+    if let Some(w) = words
+        .bindings
+        .iter()
+        .find(|w| !listed.contains(&(w.set, w.binding)))
+    {
+        return Err(format!(
+            "the SPIR-V declares binding {}.{} ({:?}), which its reflection does not list",
+            w.set, w.binding, w.kind
+        ));
+    }
+    if words.push_constant_bytes > u64::from(r.push_constant_size) {
+        return Err(format!(
+            "the SPIR-V's push-constant block takes {} bytes, its reflection says {}",
+            words.push_constant_bytes, r.push_constant_size
+        ));
+    }
+    Ok(())
+}
+
+/// `Ok` where the declared sets, descriptors, push constants and shared
+/// memory fit `l`.
+fn within(
+    shader: &str,
+    words: &Interface,
+    r: &Reflection,
+    l: &vk::PhysicalDeviceLimits,
+) -> Result<()> {
+    if let Some(b) = r
+        .bindings
+        .iter()
+        .find(|b| b.set >= l.max_bound_descriptor_sets)
+    {
+        return Err(Error::bad(
+            format!("descriptor set of binding `{}` of {shader}", b.name),
+            b.set,
+            format!(
+                "maxBoundDescriptorSets is {} (sets 0 to {})",
+                l.max_bound_descriptor_sets,
+                l.max_bound_descriptor_sets.saturating_sub(1)
+            ),
+        ));
+    }
+    let count = |k: BindingKind| r.bindings.iter().filter(|b| b.kind == k).count() as u64;
+    let (storage, uniform) = (
+        count(BindingKind::StorageBuffer),
+        count(BindingKind::UniformBuffer),
+    );
+    // One stage and one pipeline layout: the per-stage and the whole-layout
+    // limits both apply to every descriptor of the shader.
+    let checks = [
+        (
+            storage,
+            l.max_per_stage_descriptor_storage_buffers,
+            "storage buffers",
+            "maxPerStageDescriptorStorageBuffers",
+        ),
+        (
+            storage,
+            l.max_descriptor_set_storage_buffers,
+            "storage buffers",
+            "maxDescriptorSetStorageBuffers",
+        ),
+        (
+            uniform,
+            l.max_per_stage_descriptor_uniform_buffers,
+            "uniform buffers",
+            "maxPerStageDescriptorUniformBuffers",
+        ),
+        (
+            uniform,
+            l.max_descriptor_set_uniform_buffers,
+            "uniform buffers",
+            "maxDescriptorSetUniformBuffers",
+        ),
+        (
+            storage + uniform,
+            l.max_per_stage_resources,
+            "descriptors",
+            "maxPerStageResources",
+        ),
+    ];
+    for (n, max, what, limit) in checks {
+        if n > u64::from(max) {
+            return Err(Error::bad(
+                format!("{what} of {shader}"),
+                n,
+                format!("{limit} is {max}"),
+            ));
+        }
+    }
+    if r.push_constant_size % 4 != 0 {
+        return Err(Error::bad(
+            format!("push-constant size of {shader}"),
+            r.push_constant_size,
+            "a push-constant range is a multiple of 4 bytes",
+        ));
+    }
+    if words.workgroup_bytes > u64::from(l.max_compute_shared_memory_size) {
+        return Err(Error::bad(
+            format!("shared memory of {shader}"),
+            words.workgroup_bytes,
+            format!(
+                "maxComputeSharedMemorySize is {}",
+                l.max_compute_shared_memory_size
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,199 @@
+//! Blobs the runtime refuses before any Vulkan call (issue 18): more
+//! descriptors or sets than the device allows, more shared memory than it
+//! has, a reflection that disagrees with its SPIR-V. Each was a crash in
+//! lavapipe or undefined behaviour; each is a typed error naming the value
+//! and the limit, under the validation layer (any message fails the test).
+//! And what must keep working: sets with gaps share one empty layout, and
+//! robust buffer access is a context option.
+
+use ncnn_glsl_core::{compile, CompileOptions};
+use ncnn_glsl_runtime::reflection::Reflection;
+use ncnn_glsl_runtime::{Blob, Buffer, ContextOptions, Dispatch, Error, Pipeline, PipelineOptions};
+use ncnn_glsl_testkit::differential::{assert_valid, finished, leak_blob};
+use ncnn_glsl_testkit::gpu::GpuTest;
+
+/// Our blob of `source` in fp32 (spirv-val checked).
+fn blob(source: &str) -> &'static Blob {
+    let c = compile(&finished(source, "fp32"), &CompileOptions::default())
+        .unwrap_or_else(|d| panic!("our compile failed:\n{d}"));
+    assert_valid(&c.spirv);
+    leak_blob(c.spirv, c.reflection)
+}
+
+/// A shader with one storage buffer per `(set, binding)`, each written.
+fn buffers(bindings: &[(u32, u32)]) -> String {
+    let mut s = String::from("#version 450\nlayout (local_size_x = 1) in;\n");
+    for (i, (set, b)) in bindings.iter().enumerate() {
+        s += &format!("layout (set = {set}, binding = {b}) buffer b{i} {{ uint d{i}[]; }};\n");
+    }
+    s += "void main()\n{\n";
+    for i in 0..bindings.len() {
+        s += &format!("    d{i}[0] = {}u;\n", i + 1);
+    }
+    s + "}\n"
+}
+
+fn refused(ctx: &std::sync::Arc<ncnn_glsl_runtime::Context>, b: &Blob) -> String {
+    match Pipeline::new(ctx, "hostile", b, &PipelineOptions::default()) {
+        Ok(_) => panic!("a pipeline of a blob the device cannot run was made"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn blobs_past_the_devices_limits_are_errors_before_any_vulkan_call() {
+    GpuTest::new(ContextOptions::default()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let l = *ctx.limits();
+        // One storage buffer more than a stage may have (lavapipe crashed at
+        // dispatch on 40 in one set).
+        let n = l.max_per_stage_descriptor_storage_buffers.min(200) + 1;
+        if n <= 200 {
+            let many: Vec<(u32, u32)> = (0..n).map(|b| (0, b)).collect();
+            let e = refused(ctx, blob(&buffers(&many)));
+            assert!(
+                e.contains(&format!("storage buffers of hostile = {n}"))
+                    && e.contains("maxPerStageDescriptorStorageBuffers is"),
+                "{e}"
+            );
+        }
+        // A set past maxBoundDescriptorSets, and set 100000 (which made one
+        // set layout per index up to it, and crashed the driver).
+        for set in [l.max_bound_descriptor_sets, 100_000] {
+            let e = refused(ctx, blob(&buffers(&[(set, 0)])));
+            assert!(
+                e.contains(&format!("descriptor set of binding `b0` of hostile = {set}"))
+                    && e.contains(&format!(
+                        "maxBoundDescriptorSets is {}",
+                        l.max_bound_descriptor_sets
+                    )),
+                "{e}"
+            );
+        }
+        // Shared memory one word past the device's.
+        let words = l.max_compute_shared_memory_size / 4 + 1;
+        let shared = format!(
+            "#version 450\nlayout (local_size_x = 1) in;\n\
+             layout (binding = 0) buffer o {{ uint d[]; }};\nshared uint t[{words}];\n\
+             void main()\n{{\n    t[gl_LocalInvocationIndex] = 1u;\n    barrier();\n    d[0] = t[0];\n}}\n"
+        );
+        let e = refused(ctx, blob(&shared));
+        assert!(
+            e.contains(&format!("shared memory of hostile = {}", words * 4))
+                && e.contains("maxComputeSharedMemorySize is"),
+            "{e}"
+        );
+    });
+}
+
+#[test]
+fn a_reflection_that_disagrees_with_its_spirv_is_refused() {
+    let two = blob(&buffers(&[(0, 0), (0, 1)]));
+    let push = blob(
+        "#version 450\nlayout (local_size_x = 1) in;\n\
+         layout (binding = 0) buffer o { uint d[]; };\n\
+         layout (push_constant) uniform p { uint a; uint b; } pc;\n\
+         void main()\n{\n    d[0] = pc.a + pc.b;\n}\n",
+    );
+    GpuTest::new(ContextOptions::default()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let with = |b: &Blob, r: Reflection| Blob {
+            spirv: b.spirv,
+            reflection: r,
+        };
+        // No bindings listed for a shader that has two.
+        let e = refused(ctx, &with(two, Reflection::default()));
+        assert!(
+            e.contains("the SPIR-V declares binding 0.0 (StorageBuffer), which its reflection does not list"),
+            "{e}"
+        );
+        // A binding the words lack; the same binding twice.
+        let mut r = two.reflection.clone();
+        let mut extra = r.bindings.to_vec();
+        extra.push(ncnn_glsl_runtime::reflection::Binding {
+            binding: 7,
+            ..extra[0].clone()
+        });
+        r.bindings = extra.clone().into();
+        let e = refused(ctx, &with(two, r.clone()));
+        assert!(e.contains("lists binding 0.7 `"), "{e}");
+        assert!(e.contains("which the SPIR-V does not declare"), "{e}");
+        extra.pop();
+        extra.push(extra[0].clone());
+        r.bindings = extra.into();
+        let e = refused(ctx, &with(two, r));
+        assert!(e.contains("lists binding 0.0 twice"), "{e}");
+        // A push-constant size of 0 (and of 4) for an 8-byte block.
+        for size in [0, 4] {
+            let mut r = push.reflection.clone();
+            r.push_constant_size = size;
+            let e = refused(ctx, &with(push, r));
+            assert!(
+                e.contains(&format!(
+                    "push-constant block takes 8 bytes, its reflection says {size}"
+                )),
+                "{e}"
+            );
+        }
+        // Not a multiple of 4.
+        let mut r = push.reflection.clone();
+        r.push_constant_size = 10;
+        let e = refused(ctx, &with(push, r));
+        assert!(e.contains("push-constant size of hostile = 10"), "{e}");
+    });
+}
+
+#[test]
+fn sets_with_gaps_share_one_empty_layout_and_run() {
+    let gaps = blob(&buffers(&[(0, 0), (3, 1), (5, 0)]));
+    GpuTest::new(ContextOptions::default()).run(|gpu| {
+        let ctx = gpu.ctx();
+        if ctx.limits().max_bound_descriptor_sets < 6 {
+            panic!("the device binds fewer than 6 sets; this test needs 6");
+        }
+        let p = Pipeline::new(ctx, "gaps", gaps, &PipelineOptions::default()).unwrap();
+        let mut bufs: Vec<Buffer> = (0..3).map(|_| Buffer::new(ctx, 16).unwrap()).collect();
+        for b in bufs.iter_mut() {
+            b.write(&[0xa5; 16]).unwrap();
+        }
+        let refs: Vec<&Buffer> = bufs.iter().collect();
+        p.dispatch(&Dispatch::new(&refs, &[], [1, 1, 1])).unwrap();
+        for (i, b) in bufs.iter_mut().enumerate() {
+            let mut got = [0u8; 16];
+            b.read(&mut got).unwrap();
+            let mut want = [0xa5u8; 16];
+            want[..4].copy_from_slice(&(i as u32 + 1).to_le_bytes());
+            assert_eq!(got, want, "buffer {i}");
+        }
+    });
+}
+
+#[test]
+fn robust_buffer_access_is_enabled_where_asked_for() {
+    let on = ContextOptions {
+        robust_buffer_access: true,
+        ..ContextOptions::default()
+    };
+    GpuTest::new(on)
+        .feature("robustBufferAccess")
+        .run(|gpu| assert!(gpu.ctx().enabled_caps().feature("robustBufferAccess")));
+    GpuTest::new(ContextOptions::default())
+        .run(|gpu| assert!(!gpu.ctx().enabled_caps().feature("robustBufferAccess")));
+    // A device without it: an error naming the feature.
+    let e = ncnn_glsl_runtime::Context::new(ContextOptions {
+        robust_buffer_access: true,
+        hide_features: vec!["robustBufferAccess".into()],
+        ..ContextOptions::default()
+    });
+    match e {
+        Err(e @ Error::FeatureMissing { .. }) => assert!(
+            e.to_string().contains(
+                "ContextOptions::robust_buffer_access needs the device feature `robustBufferAccess`"
+            ),
+            "{e}"
+        ),
+        Err(Error::NoLoader(_) | Error::NoDevice) if std::env::var_os("CI").is_none() => {}
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("robust buffer access on a device without it"),
+    }
+}
