@@ -110,7 +110,12 @@ impl fmt::Display for Diagnostic {
 /// hostile file (`#error` text with escape sequences) cannot move the cursor,
 /// recolour or retitle the terminal that shows it.
 fn printable(s: &str, newlines: bool) -> std::borrow::Cow<'_, str> {
-    let bad = |c: char| c.is_control() && !(newlines && c == '\n');
+    // Cc, and the format characters that reorder or break what is shown
+    // (bidirectional overrides and isolates, line and paragraph separators).
+    let bad = |c: char| {
+        (c.is_control() && !(newlines && c == '\n'))
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+    };
     if !s.chars().any(bad) {
         return s.into();
     }

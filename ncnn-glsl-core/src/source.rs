@@ -9,6 +9,30 @@ use std::path::{Path, PathBuf};
 /// and a bound on what a hostile path can make a build read.
 pub const MAX_FILE_BYTES: u64 = 8 << 20;
 
+/// `O_NONBLOCK` of the platform's `open(2)`, where known.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const O_NONBLOCK: Option<i32> = Some(0o4000);
+#[cfg(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+))]
+const O_NONBLOCK: Option<i32> = Some(0x4);
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+)))]
+const O_NONBLOCK: Option<i32> = None;
+
 /// The bytes of the regular file `path`, at most `max`. A FIFO, a device
 /// (`/dev/zero`), a directory or a larger file is an error that says so,
 /// before or instead of reading it: no read hangs or fills memory.
@@ -18,7 +42,21 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     if !meta.is_file() {
         return Err(format!("`{shown}` is not a regular file"));
     }
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    // Opened without blocking (a FIFO put in the file's place after the
+    // check would block an open forever), then checked again on the handle.
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    if let Some(flag) = O_NONBLOCK {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(flag);
+    }
+    let f = options
+        .open(path)
+        .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(format!("`{shown}` is not a regular file"));
+    }
     let mut bytes = Vec::new();
     // `take` bounds files whose metadata says 0 (`/proc`) or that grow.
     f.take(max + 1)
@@ -155,6 +193,21 @@ pub trait Loader {
         includer: Option<&Path>,
         search_paths: &[PathBuf],
     ) -> Result<SourceFile, String>;
+
+    /// [`Loader::load`], where a loader that confines what it reads (as
+    /// [`FsLoader`] does) also allows the files under `roots`: the
+    /// preprocessor passes the shader's own directory, so that a header in a
+    /// subdirectory may include `"../common.h"` beside the shader.
+    fn load_within(
+        &self,
+        name: &str,
+        includer: Option<&Path>,
+        search_paths: &[PathBuf],
+        roots: &[PathBuf],
+    ) -> Result<SourceFile, String> {
+        let _ = roots;
+        self.load(name, includer, search_paths)
+    }
 }
 
 /// Reads included files from the file system: only files under the
@@ -171,16 +224,40 @@ impl Loader for FsLoader {
         includer: Option<&Path>,
         search_paths: &[PathBuf],
     ) -> Result<SourceFile, String> {
+        self.load_within(name, includer, search_paths, &[])
+    }
+
+    fn load_within(
+        &self,
+        name: &str,
+        includer: Option<&Path>,
+        search_paths: &[PathBuf],
+        roots: &[PathBuf],
+    ) -> Result<SourceFile, String> {
         let mut tried = Vec::new();
         let dir = includer.and_then(Path::parent);
         let local = dir.map(|d| d.join(name));
+        // The includer's real directory (a header reached through a link
+        // confines to where it is, not to the link's directory), the roots
+        // and the search paths.
+        let real_dir = includer
+            .and_then(|f| std::fs::canonicalize(f).ok())
+            .and_then(|f| f.parent().map(Path::to_path_buf))
+            .or_else(|| dir.map(Path::to_path_buf));
+        let allowed: Vec<&Path> = real_dir
+            .as_deref()
+            .into_iter()
+            .chain(roots.iter().map(PathBuf::as_path))
+            .chain(search_paths.iter().map(PathBuf::as_path))
+            .collect();
         for candidate in local
             .into_iter()
             .chain(search_paths.iter().map(|d| d.join(name)))
         {
             if candidate.is_file() {
-                inside(&candidate, dir, search_paths)?;
-                return read_text(&candidate).map(|text| SourceFile {
+                // Read what was checked: the resolved path, not the name again.
+                let real = inside(&candidate, &allowed)?;
+                return read_text(&real).map(|text| SourceFile {
                     name: candidate.display().to_string(),
                     path: Some(candidate.clone()),
                     text,
@@ -196,25 +273,25 @@ impl Loader for FsLoader {
     }
 }
 
-/// `Ok` where `file` lies under `dir` (the including file's directory) or
-/// one of `search_paths`, both sides with `..` and symbolic links resolved.
-fn inside(file: &Path, dir: Option<&Path>, search_paths: &[PathBuf]) -> Result<(), String> {
+/// `file`'s resolved path where it lies under one of `allowed` (the
+/// including file's directory, the shader's, the include directories), both
+/// sides with `..` and symbolic links resolved.
+fn inside(file: &Path, allowed: &[&Path]) -> Result<PathBuf, String> {
     let real = std::fs::canonicalize(file)
         .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-    let roots: Vec<PathBuf> = dir
-        .into_iter()
-        .chain(search_paths.iter().map(PathBuf::as_path))
-        .filter_map(|d| {
-            std::fs::canonicalize(if d.as_os_str().is_empty() {
+    let roots: Vec<PathBuf> = allowed
+        .iter()
+        .map(|d| {
+            if d.as_os_str().is_empty() {
                 Path::new(".")
             } else {
                 d
-            })
-            .ok()
+            }
         })
+        .filter_map(|d| std::fs::canonicalize(d).ok())
         .collect();
     if roots.iter().any(|r| real.starts_with(r)) {
-        return Ok(());
+        return Ok(real);
     }
     let listed: Vec<String> = roots.iter().map(|r| format!("`{}`", r.display())).collect();
     Err(format!(

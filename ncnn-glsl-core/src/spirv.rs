@@ -196,9 +196,9 @@ pub fn instructions(words: &[u32]) -> Result<Vec<Inst<'_>>, String> {
 }
 
 /// Writes `size` into the `OpExecutionMode LocalSize` of the module's
-/// GLCompute entry point (the last one, if there are several), after checking
-/// the framing of the whole module: the runtime's check of a blob and its
-/// choice of workgroup shape in one walk.
+/// GLCompute entry point `main` (the one a pipeline runs; exactly one), after
+/// checking the framing of the whole module: the runtime's check of a blob
+/// and its choice of workgroup shape in one walk.
 pub fn patch_local_size(words: &mut [u32], size: [u32; 3]) -> Result<(), String> {
     let mut entry = None;
     let mut local_size_at = Vec::new();
@@ -206,7 +206,11 @@ pub fn patch_local_size(words: &mut [u32], size: [u32; 3]) -> Result<(), String>
         if i.op == op::ENTRY_POINT
             && i.words.len() >= 3
             && i.operand(0) == Some(execution::MODEL_GLCOMPUTE)
+            && i.string(2) == "main"
         {
+            if entry.is_some() {
+                return Err("two GLCompute entry points named `main`".into());
+            }
             entry = i.operand(1);
         }
         if i.op == op::EXECUTION_MODE
@@ -216,7 +220,7 @@ pub fn patch_local_size(words: &mut [u32], size: [u32; 3]) -> Result<(), String>
             local_size_at.push((i.words[1], i.at + 3));
         }
     }
-    let entry = entry.ok_or("no GLCompute entry point")?;
+    let entry = entry.ok_or("no GLCompute entry point named `main`")?;
     let (_, lit) = local_size_at
         .into_iter()
         .find(|(e, _)| *e == entry)
@@ -286,8 +290,12 @@ mod tests {
         m[6] = 0;
         assert_eq!(
             patch_local_size(&mut m, [1, 1, 1]).unwrap_err(),
-            "no GLCompute entry point"
+            "no GLCompute entry point named `main`"
         );
+        // One named otherwise is not the one a pipeline runs.
+        let mut m = module();
+        m[8] = u32::from_le_bytes(*b"mair");
+        assert!(patch_local_size(&mut m, [1, 1, 1]).is_err());
         let mut m = module();
         m[11] = 2;
         assert_eq!(

@@ -9,6 +9,7 @@
 //! `MatrixStride`) where it has one, and natural sizes elsewhere (workgroup
 //! memory without explicit layout): what a driver must allocate at least.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::spirv::{instructions, op};
@@ -27,6 +28,7 @@ pub enum DescriptorKind {
 /// Decorations the interface reads (SPIR-V spec, "Decoration").
 mod decoration {
     pub const BLOCK: u32 = 2;
+    pub const ROW_MAJOR: u32 = 4;
     pub const BUFFER_BLOCK: u32 = 3;
     pub const ARRAY_STRIDE: u32 = 6;
     pub const MATRIX_STRIDE: u32 = 7;
@@ -44,6 +46,10 @@ mod storage {
     pub const STORAGE_BUFFER: u32 = 12;
 }
 
+/// `OpDecorationGroup`, `OpGroupDecorate`, `OpGroupMemberDecorate`: what
+/// they decorate is not read here, so a module with them is refused.
+const DECORATION_GROUPS: [u16; 3] = [73, 74, 75];
+
 /// `OpTypeBool`, `OpTypeImage`, `OpTypeSampler`, `OpTypeSampledImage`.
 const TYPE_BOOL: u16 = 20;
 const TYPE_OPAQUE: [u16; 3] = [25, 26, 27];
@@ -57,6 +63,9 @@ pub struct WordBinding {
     pub binding: u32,
     /// Storage buffer, uniform buffer, or another kind of descriptor.
     pub kind: DescriptorKind,
+    /// Bytes of the block's fixed part (a runtime array counts 0); 0 for
+    /// other descriptors.
+    pub fixed_bytes: u64,
 }
 
 /// What the words declare.
@@ -78,6 +87,9 @@ pub fn read(words: &[u32]) -> Result<Interface, String> {
     let mut m = Module::default();
     for i in &insts {
         let w = &i.words[1..];
+        if DECORATION_GROUPS.contains(&i.op) {
+            return Err("decoration groups are not read by this runtime".into());
+        }
         match i.op {
             op::DECORATE if w.len() >= 2 => {
                 m.decorations
@@ -85,11 +97,15 @@ pub fn read(words: &[u32]) -> Result<Interface, String> {
                     .or_default()
                     .push((w[1], w.get(2).copied()));
             }
-            op::MEMBER_DECORATE if w.len() >= 4 => {
-                m.member_decorations.insert((w[0], w[1], w[2]), w[3]);
+            op::MEMBER_DECORATE if w.len() >= 3 => {
+                let literal = w.get(3).copied().unwrap_or(0);
+                m.member_decorations.insert((w[0], w[1], w[2]), literal);
             }
             op::CONSTANT | op::SPEC_CONSTANT if w.len() >= 3 => {
-                m.constants.insert(w[1], w[2]);
+                // A 64-bit length past 32 bits counts as the largest.
+                let high = w.get(3).copied().unwrap_or(0);
+                m.constants
+                    .insert(w[1], if high != 0 { u32::MAX } else { w[2] });
             }
             op::VARIABLE if w.len() >= 3 => m.variables.push((w[0], w[1], w[2])),
             o if (op::TYPE_INT..=op::TYPE_POINTER).contains(&o) || o == TYPE_BOOL => {
@@ -117,17 +133,23 @@ pub fn read(words: &[u32]) -> Result<Interface, String> {
                     m.decoration(id, decoration::BINDING),
                 );
                 let (Some(set), Some(binding)) = (set, binding) else {
-                    if class == storage::UNIFORM_CONSTANT {
+                    if class == storage::UNIFORM_CONSTANT && !m.is_opaque(pointee) {
                         continue;
                     }
                     return Err(format!(
-                        "variable %{id} is a buffer without a descriptor set and binding"
+                        "variable %{id} is a descriptor without a descriptor set and binding"
                     ));
+                };
+                let kind = m.kind(class, pointee);
+                let fixed_bytes = match kind {
+                    DescriptorKind::Other => 0,
+                    _ => m.size(pointee, None, 0)?,
                 };
                 out.bindings.push(WordBinding {
                     set,
                     binding,
-                    kind: m.kind(class, pointee),
+                    kind,
+                    fixed_bytes,
                 });
             }
             _ => {}
@@ -136,6 +158,9 @@ pub fn read(words: &[u32]) -> Result<Interface, String> {
     out.bindings.sort();
     Ok(out)
 }
+
+/// A type as a member sizes it: (type, `MatrixStride`, `RowMajor`).
+type SizeKey = (u32, Option<u32>, bool);
 
 /// The declarations [`read`] needs, by id.
 #[derive(Default)]
@@ -150,6 +175,10 @@ struct Module {
     constants: HashMap<u32, u32>,
     /// (pointer type, id, storage class).
     variables: Vec<(u32, u32, u32)>,
+    /// Sizes already computed, by (type, matrix stride, row major): each
+    /// type is sized once, so that a type used many times (a struct of two
+    /// of the last, 100 deep) costs no more than one.
+    sizes: RefCell<HashMap<SizeKey, u64>>,
 }
 
 /// Deeper nesting than this is refused: SPIR-V's universal limit on struct
@@ -171,6 +200,11 @@ impl Module {
             .is_some_and(|ds| ds.iter().any(|(d, _)| *d == which))
     }
 
+    /// Images, samplers, and arrays of anything (descriptor arrays).
+    fn is_opaque(&self, t: u32) -> bool {
+        matches!(self.types.get(&t), Some((o, _)) if TYPE_OPAQUE.contains(o) || *o == op::TYPE_ARRAY || *o == op::TYPE_RUNTIME_ARRAY)
+    }
+
     fn pointee(&self, pointer: u32) -> Result<u32, String> {
         match self.types.get(&pointer) {
             Some((op::TYPE_POINTER, w)) if w.len() >= 2 => Ok(w[1]),
@@ -182,7 +216,7 @@ impl Module {
     /// `BufferBlock` struct), uniform (`Uniform` with a `Block` struct), or
     /// another descriptor (images, samplers, arrays of them).
     fn kind(&self, class: u32, pointee: u32) -> DescriptorKind {
-        let opaque = matches!(self.types.get(&pointee), Some((o, _)) if TYPE_OPAQUE.contains(o) || *o == op::TYPE_ARRAY || *o == op::TYPE_RUNTIME_ARRAY);
+        let opaque = self.is_opaque(pointee);
         match class {
             storage::STORAGE_BUFFER if !opaque => DescriptorKind::StorageBuffer,
             storage::UNIFORM if self.decorated(pointee, decoration::BUFFER_BLOCK) && !opaque => {
@@ -198,9 +232,37 @@ impl Module {
     /// Bytes of type `id`: `matrix_stride` is its member's `MatrixStride`
     /// where it is a matrix member of a struct.
     fn size(&self, id: u32, matrix_stride: Option<u32>, depth: usize) -> Result<u64, String> {
+        self.sized(id, matrix_stride, false, depth)
+    }
+
+    /// [`Module::size`], remembered per (type, stride, `RowMajor`): each type
+    /// is measured once however often it is used.
+    fn sized(
+        &self,
+        id: u32,
+        matrix_stride: Option<u32>,
+        row_major: bool,
+        depth: usize,
+    ) -> Result<u64, String> {
         if depth > MAX_DEPTH {
             return Err(format!("types nest more than {MAX_DEPTH} deep"));
         }
+        let key = (id, matrix_stride, row_major);
+        if let Some(&n) = self.sizes.borrow().get(&key) {
+            return Ok(n);
+        }
+        let n = self.measure(id, matrix_stride, row_major, depth)?;
+        self.sizes.borrow_mut().insert(key, n);
+        Ok(n)
+    }
+
+    fn measure(
+        &self,
+        id: u32,
+        matrix_stride: Option<u32>,
+        row_major: bool,
+        depth: usize,
+    ) -> Result<u64, String> {
         let Some((o, w)) = self.types.get(&id) else {
             return Err(format!("type %{id} is not declared"));
         };
@@ -212,12 +274,20 @@ impl Module {
         Ok(match *o {
             TYPE_BOOL => 4,
             op::TYPE_INT | op::TYPE_FLOAT => u64::from(operand(0)?.div_ceil(8)),
-            op::TYPE_VECTOR => self.size(operand(0)?, None, depth + 1)? * u64::from(operand(1)?),
+            op::TYPE_VECTOR => self
+                .size(operand(0)?, None, depth + 1)?
+                .saturating_mul(u64::from(operand(1)?)),
             op::TYPE_MATRIX => {
-                let columns = u64::from(operand(1)?);
-                match matrix_stride {
-                    Some(s) => u64::from(s) * columns,
-                    None => self.size(operand(0)?, None, depth + 1)? * columns,
+                let (column, columns) = (operand(0)?, u64::from(operand(1)?));
+                let rows = match self.types.get(&column) {
+                    Some((op::TYPE_VECTOR, c)) => u64::from(c.get(1).copied().unwrap_or(0)),
+                    _ => return Err(format!("matrix type %{id} has no vector columns")),
+                };
+                // `MatrixStride` steps over rows of a `RowMajor` matrix.
+                match (matrix_stride, row_major) {
+                    (Some(s), true) => u64::from(s).saturating_mul(rows),
+                    (Some(s), false) => u64::from(s).saturating_mul(columns),
+                    (None, _) => self.size(column, None, depth + 1)?.saturating_mul(columns),
                 }
             }
             op::TYPE_ARRAY => {
@@ -227,7 +297,7 @@ impl Module {
                     .ok_or_else(|| format!("array type %{id} has no constant length"))?;
                 let stride = match self.decoration(id, decoration::ARRAY_STRIDE) {
                     Some(s) => u64::from(s),
-                    None => self.size(operand(0)?, matrix_stride, depth + 1)?,
+                    None => self.sized(operand(0)?, matrix_stride, row_major, depth + 1)?,
                 };
                 stride.saturating_mul(u64::from(length))
             }
@@ -237,7 +307,9 @@ impl Module {
                 let mut natural = 0u64;
                 for (m, &member) in w.iter().enumerate() {
                     let key = |d| self.member_decorations.get(&(id, m as u32, d)).copied();
-                    let size = self.size(member, key(decoration::MATRIX_STRIDE), depth + 1)?;
+                    let row_major = key(decoration::ROW_MAJOR).is_some();
+                    let stride = key(decoration::MATRIX_STRIDE);
+                    let size = self.sized(member, stride, row_major, depth + 1)?;
                     let offset = key(decoration::OFFSET).map_or(natural, u64::from);
                     natural = offset.saturating_add(size);
                     end = end.max(natural);
@@ -293,21 +365,13 @@ mod tests {
         ]);
         let i = read(&words).unwrap();
         let sb = DescriptorKind::StorageBuffer;
-        assert_eq!(
-            i.bindings,
-            [
-                WordBinding {
-                    set: 0,
-                    binding: 1,
-                    kind: sb
-                },
-                WordBinding {
-                    set: 2,
-                    binding: 0,
-                    kind: sb
-                },
-            ]
-        );
+        let b = |set, binding| WordBinding {
+            set,
+            binding,
+            kind: sb,
+            fixed_bytes: 0,
+        };
+        assert_eq!(i.bindings, [b(0, 1), b(2, 0)]);
         assert_eq!(i.push_constant_bytes, 32);
         assert_eq!(i.workgroup_bytes, 1024);
     }
@@ -327,6 +391,57 @@ mod tests {
         // A struct that contains itself (invalid SPIR-V) ends in an error.
         let words = module(&[&[30, 6, 6], &[32, 8, 9, 6], &[59, 8, 11, 9]]);
         assert!(read(&words).unwrap_err().contains("nest more than"));
+        // Two members of itself: the error comes at once, not after 2^256 steps.
+        let words = module(&[&[30, 6, 6, 6], &[32, 8, 9, 6], &[59, 8, 11, 9]]);
+        assert!(read(&words).unwrap_err().contains("nest more than"));
         assert!(read(&[1, 2]).is_err());
+        // Decoration groups are not read: refused.
+        assert!(read(&module(&[&[73, 5]]))
+            .unwrap_err()
+            .contains("decoration groups"));
+    }
+
+    #[test]
+    fn each_type_is_sized_once_and_sizes_saturate() {
+        // T(k+1) = struct { Tk, Tk }, 100 deep: 2^100 walks without memory.
+        let mut body: Vec<Vec<u32>> = vec![vec![21, 1, 32, 0]];
+        for k in 2..=101 {
+            body.push(vec![30, k, k - 1, k - 1]);
+        }
+        body.push(vec![32, 200, 4, 101]);
+        body.push(vec![59, 200, 201, 4]);
+        let refs: Vec<&[u32]> = body.iter().map(|v| v.as_slice()).collect();
+        let t = std::time::Instant::now();
+        let i = read(&module(&refs)).unwrap();
+        assert!(t.elapsed().as_secs() < 1);
+        assert_eq!(i.workgroup_bytes, u64::MAX);
+        // A huge array in a vector saturates instead of wrapping to 0.
+        let words = module(&[
+            &[21, UINT, 32, 0],
+            &[43, UINT, 3, 0x8000_0000],
+            &[28, 4, UINT, 3],
+            &[71, 4, 6, 0x8000_0000],
+            &[23, 5, 4, 4],
+            &[32, 8, 4, 5],
+            &[59, 8, 11, 4],
+        ]);
+        assert_eq!(read(&words).unwrap().workgroup_bytes, u64::MAX);
+    }
+
+    #[test]
+    fn row_major_matrices_step_over_rows() {
+        // struct { layout(row_major) mat2x4 m; } with MatrixStride 16: 4 rows.
+        let words = module(&[
+            &[22, 1, 32],
+            &[23, 2, 1, 4],
+            &[24, 3, 2, 2],
+            &[30, 4, 3],
+            &[72, 4, 0, 35, 0],
+            &[72, 4, 0, 7, 16],
+            &[72, 4, 0, 4],
+            &[32, 5, 9, 4],
+            &[59, 5, 6, 9],
+        ]);
+        assert_eq!(read(&words).unwrap().push_constant_bytes, 64);
     }
 }

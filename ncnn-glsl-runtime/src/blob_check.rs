@@ -31,10 +31,31 @@ pub(crate) fn check(
     Ok(words)
 }
 
+/// The highest binding number taken: drivers size a set layout's tables by
+/// its highest binding (ncnn's shaders use a handful).
+pub(crate) const MAX_BINDING: u32 = 4095;
+
 /// `Ok` where the reflection lists exactly the bindings the words declare,
-/// each of the same kind and once, and a push-constant range that covers the
-/// words' block.
+/// each of the same kind, once, with a minimum buffer size that covers the
+/// block's fixed part; a push-constant range that covers the words' block;
+/// and distinct specialization ids.
 fn agree(words: &Interface, r: &Reflection) -> std::result::Result<(), String> {
+    let mut kinds = std::collections::BTreeMap::new();
+    for w in &words.bindings {
+        if *kinds.entry((w.set, w.binding)).or_insert(w.kind) != w.kind {
+            return Err(format!(
+                "the SPIR-V declares binding {}.{} as two kinds of descriptor",
+                w.set, w.binding
+            ));
+        }
+    }
+    let mut ids = BTreeSet::new();
+    let spec = r.spec_constants.iter().map(|c| c.id);
+    for id in r.local_size_spec_ids.iter().flatten().copied().chain(spec) {
+        if !ids.insert(id) {
+            return Err(format!("the reflection gives specialization id {id} twice"));
+        }
+    }
     let mut listed = BTreeSet::new();
     for b in r.bindings.iter() {
         if !listed.insert((b.set, b.binding)) {
@@ -48,14 +69,20 @@ fn agree(words: &Interface, r: &Reflection) -> std::result::Result<(), String> {
             BindingKind::UniformBuffer => DescriptorKind::UniformBuffer,
             _ => DescriptorKind::Other,
         };
-        if !words
+        let Some(w) = words
             .bindings
             .iter()
-            .any(|w| (w.set, w.binding, w.kind) == (b.set, b.binding, kind))
-        {
+            .find(|w| (w.set, w.binding, w.kind) == (b.set, b.binding, kind))
+        else {
             return Err(format!(
                 "the reflection lists binding {}.{} `{}` ({:?}), which the SPIR-V does not declare",
                 b.set, b.binding, b.name, b.kind
+            ));
+        };
+        if b.min_size < w.fixed_bytes {
+            return Err(format!(
+                "the reflection gives binding {}.{} `{}` a minimum size of {} bytes, its block's fixed part takes {}",
+                b.set, b.binding, b.name, b.min_size, w.fixed_bytes
             ));
         }
     }
@@ -99,6 +126,13 @@ fn within(
                 l.max_bound_descriptor_sets,
                 l.max_bound_descriptor_sets.saturating_sub(1)
             ),
+        ));
+    }
+    if let Some(b) = r.bindings.iter().find(|b| b.binding > MAX_BINDING) {
+        return Err(Error::bad(
+            format!("binding number of `{}` of {shader}", b.name),
+            b.binding,
+            format!("this runtime binds numbers 0 to {MAX_BINDING}"),
         ));
     }
     let count = |k: BindingKind| r.bindings.iter().filter(|b| b.kind == k).count() as u64;

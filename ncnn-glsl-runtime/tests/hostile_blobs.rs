@@ -140,6 +140,33 @@ fn a_reflection_that_disagrees_with_its_spirv_is_refused() {
         r.push_constant_size = 10;
         let e = refused(ctx, &with(push, r));
         assert!(e.contains("push-constant size of hostile = 10"), "{e}");
+        // A minimum size smaller than the block's fixed part: a dispatch
+        // would take a buffer the shader overruns.
+        let fixed = blob(
+            "#version 450\nlayout (local_size_x = 1) in;\n\
+             layout (binding = 0) buffer o { uint head[1024]; uint d[]; };\n\
+             void main()\n{\n    d[0] = head[1023];\n}\n",
+        );
+        let mut r = fixed.reflection.clone();
+        let mut b = r.bindings.to_vec();
+        b[0].min_size = 4;
+        r.bindings = b.into();
+        let e = refused(ctx, &with(fixed, r));
+        assert!(
+            e.contains("a minimum size of 4 bytes, its block's fixed part takes 4096"),
+            "{e}"
+        );
+        // A specialization id given twice; a binding number past the cap.
+        let mut r = push.reflection.clone();
+        r.local_size_spec_ids = [Some(5), Some(5), None];
+        let e = refused(ctx, &with(push, r));
+        assert!(e.contains("gives specialization id 5 twice"), "{e}");
+        let e = refused(ctx, blob(&buffers(&[(0, 5000)])));
+        assert!(
+            e.contains("binding number of `b0` of hostile = 5000")
+                && e.contains("numbers 0 to 4095"),
+            "{e}"
+        );
     });
 }
 

@@ -325,7 +325,7 @@ fn block_member_names_resolve_as_glslang() {
         ),
         case64(
             "local variable, nested scope, function parameter",
-            &format!("{o}{pc}int f(int w) {{ return w * 10; }}\nvoid main() {{ {l} int w = 4; {{ int w = 6; o[l] = w; }} o[l] += w * 100 + f(int(l)) + p.w; }}\n"),
+            &format!("{o}{pc}int f(int w) {{ return w * 10; }}\nvoid main() {{ {l} int w = 4; int v = 0; {{ int w = 6; v = w; }} o[l] = v + w * 100 + f(int(l)) + p.w; }}\n"),
             vec![],
         ),
         case64(

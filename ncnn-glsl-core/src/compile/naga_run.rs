@@ -44,6 +44,8 @@ thread_local! {
     /// Set on a thread whose panics become diagnostics: the panic hook
     /// stays quiet there ([`quiet`]).
     static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Where the last quiet panic of this thread was, for its diagnostic.
+    static WHERE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Runs `f` with this thread's panics kept from the panic hook: a panic is
@@ -55,7 +57,12 @@ pub(crate) fn quiet<T>(f: impl FnOnce() -> T) -> T {
     WRAP.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(|q| q.get()) {
+            if QUIET.with(|q| q.get()) {
+                let at = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
+                WHERE.with(|w| *w.borrow_mut() = at);
+            } else {
                 previous(info)
             }
         }));
@@ -66,13 +73,17 @@ pub(crate) fn quiet<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// A panic's message.
+/// A panic's message, with where it was where this thread's quiet hook saw it.
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
+    let msg = payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".into())
+        .unwrap_or_else(|| "no message".into());
+    match WHERE.with(|w| w.borrow_mut().take()) {
+        Some(at) => format!("{msg} (at {at})"),
+        None => msg,
+    }
 }
 
 /// Runs `f`, turning a panic into a diagnostic.

@@ -101,8 +101,15 @@ pub(crate) fn check(words: &[u32]) -> Result<(), String> {
     // Depth of each struct: 1 + its deepest member (arrays of structs count
     // their element). Types precede their uses, so one pass in order will do.
     let mut depth: HashMap<u32, usize> = HashMap::new();
-    let of = |t: u32, depth: &HashMap<u32, usize>| {
-        let t = arrays.get(&t).copied().unwrap_or(t);
+    let of = |mut t: u32, depth: &HashMap<u32, usize>| {
+        // Arrays of arrays of structs: down to the element (bounded: a
+        // cycle of arrays is invalid SPIR-V, and ends here too).
+        for _ in 0..arrays.len() {
+            match arrays.get(&t) {
+                Some(&e) => t = e,
+                None => break,
+            }
+        }
         depth.get(&t).copied().unwrap_or(0)
     };
     for i in insts.iter().filter(|i| i.op == op::TYPE_STRUCT) {

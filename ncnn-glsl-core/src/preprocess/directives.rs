@@ -20,6 +20,9 @@ const MAX_INCLUDE_DEPTH: usize = 32;
 /// that each include the next twice, 30 deep, would otherwise run 2^30
 /// inclusions. ncnn's shaders include a handful.
 const MAX_INCLUSIONS: usize = 1024;
+/// Bytes of included text lexed in one shader, counted at each inclusion:
+/// 1024 inclusions of an 8 MiB header would lex 8 GiB.
+const MAX_INCLUDED_BYTES: usize = 64 << 20;
 /// Tokens macro substitution may produce in one run (about 10x ncnn's largest shader).
 const MAX_EXPANDED_TOKENS: usize = 1 << 21;
 /// After this many errors the rest would mostly be noise.
@@ -131,6 +134,7 @@ pub(crate) struct Driver<'a> {
     /// a file is read once however often it is included.
     resolved: HashMap<(String, bool, Option<PathBuf>), FileId>,
     inclusions: usize,
+    included_bytes: usize,
     pub tested: Vec<MacroTest>,
     tested_seen: HashSet<(Rc<str>, Location)>,
     pub errors: Vec<PpError>,
@@ -163,6 +167,7 @@ impl<'a> Driver<'a> {
             loaded: HashMap::new(),
             resolved: HashMap::new(),
             inclusions: 0,
+            included_bytes: 0,
             tested: Vec::new(),
             tested_seen: HashSet::new(),
             errors: Vec::new(),
@@ -726,15 +731,38 @@ impl<'a> Driver<'a> {
         let id = match self.resolved.get(&request) {
             Some(&id) => id,
             None => {
+                // The shader's own directory is a root of what may be read.
+                let roots: Vec<PathBuf> = self
+                    .sources
+                    .get(self.main)
+                    .path
+                    .as_deref()
+                    .and_then(|p| {
+                        let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+                        real.parent().map(Path::to_path_buf)
+                    })
+                    .into_iter()
+                    .collect();
                 let loaded = self
                     .loader
-                    .load(&request.0, request.2.as_deref(), self.search_paths)
+                    .load_within(&request.0, request.2.as_deref(), self.search_paths, &roots)
                     .map_err(|m| PpError::new(at, len, m))?;
                 let id = self.add_loaded(loaded);
                 self.resolved.insert(request, id);
                 id
             }
         };
+        self.included_bytes += self.sources.get(id).text.len();
+        if self.included_bytes > MAX_INCLUDED_BYTES {
+            return Err(PpError::new(
+                at,
+                len,
+                format!(
+                    "more than {} MiB of included text in one shader (each inclusion counts)",
+                    MAX_INCLUDED_BYTES >> 20
+                ),
+            ));
+        }
         if let Some(key) = self.sources.get(id).path.as_deref().map(normalize) {
             if let Some(k) = self.stack.iter().position(|f| {
                 self.sources.get(*f).path.as_deref().map(normalize).as_ref() == Some(&key)

@@ -521,6 +521,45 @@ fn inclusions_are_counted_and_each_file_is_read_once() {
             })
         }
     }
+    // A big guarded header included from many files: the text lexed is
+    // bounded too (64 MiB), each inclusion counted.
+    struct Big;
+    impl Loader for Big {
+        fn load(
+            &self,
+            name: &str,
+            _: Option<&std::path::Path>,
+            _: &[PathBuf],
+        ) -> Result<SourceFile, String> {
+            let text = if name == "big.h" {
+                format!(
+                    "#ifndef BIG\n#define BIG\n{}#endif\n",
+                    "int x;\n".repeat(1 << 20)
+                )
+            } else {
+                "#include \"big.h\"\n".to_string()
+            };
+            Ok(SourceFile {
+                name: name.into(),
+                path: Some(PathBuf::from(format!("/inc/{name}"))),
+                text,
+            })
+        }
+    }
+    let mut sources = SourceMap::new();
+    let includes: String = (0..20).map(|i| format!("#include \"f{i}.h\"\n")).collect();
+    let m = sources.add(SourceFile {
+        name: "m".into(),
+        path: Some(PathBuf::from("/inc/m")),
+        text: format!("#version 450\n{includes}"),
+    });
+    let e = preprocess(&mut sources, m, None, &[], &Big, &[]).unwrap_err();
+    assert!(
+        e.0[0]
+            .message
+            .contains("more than 64 MiB of included text in one shader"),
+        "{e}"
+    );
     for guarded in [true, false] {
         let fan = Fan {
             guarded,
@@ -579,8 +618,12 @@ fn includes_read_only_files_under_the_shader_and_the_include_directories() {
         });
         preprocess(&mut sources, m, None, &[], &FsLoader, dirs).map(|_| ())
     };
-    // Under the shader's directory, or an include directory: read.
+    // Under the shader's directory, or an include directory: read; a header
+    // in a subdirectory may include one beside the shader.
     assert!(run("\"sub/near.h\"", &[]).is_ok());
+    std::fs::write(shaders.join("common.h"), "int common;\n").unwrap();
+    std::fs::write(shaders.join("sub/up.h"), "#include \"../common.h\"\n").unwrap();
+    assert!(run("\"sub/up.h\"", &[]).is_ok());
     assert!(run("<lib.h>", std::slice::from_ref(&inc)).is_ok());
     // `..`, an absolute path, a symbolic link out, `..` past an include
     // directory: each an error naming where it resolved, none of the file shown.
@@ -611,6 +654,21 @@ fn includes_read_only_files_under_the_shader_and_the_include_directories() {
     // Not a regular file: looked past, as a missing one.
     let e = run("\"/dev/zero\"", &[]).unwrap_err().to_string();
     assert!(e.contains("cannot find `/dev/zero`"), "{e}");
+    // A header reached through a link from outside confines to where it
+    // really is: its own include beside the link is outside.
+    #[cfg(unix)]
+    {
+        let elsewhere = root.join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(shaders.join("real.h"), "#include \"x.h\"\n").unwrap();
+        std::fs::write(elsewhere.join("x.h"), "SECRET_TOKEN\n").unwrap();
+        std::os::unix::fs::symlink(shaders.join("real.h"), elsewhere.join("h.glsl")).unwrap();
+        let e = run("\"../elsewhere/h.glsl\"", std::slice::from_ref(&inc))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("outside the including file's directory"), "{e}");
+        assert!(!e.contains("SECRET_TOKEN"), "{e}");
+    }
     let _ = std::fs::remove_dir_all(&root);
 }
 
