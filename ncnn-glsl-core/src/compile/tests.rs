@@ -256,6 +256,35 @@ fn each_refused_construct_is_reported_at_its_place() {
         .iter()
         .position(|r| matches!(r.pattern, reject::Pattern::LongStatement))
         .unwrap()] = true;
+    // The budgets on naga's quadratic time: refused at the first `;` past
+    // the limit, in well under a second.
+    let t = std::time::Instant::now();
+    let body = "    a[0] = 1u;\n".repeat(reject::MAX_FUNCTION_STATEMENTS + 1);
+    let long_fn = format!(
+        "#version 450\nlayout(binding = 0) buffer A {{ uint a[]; }};\nvoid main()\n{{\n{body}}}\n"
+    );
+    let d = errs(&long_fn, "fp32");
+    assert!(
+        d.0[0]
+            .message
+            .starts_with("a function of more than 10000 statements"),
+        "{d}"
+    );
+    assert_eq!(span(&d.0[0]), (4 + 10_001, 14), "{d}");
+    let globals = "shared uint g;\n".repeat(reject::MAX_GLOBALS + 1);
+    let many = format!("#version 450\n{globals}void main() {{ g = 1u; }}\n");
+    let d = errs(&many, "fp32");
+    assert!(
+        d.0[0]
+            .message
+            .starts_with("more than 2000 global declarations"),
+        "{d}"
+    );
+    assert_eq!(span(&d.0[0]), (2 + 2000, 14), "{d}");
+    assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+    for p in [reject::Pattern::LongFunction, reject::Pattern::ManyGlobals] {
+        covered[reject::RULES.iter().position(|r| r.pattern == p).unwrap()] = true;
+    }
     let shadow = "#version 450
 layout(local_size_x = 1) in;
 const int w = 0;
