@@ -5,10 +5,11 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
 
+use super::cursor::Cursor;
 use super::error::PpError;
 use super::expr;
 use super::lex::{lex, Kind, Token};
-use super::macros::{Base, Expander, Macro, Macros};
+use super::macros::{Expander, Macro, Macros};
 use super::output::Emitter;
 use super::preprocessed::MacroTest;
 use crate::source::{FileId, Loader, Location, SourceFile, SourceMap};
@@ -29,79 +30,6 @@ const MAX_EXPANDED_TOKENS: usize = 1 << 21;
 const MAX_ERRORS: usize = 50;
 
 const BUILTINS: [&str; 3] = ["__LINE__", "__FILE__", "__VERSION__"];
-
-/// A file's tokens being read, as the base of macro expansion.
-struct Cursor {
-    toks: Vec<Token>,
-    pos: usize,
-    /// End (line, column) of the last token consumed.
-    last: (u32, u32),
-}
-
-impl Cursor {
-    /// Index of the token `next(skip_nl)` would return, if any.
-    fn find(&self, skip_nl: bool) -> Option<usize> {
-        let mut i = self.pos;
-        loop {
-            let t = self.toks.get(i)?;
-            if skip_nl {
-                if t.kind == Kind::Newline {
-                    i += 1;
-                    continue;
-                }
-                // A directive cannot be part of a macro invocation.
-                if t.bol && t.is("#") {
-                    return None;
-                }
-            }
-            return Some(i);
-        }
-    }
-
-    /// The tokens of the current line, its line end consumed.
-    fn take_line(&mut self) -> Vec<Token> {
-        let mut line = Vec::new();
-        while let Some(t) = self.toks.get(self.pos) {
-            self.pos += 1;
-            if t.kind == Kind::Newline {
-                break;
-            }
-            self.last = (t.end_line, t.end_col);
-            line.push(t.clone());
-        }
-        line
-    }
-
-    /// After an error inside a line: continue at the next line (unless already at one).
-    fn recover(&mut self) {
-        if self.toks.get(self.pos).is_some_and(|t| t.bol) {
-            return;
-        }
-        let _ = self.take_line();
-    }
-}
-
-impl Base for Cursor {
-    fn next(&mut self, skip_nl: bool) -> Option<Token> {
-        let i = self.find(skip_nl)?;
-        let mut t = self.toks.get(i)?.clone();
-        if i > self.pos {
-            // Skipped line ends separate tokens like spaces do.
-            t.space = true;
-        }
-        self.pos = i + 1;
-        if t.kind != Kind::Newline {
-            self.last = (t.end_line, t.end_col);
-        }
-        Some(t)
-    }
-
-    fn peek_lparen(&self, skip_nl: bool) -> bool {
-        self.find(skip_nl)
-            .and_then(|i| self.toks.get(i))
-            .is_some_and(|t| t.is("("))
-    }
-}
 
 /// One open `#if` group.
 struct Cond {

@@ -14,6 +14,7 @@
 //! sits where its use was. `#line` is accepted and ignored: the map always
 //! points at real lines. `__FILE__` is 0 (GLSL's source-string number).
 
+mod cursor;
 mod directives;
 mod error;
 mod expr;
