@@ -1,41 +1,32 @@
 #!/usr/bin/env bash
 # CI smoke run of the fuzz targets (fuzz/README.md): builds them with cargo
 # alone (stable Rust, libFuzzer from libfuzzer-sys, no sanitizer, no
-# cargo-fuzz install), then fuzzes each target for a few seconds from the
+# cargo-fuzz install), then fuzzes each target for a few seconds from its
 # seeds and the committed regression inputs. Exits non-zero on a crash, a
 # contract violation (panic outside naga, internal error), or a timeout.
 #
 #   SMOKE_SECONDS=15 fuzz/smoke.sh     # seconds per target (default 10)
 set -euo pipefail
 cd "$(dirname "$0")"
+. ./common.sh
 secs=${SMOKE_SECONDS:-10}
-host=$(rustc -vV | sed -n 's/^host: //p')
-target_dir=${CARGO_TARGET_DIR:-$PWD/target}
+build_targets smoke
 
-# cargo-fuzz's instrumentation flags (`cargo fuzz build -s none -a`) less
-# compare tracing and single-unit codegen, to build fast (the `smoke`
-# profile of Cargo.toml: opt-level 1, naga unoptimized); on the host target
-# only, so build scripts and proc-macros stay uninstrumented.
-RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
--Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
---cfg fuzzing -Cdebug-assertions" \
-  cargo build --locked --profile smoke --target "$host" --bins --target-dir "$target_dir"
-
-bin="$target_dir/$host/smoke"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
 passed=0
 failed=0
-for t in preprocess compile variant_build splice; do
+for t in $targets; do
   mkdir -p "$work/$t" "$work/$t-artifacts"
   # The committed regression inputs of this target start its corpus.
   for f in ../tests/fuzz-regressions/"$t"-*; do
     [ -f "$f" ] && cp "$f" "$work/$t/"
   done
   echo "== $t: ${secs}s"
-  if ! "$bin/$t" "$work/$t" seeds -max_total_time="$secs" \
-      -dict=glsl.dict -timeout=30 -rss_limit_mb=4096 -max_len=8192 \
+  # shellcheck disable=SC2046
+  if ! "$bin/$t" "$work/$t" $(seeds_of "$t") -max_total_time="$secs" \
+      -dict=glsl.dict -timeout=30 -rss_limit_mb=4096 -max_len="$(max_len_of "$t")" \
       -artifact_prefix="$work/$t-artifacts/" -print_final_stats=1 \
       > "$work/$t.log" 2>&1; then
     status=1

@@ -493,3 +493,195 @@ pub fn run_splice(data: &[u8]) -> Result<Notes, String> {
     let text = splice_text(data.get(3..).unwrap_or(&[]));
     compile_text(text, &h)
 }
+
+/// Where the `includes` target puts the parts of its input: part 0 is the
+/// shader (`main.comp`), part `k` the file `INCLUDE_FILES[k - 1]`, all under
+/// one directory whose `inc/` is the include directory.
+pub const INCLUDE_FILES: [&str; 16] = [
+    "a.h",
+    "b.h",
+    "d/c.h",
+    "d/e.h",
+    "d/e/f.h",
+    "d/e/g.h",
+    "inc/b.h",
+    "inc/h.h",
+    "inc/d/i.h",
+    "inc/d/j.h",
+    "k.h",
+    "d/l.h",
+    "m.h",
+    "inc/n.h",
+    "d/e/o.h",
+    "p.h",
+];
+
+/// The text of files beside the shader's directory (`../outside.h`,
+/// `../secret/s.h`): an `#include` may not read them, so no message may
+/// show it.
+pub const OUTSIDE_MARKER: &str = "OUTSIDE_THE_SHADER_TREE_5ec";
+
+/// The directory of this process's `includes` files, made once.
+fn include_tree() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let top = std::env::temp_dir().join(format!("ncnn-glsl-fuzz-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(top.join("secret"));
+        let outside = format!("#define LEAK 1\n{OUTSIDE_MARKER}\n");
+        let _ = std::fs::write(top.join("outside.h"), &outside);
+        let _ = std::fs::write(top.join("secret/s.h"), &outside);
+        top
+    })
+}
+
+/// Target `includes`: the shader and up to 16 include files in a real
+/// directory tree (header as for the others; parts split at `0xFF`), read
+/// through [`ncnn_glsl_core::FsLoader`], then expanded and compiled. Beyond
+/// the usual contract, no message may show text of a file outside the tree.
+pub fn run_includes(data: &[u8]) -> Result<Notes, String> {
+    install_panic_hook();
+    take_panics();
+    let result = includes_result(data)?;
+    let notes = verdict(result.as_ref().err())?;
+    if let Err(d) = &result {
+        let shown = d.to_string();
+        let in_input = String::from_utf8_lossy(data).contains(OUTSIDE_MARKER);
+        if shown.contains(OUTSIDE_MARKER) && !in_input {
+            return Err(format!("a message shows a file outside the tree:\n{shown}"));
+        }
+    }
+    Ok(notes)
+}
+
+/// What [`run_includes`] builds: the compile's outcome (`Err` of the outer
+/// result: the harness could not write its files).
+pub fn includes_result(data: &[u8]) -> Result<Result<(), ncnn_glsl_core::Diagnostics>, String> {
+    let (h, _) = split(data.get(..3).unwrap_or(&[]));
+    let mut parts = data.get(3..).unwrap_or(&[]).split(|&b| b == 0xff);
+    let main = String::from_utf8_lossy(parts.next().unwrap_or(&[])).into_owned();
+    let root = include_tree().join("root");
+    let _ = std::fs::remove_dir_all(&root);
+    for dir in ["d/e", "inc/d"] {
+        std::fs::create_dir_all(root.join(dir)).map_err(|e| format!("harness: {e}"))?;
+    }
+    for (name, text) in INCLUDE_FILES.iter().zip(parts) {
+        std::fs::write(root.join(name), text).map_err(|e| format!("harness: {e}"))?;
+    }
+    let shader = root.join("main.comp");
+    let source = SourceFile {
+        name: "main.comp".into(),
+        path: Some(shader),
+        text: main,
+    };
+    let expanded = expand(
+        source,
+        &h.target,
+        h.device.as_ref(),
+        &ncnn_glsl_core::FsLoader,
+        &ExpandOptions::include([root.join("inc")]),
+    );
+    Ok(expanded.and_then(|e| compile(&e, &CompileOptions::default()).map(|_| ())))
+}
+
+/// The largest text the `large` target builds.
+pub const LARGE_MAX_LEN: usize = 1 << 20;
+
+/// Target `large`: texts up to 1 MiB. After the 3 header bytes, byte 3 sets
+/// a repeat count (2 to the power of its value mod 21); the rest splits at
+/// the first two `0xFF` bytes into a prefix, a middle repeated that many
+/// times, and a suffix (a function body of 100,000 statements is 3 short
+/// parts). The text is cut at [`LARGE_MAX_LEN`]; then expand and compile.
+pub fn run_large(data: &[u8]) -> Result<Notes, String> {
+    install_panic_hook();
+    take_panics();
+    let (h, _) = split(data.get(..3).unwrap_or(&[]));
+    let times = 1usize << (data.get(3).copied().unwrap_or(0) % 21);
+    let mut parts = data.get(4..).unwrap_or(&[]).splitn(3, |&b| b == 0xff);
+    let (prefix, middle, suffix) = (
+        parts.next().unwrap_or(&[]),
+        parts.next().unwrap_or(&[]),
+        parts.next().unwrap_or(&[]),
+    );
+    let mut bytes = prefix.to_vec();
+    let room = LARGE_MAX_LEN.saturating_sub(prefix.len() + suffix.len());
+    let times = if middle.is_empty() {
+        0
+    } else {
+        times.min(room / middle.len())
+    };
+    for _ in 0..times {
+        bytes.extend_from_slice(middle);
+    }
+    bytes.extend_from_slice(suffix);
+    bytes.truncate(LARGE_MAX_LEN);
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    compile_text(text, &h)
+}
+
+/// The shader the `device` target expands for each description: it reads
+/// device macros, the options they narrow and a device axis.
+const DEVICE_SHADER: &str = "#version 450
+#pragma ncnn_glsl device ncnn_subgroupSize 8 16 32 64
+layout (local_size_x = 64) in;
+layout (binding = 0) buffer b { sfpvec4 d[]; };
+void main()
+{
+    int i = int(gl_GlobalInvocationID.x);
+#if ncnn_VK_KHR_16bit_storage && ncnn_storageBuffer16BitAccess
+    afpvec4 v = buffer_ld4(d, i);
+#else
+    afpvec4 v = afpvec4(1.0);
+#endif
+#if ncnn_subgroupSize >= 32 || ncnn_maxComputeSharedMemorySize > 16384
+    v = v * afp(2.0);
+#endif
+    buffer_st4(d, i, v);
+}
+";
+
+/// Target `device`: the input as a device description (`--device-caps`,
+/// the runtime's saved probe). An accepted description must have only
+/// identifier names, survive its own JSON unchanged, and expand and compile
+/// [`DEVICE_SHADER`] for each option set it narrows to; a device axis value
+/// is looked up as the variant choice does.
+pub fn run_device(data: &[u8]) -> Result<Notes, String> {
+    install_panic_hook();
+    take_panics();
+    let text = String::from_utf8_lossy(data);
+    let Ok(caps) = DeviceCaps::from_json(&text) else {
+        return verdict(None);
+    };
+    let names = caps
+        .extensions
+        .keys()
+        .chain(caps.features.keys())
+        .chain(caps.properties.keys());
+    if let Some(bad) = names
+        .into_iter()
+        .find(|n| !ncnn_glsl_core::device::is_identifier(n))
+    {
+        return Err(format!("a description with the name {bad:?} was accepted"));
+    }
+    match DeviceCaps::from_json(&caps.to_json()) {
+        Ok(again) if again == caps => {}
+        other => {
+            return Err(format!(
+                "the description does not survive its JSON: {other:?}"
+            ))
+        }
+    }
+    let _ = ncnn_glsl_core::variant::device_axis_value(&caps, "ncnn_subgroupSize");
+    for wanted in [Options::default(), options_of(0x1fff)] {
+        let target = Target::for_device(wanted, &caps);
+        let expanded = expand(
+            source(DEVICE_SHADER.to_string()),
+            &target,
+            Some(&caps),
+            &MemoryLoader::default(),
+            &ExpandOptions::default(),
+        );
+        let result = expanded.and_then(|e| compile(&e, &CompileOptions::default()).map(|_| ()));
+        verdict(result.as_ref().err())?;
+    }
+    Ok(Notes::default())
+}

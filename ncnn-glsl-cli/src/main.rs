@@ -109,7 +109,8 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("{message}");
+            // Paths and names from the command line may hold control characters.
+            eprintln!("{}", ncnn_glsl_core::diag::escape_controls(&message));
             ExitCode::FAILURE
         }
     }

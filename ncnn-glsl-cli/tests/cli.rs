@@ -169,6 +169,12 @@ fn files_that_are_not_regular_text_are_refused_without_reading_them() {
             let _ = std::fs::remove_file(&fifo);
         }
     }
+    // A path with escape sequences is shown escaped.
+    let out = ncnn_glsl(&["expand", "/nonexistent/\u{1b}[2J\u{1b}]0;x\u{7}.comp"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert!(err.contains("\\u{1b}[2J"), "{err}");
     assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
 }
 

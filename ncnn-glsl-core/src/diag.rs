@@ -131,6 +131,19 @@ fn printable(s: &str, newlines: bool) -> std::borrow::Cow<'_, str> {
         .into()
 }
 
+/// `s` with its control characters but line feeds (and the format
+/// characters that reorder text) written as `\u{..}` escapes: for messages
+/// that hold text from outside (a driver's device name, a path), printed by
+/// the runtime and the command line as diagnostics are.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    printable(s, true)
+}
+
+/// The most errors one step reports: after this many the rest would mostly
+/// be noise, and each costs a look-up of its line (65536 refused string
+/// literals in one shader took a minute to report).
+pub const MAX_ERRORS: usize = 50;
+
 /// Every error of one failed step, in source order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostics(pub Vec<Diagnostic>);

@@ -5,6 +5,11 @@
 //! [`crate::variant::Blob`], a stale one) is an error, not a pipeline layout
 //! the shader overruns (a crash in the driver).
 //!
+//! With the values a pipeline specializes ([`read_specialized`]), array
+//! lengths given by specialization constants are measured at those values,
+//! and the `WorkgroupSize` constant (which overrides `LocalSize`) is read as
+//! the pipeline will see it.
+//!
 //! Sizes follow the module's explicit layout (`Offset`, `ArrayStride`,
 //! `MatrixStride`) where it has one, and natural sizes elsewhere (workgroup
 //! memory without explicit layout): what a driver must allocate at least.
@@ -35,7 +40,12 @@ mod decoration {
     pub const BINDING: u32 = 33;
     pub const DESCRIPTOR_SET: u32 = 34;
     pub const OFFSET: u32 = 35;
+    pub const SPEC_ID: u32 = 1;
+    pub const BUILTIN: u32 = 11;
 }
+
+/// `BuiltIn WorkgroupSize`.
+const BUILTIN_WORKGROUP_SIZE: u32 = 25;
 
 /// Storage classes the interface reads (SPIR-V spec, "Storage Class").
 mod storage {
@@ -78,13 +88,54 @@ pub struct Interface {
     pub push_constant_bytes: u64,
     /// Bytes of every `Workgroup` variable together.
     pub workgroup_bytes: u64,
+    /// The constant decorated `BuiltIn WorkgroupSize`, where the module has
+    /// one whose parts are 32-bit constants: the local size it runs with.
+    pub workgroup_size: Option<[u32; 3]>,
+    /// Every scalar specialization constant, sorted by its `SpecId`.
+    pub spec_constants: Vec<WordSpecConstant>,
+}
+
+/// A specialization constant as the words declare it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct WordSpecConstant {
+    /// Its `SpecId`.
+    pub spec_id: u32,
+    /// `"bool"`, `"int"`, `"uint"` or `"float"` (GLSL's names).
+    pub kind: &'static str,
+    /// Bits of its type (32 for `bool`, whose specialization data is a `VkBool32`).
+    pub bits: u32,
+}
+
+/// `OpTypeInt` / `OpTypeFloat` / bool, as GLSL names them, with their width.
+fn scalar_kind(t: Option<&(u16, Vec<u32>)>) -> Option<(&'static str, u32)> {
+    match t? {
+        (op::TYPE_INT, w) => Some((
+            if w.get(1) == Some(&1) { "int" } else { "uint" },
+            *w.first()?,
+        )),
+        (op::TYPE_FLOAT, w) => Some(("float", *w.first()?)),
+        (TYPE_BOOL, _) => Some(("bool", 32)),
+        _ => None,
+    }
 }
 
 /// The interface of the module `words`, or why it cannot be read (a framing
 /// error, a binding without its set or number, a type it cannot size).
 pub fn read(words: &[u32]) -> Result<Interface, String> {
+    read_specialized(words, &[])
+}
+
+/// [`read`], with the specialization constants of each `(SpecId, value)` of
+/// `values` taking that value (32-bit data, as the runtime passes it).
+pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interface, String> {
     let insts = instructions(words)?;
     let mut m = Module::default();
+    // (result id, type, low word, high word) of each OpSpecConstant, and the
+    // (result id, type) of each OpSpecConstantTrue/False, resolved after the
+    // decorations are all read.
+    let mut spec: Vec<(u32, u32, u32, u32)> = Vec::new();
+    let mut spec_bools: Vec<(u32, u32)> = Vec::new();
+    let mut composites: Vec<(u32, Vec<u32>)> = Vec::new();
     for i in &insts {
         let w = &i.words[1..];
         if DECORATION_GROUPS.contains(&i.op) {
@@ -101,11 +152,20 @@ pub fn read(words: &[u32]) -> Result<Interface, String> {
                 let literal = w.get(3).copied().unwrap_or(0);
                 m.member_decorations.insert((w[0], w[1], w[2]), literal);
             }
-            op::CONSTANT | op::SPEC_CONSTANT if w.len() >= 3 => {
+            op::CONSTANT if w.len() >= 3 => {
                 // A 64-bit length past 32 bits counts as the largest.
                 let high = w.get(3).copied().unwrap_or(0);
                 m.constants
                     .insert(w[1], if high != 0 { u32::MAX } else { w[2] });
+            }
+            op::SPEC_CONSTANT if w.len() >= 3 => {
+                spec.push((w[1], w[0], w[2], w.get(3).copied().unwrap_or(0)));
+            }
+            op::SPEC_CONSTANT_TRUE | op::SPEC_CONSTANT_FALSE if w.len() >= 2 => {
+                spec_bools.push((w[1], w[0]));
+            }
+            op::CONSTANT_COMPOSITE | op::SPEC_CONSTANT_COMPOSITE if w.len() >= 2 => {
+                composites.push((w[1], w[2..].to_vec()));
             }
             op::VARIABLE if w.len() >= 3 => m.variables.push((w[0], w[1], w[2])),
             o if (op::TYPE_INT..=op::TYPE_POINTER).contains(&o) || o == TYPE_BOOL => {
@@ -117,6 +177,52 @@ pub fn read(words: &[u32]) -> Result<Interface, String> {
         }
     }
     let mut out = Interface::default();
+    let mut lengths = Vec::new();
+    {
+        let spec_id = |id: u32| m.decoration(id, decoration::SPEC_ID);
+        for &(id, ty, low, high) in &spec {
+            let given = spec_id(id).and_then(|s| values.iter().find(|(v, _)| *v == s));
+            let value = match given {
+                Some(&(_, v)) => v,
+                None if high != 0 => u32::MAX,
+                None => low,
+            };
+            lengths.push((id, value));
+            if let (Some(s), Some((kind, bits))) = (spec_id(id), scalar_kind(m.types.get(&ty))) {
+                out.spec_constants.push(WordSpecConstant {
+                    spec_id: s,
+                    kind,
+                    bits,
+                });
+            }
+        }
+        for &(id, _) in &spec_bools {
+            if let Some(s) = spec_id(id) {
+                out.spec_constants.push(WordSpecConstant {
+                    spec_id: s,
+                    kind: "bool",
+                    bits: 32,
+                });
+            }
+        }
+    }
+    m.constants.extend(lengths);
+    out.spec_constants.sort();
+    out.workgroup_size = composites
+        .iter()
+        .find(|(id, _)| {
+            m.decorations
+                .get(id)
+                .is_some_and(|ds| ds.contains(&(decoration::BUILTIN, Some(BUILTIN_WORKGROUP_SIZE))))
+        })
+        .and_then(|(_, parts)| match parts.as_slice() {
+            [x, y, z] => Some([
+                *m.constants.get(x)?,
+                *m.constants.get(y)?,
+                *m.constants.get(z)?,
+            ]),
+            _ => None,
+        });
     for &(pointer, id, class) in &m.variables {
         let pointee = m.pointee(pointer)?;
         match class {
@@ -374,6 +480,42 @@ mod tests {
         assert_eq!(i.bindings, [b(0, 1), b(2, 0)]);
         assert_eq!(i.push_constant_bytes, 32);
         assert_eq!(i.workgroup_bytes, 1024);
+    }
+
+    #[test]
+    fn specialization_sizes_arrays_and_the_workgroup_size() {
+        let words = module(&[
+            &[71, 3, 1, 7],            // %3 SpecId 7
+            &[71, 20, 1, 233],         // %20 SpecId 233
+            &[71, 23, 11, 25],         // %23 BuiltIn WorkgroupSize
+            &[71, 24, 1, 9],           // %24 SpecId 9
+            &[21, UINT, 32, 0],        // %1 = uint
+            &[50, UINT, 3, 64],        // %3 = spec 64
+            &[28, 4, UINT, 3],         // %4 = uint[%3]
+            &[32, 10, 4, 4],           // %10 = Workgroup *%4
+            &[59, 10, 14, 4],          // %14 shared
+            &[50, UINT, 20, 32],       // %20 = spec 32 (local size x)
+            &[43, UINT, 21, 1],        // %21 = 1
+            &[23, 22, UINT, 3],        // %22 = uvec3
+            &[51, 22, 23, 20, 21, 21], // %23 = spec composite (%20, 1, 1)
+            &[22, 25, 64],             // %25 = double
+            &[50, 25, 24, 0, 0],       // %24 = spec double
+        ]);
+        let i = read(&words).unwrap();
+        assert_eq!(i.workgroup_bytes, 256);
+        assert_eq!(i.workgroup_size, Some([32, 1, 1]));
+        let kinds: Vec<(u32, &str, u32)> = i
+            .spec_constants
+            .iter()
+            .map(|c| (c.spec_id, c.kind, c.bits))
+            .collect();
+        assert_eq!(
+            kinds,
+            [(7, "uint", 32), (9, "float", 64), (233, "uint", 32)]
+        );
+        let i = read_specialized(&words, &[(7, 4096), (233, 128)]).unwrap();
+        assert_eq!(i.workgroup_bytes, 16384);
+        assert_eq!(i.workgroup_size, Some([128, 1, 1]));
     }
 
     #[test]

@@ -12,23 +12,68 @@ use ncnn_glsl_core::reflection::{BindingKind, Reflection};
 use ncnn_glsl_core::spirv_interface::{self, DescriptorKind, Interface};
 
 use crate::error::{Error, Result};
+use crate::pipeline::SpecValue;
 
 /// Checks the blob of `shader` (`spirv`, described by `r`) against its words
-/// and against `limits`; returns what the words declare.
+/// and against `limits`, as the pipeline specializes it (`spec`, local size
+/// `size`); returns what the words declare.
 pub(crate) fn check(
     shader: &str,
     spirv: &[u32],
     r: &Reflection,
     limits: &vk::PhysicalDeviceLimits,
+    spec: &[(u32, SpecValue)],
+    size: [u32; 3],
 ) -> Result<Interface> {
     let rejected = |reason: String| Error::BlobRejected {
         shader: shader.to_string(),
         reason,
     };
-    let words = spirv_interface::read(spirv).map_err(&rejected)?;
-    agree(&words, r).map_err(rejected)?;
+    let values: Vec<(u32, u32)> = spec
+        .iter()
+        .map(|(id, v)| (*id, u32::from_ne_bytes(v.bytes())))
+        .collect();
+    let words = spirv_interface::read_specialized(spirv, &values).map_err(&rejected)?;
+    agree(&words, r).map_err(&rejected)?;
+    specialized(&words, spec, size).map_err(rejected)?;
     within(shader, &words, r, limits)?;
     Ok(words)
+}
+
+/// `Ok` where each specialization constant the pipeline sets is a 32-bit
+/// constant of the type the value has in the words (the runtime passes 4
+/// bytes per value: a 64-bit constant would read past them), and where the
+/// words' `WorkgroupSize` constant, which overrides `LocalSize`, is the local
+/// size the pipeline checks and dispatches with.
+fn specialized(
+    words: &Interface,
+    spec: &[(u32, SpecValue)],
+    size: [u32; 3],
+) -> std::result::Result<(), String> {
+    for (id, v) in spec {
+        let Some(w) = words.spec_constants.iter().find(|w| w.spec_id == *id) else {
+            continue;
+        };
+        if w.bits != 32 {
+            return Err(format!(
+                "the SPIR-V's specialization constant {id} is {}-bit; this runtime sets 32-bit values",
+                w.bits
+            ));
+        }
+        if w.kind != v.type_name() {
+            return Err(format!(
+                "the SPIR-V's specialization constant {id} is a `{}`, set as a `{}`",
+                w.kind,
+                v.type_name()
+            ));
+        }
+    }
+    match words.workgroup_size {
+        Some(ws) if ws != size => Err(format!(
+            "the SPIR-V's WorkgroupSize constant is {ws:?}, and the pipeline's local size {size:?}"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The highest binding number taken: drivers size a set layout's tables by

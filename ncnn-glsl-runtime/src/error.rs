@@ -111,8 +111,21 @@ impl Error {
 }
 
 impl fmt::Display for Error {
+    /// The message, its control characters escaped: device names come from
+    /// the driver, paths and shader names from the user, and none of them may
+    /// move the cursor or recolour the terminal that shows the message.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        let text = Plain(self).to_string();
+        f.write_str(&ncnn_glsl_core::diag::escape_controls(&text))
+    }
+}
+
+/// An [`Error`] as text, before escaping.
+struct Plain<'a>(&'a Error);
+
+impl fmt::Display for Plain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
             Error::NoLoader(e) => write!(
                 f,
                 "no Vulkan loader: {e} (install libvulkan1 and a driver, e.g. mesa-vulkan-drivers)"
@@ -191,6 +204,17 @@ mod tests {
         assert!(e.to_string().contains("vkAllocateMemory returned"), "{e}");
         let e = Error::vk("vkCreateFence", vk::Result::ERROR_UNKNOWN);
         assert_eq!(e.to_string(), "vkCreateFence failed: ERROR_UNKNOWN");
+    }
+
+    #[test]
+    fn control_characters_from_outside_are_escaped() {
+        let e = Error::NoMatchingDevice {
+            selector: "gpu\u{1b}]0;owned\u{7}".into(),
+            devices: vec!["0: evil\u{1b}[31m (cpu)".into()],
+        };
+        let s = e.to_string();
+        assert!(!s.contains('\u{1b}') && !s.contains('\u{7}'), "{s:?}");
+        assert!(s.contains("evil\\u{1b}[31m"), "{s}");
     }
 
     #[test]

@@ -224,3 +224,169 @@ fn robust_buffer_access_is_enabled_where_asked_for() {
         Ok(_) => panic!("robust buffer access on a device without it"),
     }
 }
+
+/// `words` with `OpDecorate %target SpecId spec_id` before its first
+/// decoration, and the `OpConstant` `%target` turned into an `OpSpecConstant`
+/// (the same operands): a specialization constant where the words had a
+/// constant.
+fn specialized_constant(words: &[u32], target: u32, spec_id: u32) -> Vec<u32> {
+    let insts = ncnn_glsl_core::spirv::instructions(words).unwrap();
+    let first_decoration = insts.iter().find(|i| i.op == 71).unwrap().at;
+    let constant = insts
+        .iter()
+        .find(|i| i.op == 43 && i.words[2] == target)
+        .unwrap()
+        .at;
+    let mut out = words.to_vec();
+    out[constant] = (out[constant] & 0xffff_0000) | 50;
+    out.splice(
+        first_decoration..first_decoration,
+        [(4 << 16) | 71, target, 1, spec_id],
+    );
+    out
+}
+
+/// `words` (with one 32-bit specialization constant, id 3) where id 3 names
+/// an added 64-bit `int` constant instead, and the old one is id 4.
+fn a_64_bit_spec_constant(words: &[u32]) -> Vec<u32> {
+    let insts = ncnn_glsl_core::spirv::instructions(words).unwrap();
+    let at =
+        |f: &dyn Fn(&ncnn_glsl_core::spirv::Inst) -> bool| insts.iter().find(|i| f(i)).unwrap().at;
+    let capability = at(&|i| i.op == 17);
+    let decoration = at(&|i| i.op == 71);
+    let old_id = at(&|i| i.op == 71 && i.words[2] == 1 && i.words[3] == 3);
+    let spec = at(&|i| i.op == 50);
+    let mut out = words.to_vec();
+    let (t, c) = (out[3], out[3] + 1);
+    out[3] += 2;
+    out[old_id + 3] = 4;
+    // From the end, so earlier places stay where they are.
+    out.splice(
+        spec..spec,
+        [(4 << 16) | 21, t, 64, 1, (5 << 16) | 50, t, c, 1, 0],
+    );
+    out.splice(decoration..decoration, [(4 << 16) | 71, c, 1, 3]);
+    out.splice(capability..capability, [(2 << 16) | 17, 11]);
+    out
+}
+
+#[test]
+fn a_blob_is_checked_as_the_pipeline_specializes_it() {
+    use ncnn_glsl_runtime::reflection::SpecConstant;
+    use ncnn_glsl_runtime::SpecValue;
+    // A shared array whose length the pipeline sets: measured at the value
+    // set, not at the default.
+    let shared = blob(
+        "#version 450\nlayout (local_size_x = 1) in;\n\
+         layout (binding = 0) buffer o { uint d[]; };\nshared uint t[777];\n\
+         void main()\n{\n    t[gl_LocalInvocationIndex] = 1u;\n    barrier();\n    d[0] = t[0];\n}\n",
+    );
+    let insts = ncnn_glsl_core::spirv::instructions(shared.spirv).unwrap();
+    let length = insts
+        .iter()
+        .find(|i| i.op == 43 && i.words.get(3) == Some(&777))
+        .map(|i| i.words[2])
+        .unwrap();
+    let spirv: &'static [u32] = Box::leak(specialized_constant(shared.spirv, length, 9).into());
+    let mut r = shared.reflection.clone();
+    r.spec_constants = vec![SpecConstant {
+        id: 9,
+        name: "n".into(),
+        ty: "uint".into(),
+        default: Some(ncnn_glsl_runtime::reflection::ScalarValue::Uint(777)),
+    }]
+    .into();
+    let sized = Blob {
+        spirv,
+        reflection: r,
+    };
+    // A WorkgroupSize constant of 1 where the reflection says 64.
+    let ws = blob(
+        "#version 450\nlayout (local_size_x = 1) in;\n\
+         layout (binding = 0) buffer o { uint d[]; };\n\
+         void main()\n{\n    d[0] = gl_WorkGroupSize.x;\n}\n",
+    );
+    let mut r = ws.reflection.clone();
+    r.local_size = [64, 1, 1];
+    // Our compile writes gl_WorkGroupSize as a plain composite; decorated
+    // BuiltIn WorkgroupSize, it overrides LocalSize, as glslang's does.
+    let insts = ncnn_glsl_core::spirv::instructions(ws.spirv).unwrap();
+    let composite = insts
+        .iter()
+        .find(|i| i.op == 44 && i.words.len() == 6)
+        .unwrap();
+    let decoration = insts.iter().find(|i| i.op == 71).unwrap().at;
+    let mut decorated = ws.spirv.to_vec();
+    decorated.splice(
+        decoration..decoration,
+        [(4 << 16) | 71, composite.words[2], 11, 25],
+    );
+    let wide = Blob {
+        spirv: Box::leak(decorated.into()),
+        reflection: r,
+    };
+    // A constant the words declare `int` (and one `double`) that the
+    // reflection calls `float`.
+    let typed = |ty: &str, value: &str| {
+        blob(&format!(
+            "#version 450\nlayout (local_size_x = 1) in;\nlayout (constant_id = 3) const {ty} k = {value};\n\
+             layout (binding = 0) buffer o {{ float d[]; }};\n\
+             void main()\n{{\n    d[0] = float(k);\n}}\n"
+        ))
+    };
+    let as_float = |b: &Blob| {
+        let mut r = b.reflection.clone();
+        let mut c = r.spec_constants.to_vec();
+        c[0].ty = "float".into();
+        r.spec_constants = c.into();
+        Blob {
+            spirv: b.spirv,
+            reflection: r,
+        }
+    };
+    let int = as_float(typed("int", "1"));
+    let plain = typed("int", "1");
+    let wide_spec = Blob {
+        spirv: Box::leak(a_64_bit_spec_constant(plain.spirv).into()),
+        reflection: plain.reflection.clone(),
+    };
+    GpuTest::new(ContextOptions::default()).run(|gpu| {
+        let ctx = gpu.ctx();
+        let with = |spec: &'static [(u32, SpecValue)]| PipelineOptions {
+            specialization: spec,
+            ..PipelineOptions::default()
+        };
+        // At its default the patched blob runs (the layer validates it).
+        Pipeline::new(ctx, "hostile", &sized, &PipelineOptions::default()).unwrap();
+        let words = ctx.limits().max_compute_shared_memory_size / 4 + 1;
+        let spec: &'static [(u32, SpecValue)] =
+            Box::leak(vec![(9, SpecValue::Uint(words))].into_boxed_slice());
+        let e = Pipeline::new(ctx, "hostile", &sized, &with(spec)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains(&format!("shared memory of hostile = {}", words * 4)),
+            "{e}"
+        );
+        let e = refused(ctx, &wide);
+        assert!(
+            e.contains(
+                "WorkgroupSize constant is [1, 1, 1], and the pipeline's local size [64, 1, 1]"
+            ),
+            "{e}"
+        );
+        let float = &[(3, SpecValue::Float(2.0))];
+        let e = Pipeline::new(ctx, "hostile", &int, &with(float)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("specialization constant 3 is a `int`, set as a `float`"),
+            "{e}"
+        );
+        let e = Pipeline::new(ctx, "hostile", &wide_spec, &with(&[(3, SpecValue::Int(2))]))
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("specialization constant 3 is 64-bit; this runtime sets 32-bit values"),
+            "{e}"
+        );
+    });
+}

@@ -544,3 +544,39 @@ void main() {{
         run(&case);
     }
 }
+
+/// `dotPacked4x8EXT` (dot_product.rs), signed and unsigned, on random
+/// words: our `OpSDot`/`OpUDot` against glslang's build of the sums written
+/// out with `bitfieldExtract` (glslang 12 has no GL_EXT_integer_dot_product).
+#[test]
+fn packed_dot_products() {
+    let src = "#version 450
+#extension GL_EXT_integer_dot_product : require
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { uint a[]; };
+layout(binding = 1) writeonly buffer R { int r[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    int s = dotPacked4x8EXT(int(a[2u * i]), int(a[2u * i + 1u]));
+    uint u = dotPacked4x8EXT(a[2u * i], a[2u * i + 1u]);
+    r[2u * i] = s;
+    r[2u * i + 1u] = int(u);
+}
+";
+    let reference = src
+        .replace(
+            "#extension GL_EXT_integer_dot_product : require\n",
+            "int sdot(int a, int b) { int s = 0; for (int k = 0; k < 32; k += 8) s += bitfieldExtract(a, k, 8) * bitfieldExtract(b, k, 8); return s; }\n\
+             uint udot(uint a, uint b) { uint s = 0u; for (int k = 0; k < 32; k += 8) s += bitfieldExtract(a, k, 8) * bitfieldExtract(b, k, 8); return s; }\n",
+        )
+        .replace("int s = dotPacked4x8EXT(", "int s = sdot(")
+        .replace("uint u = dotPacked4x8EXT(", "uint u = udot(");
+    let mut case = Case::new(
+        "packed dot products",
+        src,
+        "fp32",
+        vec![Io::In(8 * 256, Fill::Words), Io::Out(8 * 256, Cmp::Exact)],
+    );
+    case.groups = [4, 1, 1];
+    run_against(&case, &reference);
+}

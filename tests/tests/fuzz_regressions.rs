@@ -2,7 +2,8 @@
 //! through the same entry points the fuzz targets call, without a fuzzer.
 //!
 //! Every file under `tests/fuzz-regressions/` is named after its target
-//! (`preprocess-*`, `compile-*`, `variant_build-*`, `splice-*`) and must come
+//! (`preprocess-*`, `compile-*`, `variant_build-*`, `splice-*`,
+//! `includes-*`, `large-*`, `device-*`) and must come
 //! back without a contract violation. Inputs of bugs not fixed yet have their
 //! own `#[ignore]`d test below, and live under `tests/fuzz-regressions/open/`.
 
@@ -24,6 +25,9 @@ fn run_file(path: &Path) -> Result<entry::Notes, String> {
         "compile" => entry::run_compile,
         "variant_build" => entry::run_variant_build,
         "splice" => entry::run_splice,
+        "includes" => entry::run_includes,
+        "large" => entry::run_large,
+        "device" => entry::run_device,
         other => panic!("{name}: unknown fuzz target `{other}`"),
     };
     // A panic escaping the entry point fails the test on its own.
@@ -54,5 +58,61 @@ fn the_entry_points_take_empty_and_header_only_inputs() {
         entry::run_compile(data).unwrap();
         entry::run_variant_build(data).unwrap();
         entry::run_splice(data).unwrap();
+        entry::run_includes(data).unwrap();
+        entry::run_large(data).unwrap();
+        entry::run_device(data).unwrap();
     }
+}
+
+/// The seeds of the targets that have their own (`fuzz/seeds-<target>/`)
+/// pass, and the include tree's seeds reach what they are for.
+#[test]
+fn the_seeds_pass_and_the_include_seeds_reach_the_loader() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
+    for (target, run) in [
+        ("includes", entry::run_includes as fn(&[u8]) -> _),
+        ("large", entry::run_large),
+        ("device", entry::run_device),
+    ] {
+        for e in std::fs::read_dir(fuzz.join(format!("seeds-{target}"))).unwrap() {
+            let p = e.unwrap().path();
+            let data = std::fs::read(&p).unwrap();
+            if let Err(v) = run(&data) {
+                panic!("{}: {v}", p.display());
+            }
+        }
+    }
+    let seed = |name: &str| std::fs::read(fuzz.join("seeds-includes").join(name)).unwrap();
+    let outcome = |name: &str| entry::includes_result(&seed(name)).unwrap();
+    if let Err(d) = outcome("tree") {
+        panic!("the tree seed should compile:\n{d}");
+    }
+    let d = outcome("outside").unwrap_err().to_string();
+    assert!(d.contains("outside the including file's directory"), "{d}");
+    assert!(!d.contains(entry::OUTSIDE_MARKER), "{d}");
+    let d = outcome("error-inside").unwrap_err();
+    let s = d.0[0].span.as_ref().unwrap();
+    assert!(s.file.ends_with("d/e/f.h") && s.line == 2, "{d}");
+    if let Err(d) = outcome("dotdot") {
+        panic!("the dotdot seed should compile:\n{d}");
+    }
+}
+
+/// Finds not fixed yet (`tests/fuzz-regressions/open/`): the `large`
+/// target's timeouts of the 2026-12-02 round 3 (fuzz/README.md).
+#[test]
+#[ignore]
+fn open_finds() {
+    let mut failed = Vec::new();
+    for e in std::fs::read_dir(dir().join("open")).unwrap() {
+        let p = e.unwrap().path();
+        let t = std::time::Instant::now();
+        if let Err(v) = run_file(&p) {
+            failed.push(format!("{}: {v}", p.display()));
+        }
+        if t.elapsed().as_secs() > 5 {
+            failed.push(format!("{}: {:?}", p.display(), t.elapsed()));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }

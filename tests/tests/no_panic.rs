@@ -2,6 +2,7 @@
 //! through expand and compile in random modes and must come back as Ok or Err.
 
 use ncnn_glsl_core::{compile, expand, CompileOptions, MemoryLoader, Options, SourceFile, Target};
+use ncnn_glsl_testkit::tools::{spirv_val_auto, tool_available};
 use proptest::prelude::*;
 
 const BASE: &str = r#"#version 450
@@ -46,7 +47,16 @@ fn run(text: String, mode: Options) {
         &MemoryLoader::default(),
         &Default::default(),
     ) {
-        let _ = compile(&expanded, &CompileOptions::default());
+        // A successful compile must give valid SPIR-V.
+        static SPIRV_VAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        if let Ok(c) = compile(&expanded, &CompileOptions::default()) {
+            if !*SPIRV_VAL.get_or_init(|| tool_available("spirv-val")) {
+                return;
+            }
+            if let Err(e) = spirv_val_auto(&c.spirv) {
+                panic!("a blob that spirv-val rejects:\n{e}\n{}", expanded.text());
+            }
+        }
     }
 }
 

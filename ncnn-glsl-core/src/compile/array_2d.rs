@@ -6,7 +6,7 @@
 //! more, `T[N][M] a`, a list `T a[2][3], b;`, parameters, comments inside)
 //! stays refused by the table (`reject.rs`).
 
-use super::source_text::overwrite;
+use super::source_text::{matching, overwrite};
 use super::tokens::{Kind, Token, NOT_TYPES};
 
 /// A rewritable declaration: byte range to rewrite and its replacement.
@@ -14,22 +14,6 @@ use super::tokens::{Kind, Token, NOT_TYPES};
 pub(crate) struct Rewrite {
     pub range: std::ops::Range<usize>,
     pub with: String,
-}
-
-/// The index of the token closing the bracket opened at `open`.
-fn closing(src: &str, toks: &[Token], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (k, t) in toks.iter().enumerate().skip(open) {
-        if t.is_punct(src, '[') {
-            depth += 1;
-        } else if t.is_punct(src, ']') {
-            depth -= 1;
-            if depth == 0 {
-                return Some(k);
-            }
-        }
-    }
-    None
 }
 
 /// Every `T a[N][M];` declaration of `src`, with its rewrite.
@@ -44,13 +28,13 @@ pub(crate) fn rewrites(src: &str, toks: &[Token]) -> Vec<Rewrite> {
         {
             continue;
         }
-        let Some(close_a) = closing(src, toks, i) else {
+        let Some(close_a) = matching(src, toks, i, '[', ']') else {
             continue;
         };
         if !toks.get(close_a + 1).is_some_and(|t| t.is_punct(src, '[')) {
             continue;
         }
-        let Some(close_b) = closing(src, toks, close_a + 1) else {
+        let Some(close_b) = matching(src, toks, close_a + 1, '[', ']') else {
             continue;
         };
         let ends = toks.get(close_b + 1).is_some_and(|t| t.is_punct(src, ';'));

@@ -11,11 +11,11 @@ use super::naga_run::{self, Insert, Origin};
 use super::reflect::{self, Binding, ScalarValue};
 use super::text_stage::EditedText;
 use super::{
-    atomics, barrier_scope, fp16_builtins, fp16_widening, layout_copies, memory_barriers,
-    push_constant_layout, reject, spec_constants, switch_fallthrough, vector_modulo,
-    writeonly_reads,
+    atomics, barrier_scope, dot_product, fp16_builtins, fp16_widening, layout_copies,
+    memory_barriers, push_constant_layout, reject, spec_constants, switch_fallthrough,
+    vector_modulo, writeonly_reads,
 };
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
 
 /// The module after the IR passes, validation and compaction, and what
@@ -53,27 +53,32 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     if !copies.is_empty() {
         return Err(refused(reject::LAYOUT_COPY, copies, &origin, &naga_text));
     }
-    let unsupported: Vec<Diagnostic> = atomics::lower(&mut module)
+    let mut unsupported = atomics::lower(&mut module);
+    unsupported.extend(dot_product::refused_calls(&module));
+    dot_product::lower(&mut module);
+    let unsupported: Vec<Diagnostic> = unsupported
         .into_iter()
+        .take(MAX_ERRORS)
         .map(|u| naga_run::at(&origin, u.span.to_range(), u.what))
         .collect();
     if !unsupported.is_empty() {
         return Err(Diagnostics(unsupported));
     }
-    // After the atomics are statements: the buffers they reach are read.
+    // After the atomics are statements: the buffers they reach are read (by
+    // the atomics only: a plain load of one is still refused).
     let read_by_atomics = writeonly_reads::atomic_targets(&module, &edited.writeonly);
-    let reads: Vec<Diagnostic> =
-        writeonly_reads::reads(&module, &edited.writeonly, &read_by_atomics)
-            .into_iter()
-            .map(|span| {
-                naga_run::at(
-                    &origin,
-                    span.to_range(),
-                    "a read of a `writeonly` buffer".into(),
-                )
-                .note("drop `writeonly` from the buffer to read it (glslang refuses the read too)")
-            })
-            .collect();
+    let reads: Vec<Diagnostic> = writeonly_reads::reads(&module, &edited.writeonly)
+        .into_iter()
+        .take(MAX_ERRORS)
+        .map(|span| {
+            naga_run::at(
+                &origin,
+                span.to_range(),
+                "a read of a `writeonly` buffer".into(),
+            )
+            .note("drop `writeonly` from the buffer to read it (glslang refuses the read too)")
+        })
+        .collect();
     if !reads.is_empty() {
         return Err(Diagnostics(reads));
     }
@@ -91,6 +96,7 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
             Diagnostics(
                 problems
                     .into_iter()
+                    .take(MAX_ERRORS)
                     .map(|p| naga_run::at(&origin, p.span.to_range(), p.what))
                     .collect(),
             )
@@ -122,6 +128,7 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
             splatted
                 .scalar_left
                 .iter()
+                .take(MAX_ERRORS)
                 .map(|span| {
                     naga_run::at(
                         &origin,
@@ -167,6 +174,7 @@ fn refused(
     Diagnostics(
         spans
             .into_iter()
+            .take(MAX_ERRORS)
             .map(|span| {
                 let r = span.to_range();
                 let construct = r.clone().and_then(|r| naga_text.get(r)).unwrap_or("");

@@ -63,10 +63,56 @@ pub(crate) fn rewrite_local_size_ids(text: &mut String, toks: &[Token]) -> [Opti
     ids
 }
 
+/// The most invocations per dimension naga's validator takes (its
+/// `MAX_WORKGROUP_SIZE`); the device's own limits are checked when a
+/// pipeline is made.
+pub(crate) const MAX_LOCAL_SIZE: u32 = 0x4000;
+
+/// Every `local_size_{x,y,z} = L` with `L` 0 or past [`MAX_LOCAL_SIZE`]:
+/// its byte range and what is wrong, for an error at the token (naga's
+/// validator says only "Workgroup size is out of range", with no place).
+pub(crate) fn out_of_range(src: &str, toks: &[Token]) -> Vec<(std::ops::Range<usize>, String)> {
+    let mut out = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        let name = t.text(src);
+        if !matches!(name, "local_size_x" | "local_size_y" | "local_size_z")
+            || !toks.get(i + 1).is_some_and(|e| e.is_punct(src, '='))
+        {
+            continue;
+        }
+        let Some(v) = toks.get(i + 2).and_then(|n| int_literal(src, n)) else {
+            continue;
+        };
+        let range = t.start..toks[i + 2].end;
+        if v == 0 {
+            out.push((
+                range,
+                format!("`{name} = 0`: a workgroup dimension must be at least 1"),
+            ));
+        } else if v > MAX_LOCAL_SIZE {
+            out.push((
+                range,
+                format!("`{name} = {v}` is past {MAX_LOCAL_SIZE}, the most naga accepts in one dimension"),
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tokens::tokenize;
     use super::*;
+
+    #[test]
+    fn sizes_of_zero_and_past_the_limit_are_found() {
+        let src = "layout (local_size_x = 0, local_size_y = 16384, local_size_z = 16385) in;";
+        let found: Vec<String> = out_of_range(src, &tokenize(src))
+            .into_iter()
+            .map(|(r, _)| src[r].to_string())
+            .collect();
+        assert_eq!(found, ["local_size_x = 0", "local_size_z = 16385"]);
+    }
 
     #[test]
     fn ids_become_literals() {

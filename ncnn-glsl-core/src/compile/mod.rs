@@ -33,6 +33,7 @@
 mod array_2d;
 mod atomics;
 mod barrier_scope;
+mod dot_product;
 mod drop_writeonly;
 mod fp16_builtins;
 mod fp16_widening;
@@ -45,6 +46,7 @@ mod memory_barriers;
 mod naga_run;
 mod naga_words;
 mod push_constant_layout;
+mod recursion;
 pub mod reflect;
 pub mod reject;
 mod round_half_away;
@@ -114,7 +116,7 @@ pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled
         // Quiet: a panic of ours becomes the diagnostic below, not hook text.
         naga_run::quiet(|| compile_here(expanded, options))
     };
-    std::thread::scope(|s| {
+    let result = std::thread::scope(|s| {
         let spawned = std::thread::Builder::new()
             .name("ncnn-glsl-compile".into())
             .stack_size(STACK_BYTES)
@@ -131,7 +133,14 @@ pub fn compile(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled
             // No thread to be had: the default stack still fits every shader the limits allow in practice.
             Err(_) => compile_here(expanded, options),
         }
-    })
+    });
+    // Every blob this crate's tests build passes spirv-val: a module that
+    // passes our compile and fails it is our bug.
+    #[cfg(test)]
+    if let Ok(c) = &result {
+        tests::assert_valid(&c.spirv);
+    }
+    result
 }
 
 /// The stack of the compiling thread: address space only, touched as used.

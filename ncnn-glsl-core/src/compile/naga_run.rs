@@ -274,10 +274,12 @@ const FLOAT_BUILTINS: &[&str] = &[
 
 /// Parses `text` (the finished text after the source passes; same offsets).
 pub(crate) fn parse(origin: &Origin, text: &str) -> Result<Module, Vec<Diagnostic>> {
-    let result = guarded(Step::Parse, || {
-        glsl::Frontend::default().parse(&glsl::Options::from(ShaderStage::Compute), text)
-    })
-    .map_err(|d| vec![d])?;
+    let run = |text: &str| {
+        guarded(Step::Parse, || {
+            glsl::Frontend::default().parse(&glsl::Options::from(ShaderStage::Compute), text)
+        })
+    };
+    let result = run(text).map_err(|d| vec![panic_at(origin, text, d, |t| run(t).is_err())])?;
     let errors = match result {
         Ok(module) => return Ok(module),
         Err(e) => e.errors,
@@ -290,6 +292,7 @@ pub(crate) fn parse(origin: &Origin, text: &str) -> Result<Module, Vec<Diagnosti
             .any(|t| text.contains(t));
     Err(errors
         .into_iter()
+        .take(crate::diag::MAX_ERRORS)
         .map(|e| {
             let message = super::naga_words::parse_error_message(&e.kind, text, e.meta.to_range());
             let builtin = message
@@ -312,6 +315,50 @@ pub(crate) fn parse(origin: &Origin, text: &str) -> Result<Module, Vec<Diagnosti
             }
         })
         .collect())
+}
+
+/// A panic of naga's parser placed at the line where it happens: the end
+/// of the shortest prefix of whole lines that panics too (the parser reads
+/// declarations and statements in order, so a panic at line L comes back in
+/// every prefix past L), found by bisection, on the error path only. A panic
+/// only the whole text raises stays without a place.
+fn panic_at(
+    origin: &Origin,
+    text: &str,
+    d: Diagnostic,
+    panics: impl Fn(&str) -> bool,
+) -> Diagnostic {
+    let ends: Vec<usize> = text
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .filter(|&e| e < text.len())
+        .collect();
+    let (mut lo, mut hi) = (0usize, ends.len());
+    // Invariant: the prefix of `ends[hi]` panics (the whole text, hi == len).
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if panics(&text[..ends[mid]]) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    let Some(&end) = ends.get(hi) else {
+        return d;
+    };
+    let start = text[..end - 1].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[start..end - 1];
+    let first = start + (line.len() - line.trim_start().len());
+    let mut placed = at(origin, Some(first..end - 1), d.message.clone());
+    placed.notes = d.notes.clone();
+    let layout_overflow = d.message.contains("with overflow") && d.message.contains("front/glsl/");
+    if d.message.contains("TooLarge") || layout_overflow {
+        placed = placed.note(
+            "a type here may take more than 2147483647 bytes, the most naga can lay out: \
+             make the array smaller",
+        );
+    }
+    placed
 }
 
 /// The validator capabilities: everything naga's SPIR-V writer can express.
@@ -348,11 +395,20 @@ pub(crate) fn validate(origin: &Origin, module: &Module) -> Result<ModuleInfo, D
             .filter_map(|(span, label)| Some((span.to_range()?, label.clone())))
             .collect();
         let main = spans.pop();
-        let mut d = at(
-            origin,
-            main.as_ref().map(|(r, _)| r.clone()),
-            format!("naga rejects the module: {}", chain(e.as_inner())),
-        );
+        let message = format!("naga rejects the module: {}", chain(e.as_inner()));
+        let mut d = match (&main, e.as_inner()) {
+            // naga's GLSL frontend gives no span to the types of blocks and
+            // structs: the error goes to the declaration of that name.
+            (None, naga::valid::ValidationError::Type { name, .. }) => {
+                let finished = Origin::new(origin.expanded);
+                at(
+                    &finished,
+                    declaration(origin.expanded.text(), name),
+                    message,
+                )
+            }
+            _ => at(origin, main.as_ref().map(|(r, _)| r.clone()), message),
+        };
         if let Some((_, label)) = main.filter(|(_, l)| !l.is_empty()) {
             d = d.note(label);
         }
@@ -364,6 +420,19 @@ pub(crate) fn validate(origin: &Origin, module: &Module) -> Result<ModuleInfo, D
             d = d.note(format!("{place}{label}"));
         }
         d
+    })
+}
+
+/// The byte range of the name in the first `struct NAME {` or block
+/// declaration `buffer NAME {` / `uniform NAME {` of `text`.
+fn declaration(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
+    if name.is_empty() {
+        return None;
+    }
+    let toks = super::tokens::tokenize(text);
+    toks.windows(3).find_map(|w| {
+        let opens = matches!(w[0].text(text), "struct" | "buffer" | "uniform");
+        (opens && w[1].text(text) == name && w[2].is_punct(text, '{')).then(|| w[1].start..w[1].end)
     })
 }
 

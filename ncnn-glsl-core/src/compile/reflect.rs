@@ -155,6 +155,30 @@ const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
         Some("vulkanMemoryModel"),
         Some("VK_KHR_vulkan_memory_model"),
     ),
+    (
+        6016,
+        "DotProductInputAll",
+        Some("shaderIntegerDotProduct"),
+        Some("VK_KHR_shader_integer_dot_product"),
+    ),
+    (
+        6017,
+        "DotProductInput4x8Bit",
+        Some("shaderIntegerDotProduct"),
+        Some("VK_KHR_shader_integer_dot_product"),
+    ),
+    (
+        6018,
+        "DotProductInput4x8BitPacked",
+        Some("shaderIntegerDotProduct"),
+        Some("VK_KHR_shader_integer_dot_product"),
+    ),
+    (
+        6019,
+        "DotProduct",
+        Some("shaderIntegerDotProduct"),
+        Some("VK_KHR_shader_integer_dot_product"),
+    ),
 ];
 
 /// Requirements of a SPIR-V module, from its `OpCapability` and `OpExtension`

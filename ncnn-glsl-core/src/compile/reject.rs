@@ -6,7 +6,7 @@
 //! do, instead of naga's "Unknown function" or, worse, wrong code. The project
 //! rule is that no known miscompile passes silently.
 
-use super::source_text::brace_depths;
+use super::source_text::{brace_depths, matching};
 use super::tokens::{is_type_name, tokenize, Kind, Token, NOT_TYPES};
 
 /// How a rule finds its construct.
@@ -40,6 +40,9 @@ pub enum Pattern {
     ShadowedBlockMember,
     /// A call of `round` in a text that also calls `roundEven`.
     RoundBesideRoundEven,
+    /// A call on a cycle of the call graph (a function calling itself,
+    /// directly or through others).
+    Recursion,
 }
 
 /// One construct that is refused, with the reason and the way out.
@@ -155,6 +158,20 @@ pub const RULES: &[Rule] = &[
                  both in one shader",
         advice: "write one of the two: `roundEven(x)` for ties to even, or round halves away from \
                  zero by hand: `trunc(x + sign(x) * 0.5)` where `x + 0.5` is exact",
+    },
+    Rule {
+        pattern: Pattern::Call(&["dotPacked4x8AccSatEXT"]),
+        reason: "naga's IR has no saturating packed dot product (`OpSDotAccSat`); this compiler \
+                 provides `dotPacked4x8EXT` of two `int` or two `uint` words",
+        advice: "add the accumulator yourself: `dotPacked4x8EXT(a, b) + acc` where the sum cannot \
+                 overflow (four products of 8-bit lanes fit in 17 bits), with `clamp` where it can",
+    },
+    Rule {
+        pattern: Pattern::Recursion,
+        reason: "recursion: this call makes a function call itself, directly or through others, \
+                 which GLSL forbids (glslang: \"Recursion detected\"); naga would report an \
+                 unknown function or functions out of order",
+        advice: "write it as a loop (with a small array as the stack where it must remember)",
     },
     Rule {
         pattern: Pattern::Float16Literal,
@@ -307,6 +324,11 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                     }
                 }
             }
+            Pattern::Recursion => {
+                for t in super::recursion::recursive_calls(src, &toks) {
+                    push(r, t.start, t.end);
+                }
+            }
             Pattern::IdentPrefix(prefixes) => {
                 for t in &toks {
                     if t.kind == Kind::Ident && prefixes.iter().any(|p| t.text(src).starts_with(p))
@@ -408,22 +430,6 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
     }
     hits.sort_by_key(|h| (h.start, h.rule));
     hits
-}
-
-/// The index of the token that closes the bracket opened at `open`.
-fn matching(src: &str, toks: &[Token], open: usize, o: char, c: char) -> Option<usize> {
-    let mut depth = 0usize;
-    for (k, t) in toks.iter().enumerate().skip(open) {
-        if t.is_punct(src, o) {
-            depth += 1;
-        } else if t.is_punct(src, c) {
-            depth -= 1;
-            if depth == 0 {
-                return Some(k);
-            }
-        }
-    }
-    None
 }
 
 /// The index of the `[` that the `]` at `close` closes.

@@ -51,6 +51,22 @@ pub(crate) fn brace_depths(src: &str, toks: &[Token]) -> Vec<u32> {
         .collect()
 }
 
+/// The index of the token that closes the bracket opened at `open`.
+pub(crate) fn matching(src: &str, toks: &[Token], open: usize, o: char, c: char) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        if t.is_punct(src, o) {
+            depth += 1;
+        } else if t.is_punct(src, c) {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
 /// `set` and `binding` from the first `layout( ... )` among `toks`; `set`
 /// defaults to 0 as in Vulkan GLSL.
 pub(crate) fn layout_binding(src: &str, toks: &[Token]) -> Option<(u32, u32)> {

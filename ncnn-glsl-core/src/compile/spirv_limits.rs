@@ -2,7 +2,9 @@
 //! shader can push a module past, checked on the words after every pass: a
 //! module past one is invalid (spirv-val refuses it) though naga writes it,
 //! and a driver handed one may do anything. Structs nested 254 deep were the
-//! first found (the block naga wraps around a buffer adds a level).
+//! first found (the block naga wraps around a buffer adds a level), then
+//! `if`s nested 1100 deep without braces (within the statement and bracket
+//! budgets of the refusal table).
 
 use std::collections::HashMap;
 
@@ -12,6 +14,11 @@ use crate::spirv::{instructions, op};
 const FUNCTION_PARAMETER: u16 = 55;
 const FUNCTION_END: u16 = 56;
 const PTR_ACCESS_CHAIN: u16 = 67;
+/// `OpLoopMerge`, `OpSelectionMerge`, `OpLabel`, `OpSwitch`.
+const LOOP_MERGE: u16 = 246;
+const SELECTION_MERGE: u16 = 247;
+const LABEL: u16 = 248;
+const SWITCH: u16 = 251;
 /// The `Function` storage class: local variables.
 const FUNCTION_STORAGE: u32 = 7;
 
@@ -45,6 +52,15 @@ const LOCALS: Limit = Limit {
     name: "local variables",
     max: 524287,
 };
+const CONTROL_NESTING: Limit = Limit {
+    name:
+        "structured control-flow nesting depth (`if`, `for`, `while`, `switch` inside each other)",
+    max: 1023,
+};
+const SWITCH_PAIRS: Limit = Limit {
+    name: "`case` labels of one `switch`",
+    max: 16383,
+};
 const ID_BOUND: Limit = Limit {
     name: "result id bound",
     max: 4_194_303,
@@ -67,9 +83,23 @@ pub(crate) fn check(words: &[u32]) -> Result<(), String> {
     let mut structs: HashMap<u32, Vec<u32>> = HashMap::new();
     let mut arrays: HashMap<u32, u32> = HashMap::new();
     let (mut globals, mut locals, mut params) = (0usize, 0usize, 0usize);
+    // The merge blocks of the constructs open at this point: naga writes
+    // each construct's blocks before its merge block, so a construct ends
+    // where its merge block's label comes.
+    let mut open: Vec<u32> = Vec::new();
     for i in &insts {
         let w = &i.words[1..];
         match i.op {
+            LOOP_MERGE | SELECTION_MERGE if !w.is_empty() => {
+                open.push(w[0]);
+                over(&CONTROL_NESTING, open.len())?;
+            }
+            LABEL if !w.is_empty() => {
+                while open.last() == Some(&w[0]) {
+                    open.pop();
+                }
+            }
+            SWITCH => over(&SWITCH_PAIRS, w.len().saturating_sub(2) / 2)?,
             op::TYPE_STRUCT if !w.is_empty() => {
                 over(&STRUCT_MEMBERS, w.len() - 1)?;
                 structs.insert(w[0], w[1..].to_vec());
@@ -92,7 +122,10 @@ pub(crate) fn check(words: &[u32]) -> Result<(), String> {
                 params += 1;
                 over(&FUNCTION_PARAMETERS, params)?;
             }
-            FUNCTION_END => params = 0,
+            FUNCTION_END => {
+                params = 0;
+                open.clear();
+            }
             _ => {}
         }
     }
@@ -155,6 +188,23 @@ mod tests {
         chain.extend(std::iter::repeat_n(4, 256));
         let e = check(&module(&[chain], 10)).unwrap_err();
         assert!(e.contains("indexes of one access chain is 256"), "{e}");
+        // Selections nested 1024 deep: each header's merge block comes
+        // after the inner ones'.
+        let nested = |n: u32| {
+            let mut body: Vec<Vec<u32>> = (0..n).map(|k| vec![247, 1000 + k, 0]).collect();
+            body.extend((0..n).rev().map(|k| vec![248, 1000 + k]));
+            body.push(vec![56]);
+            module(&body, 3000)
+        };
+        let e = check(&nested(1024)).unwrap_err();
+        assert!(e.contains("nesting depth (`if`, `for`, `while`, `switch` inside each other) is 1024, and SPIR-V allows at most 1023"), "{e}");
+        assert_eq!(check(&nested(1023)), Ok(()));
+        let mut switch = vec![251, 1, 2];
+        for k in 0..16384 {
+            switch.extend([k, 3]);
+        }
+        let e = check(&module(&[switch], 10)).unwrap_err();
+        assert!(e.contains("`case` labels of one `switch` is 16384"), "{e}");
         let e = check(&module(&[], 5_000_000)).unwrap_err();
         assert!(e.contains("result id bound is 5000000"), "{e}");
     }

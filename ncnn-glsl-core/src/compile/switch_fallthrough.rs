@@ -12,6 +12,7 @@ use crate::diag::Diagnostic;
 pub(crate) fn check(origin: &Origin, module: &Module) -> Vec<Diagnostic> {
     bad_switches(module)
         .into_iter()
+        .take(crate::diag::MAX_ERRORS)
         .map(|span| {
             at(
                 origin,

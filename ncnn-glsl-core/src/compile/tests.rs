@@ -209,6 +209,11 @@ const REFUSED: &[(&str, &str)] = &[
     ("    uint c; uint s = uaddCarry(1u, 2u, c);", "uaddCarry"),
     ("    float r = round(1.5) + roundEven(2.5);", "round"),
     ("    float16_t h = 1.0hf;", "1.0hf"),
+    ("    if (a[0] == 0u) main();", "main"),
+    (
+        "    uint d = dotPacked4x8AccSatEXT(a[0], a[1], 0u);",
+        "dotPacked4x8AccSatEXT",
+    ),
 ];
 
 fn with_line_6(line: &str) -> String {
@@ -335,6 +340,22 @@ fn all_refusals_are_reported_at_once() {
     );
     let places: Vec<(u32, u32)> = d.0.iter().map(span).collect();
     assert_eq!(places, [(6, 5), (7, 15), (7, 42)], "{d}");
+}
+
+/// Past [`crate::diag::MAX_ERRORS`] the rest is not reported: 65536 refused
+/// string literals took a minute to report (each looks up its line), which
+/// the fuzzer found as a timeout.
+#[test]
+fn errors_stop_at_fifty() {
+    let t = std::time::Instant::now();
+    let lines = "    x = \"s\";\n".repeat(65536);
+    let d = errs(
+        &format!("#version 450\nvoid main()\n{{\n{lines}}}\n"),
+        "fp32",
+    );
+    assert_eq!(d.0.len(), crate::diag::MAX_ERRORS);
+    assert_eq!(span(&d.0[49]), (53, 9), "{}", d.0[49]);
+    assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
 }
 
 #[test]
@@ -622,6 +643,7 @@ void main() {
     assert_eq!(*c.reflection.requirements.features, ["shaderFloat16"]);
 }
 
+mod dot_product;
 mod pins;
 mod positions;
 mod props;

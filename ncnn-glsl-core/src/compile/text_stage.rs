@@ -7,9 +7,10 @@ use super::naga_run::{self, Insert, Origin};
 use super::spec_constants::{self, SpecDecl};
 use super::tokens::{tokenize, Token};
 use super::{
-    array_2d, atomics, drop_writeonly, int_literals, local_size_id, memory_barriers, reject,
+    array_2d, atomics, dot_product, drop_writeonly, int_literals, local_size_id, memory_barriers,
+    reject,
 };
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
 
 /// The finished text after the text passes, and what they learned.
@@ -33,11 +34,31 @@ pub(crate) struct EditedText {
     pub prototypes: String,
 }
 
-/// `Ok` where no two specialization constants share a `constant_id`: the
-/// pipeline's value for that id would set both (glslang refuses it too).
-fn duplicate_spec_ids(expanded: &Expanded, decls: &[SpecDecl]) -> Result<(), Diagnostics> {
+/// `Ok` where no two specialization constants share a `constant_id`, nor one
+/// a `local_size_*_id`: the pipeline's value for that id would set both
+/// (glslang refuses the first too).
+fn duplicate_spec_ids(
+    expanded: &Expanded,
+    decls: &[SpecDecl],
+    local_size: [Option<u32>; 3],
+) -> Result<(), Diagnostics> {
     let mut errors = Vec::new();
     for (k, d) in decls.iter().enumerate() {
+        if let Some(dim) = local_size.iter().position(|&l| l == Some(d.id)) {
+            errors.push(
+                naga_run::at(
+                    &Origin::new(expanded),
+                    Some(d.range.clone()),
+                    format!(
+                        "`constant_id = {}` of `{}` is also `local_size_{}_id`",
+                        d.id,
+                        d.name,
+                        ["x", "y", "z"][dim]
+                    ),
+                )
+                .note("the local size the pipeline sets would set the constant too: give it its own id"),
+            );
+        }
         if let Some(first) = decls[..k].iter().find(|e| e.id == d.id) {
             errors.push(
                 naga_run::at(
@@ -67,6 +88,7 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     let mut text = finished.to_string();
     let refused: Vec<Diagnostic> = reject::scan(&text)
         .into_iter()
+        .take(MAX_ERRORS)
         .map(|hit| {
             let rule = &reject::RULES[hit.rule];
             naga_run::at(
@@ -83,6 +105,7 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     let toks = tokenize(&text);
     let too_large: Vec<Diagnostic> = int_literals::scan(&text, &toks)
         .into_iter()
+        .take(MAX_ERRORS)
         .map(|t| {
             naga_run::at(
                 &Origin::new(expanded),
@@ -94,6 +117,19 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
             )
             .note("naga would wrap it silently; glslang refuses it")
         })
+        .collect();
+    let out_of_range =
+        local_size_id::out_of_range(&text, &toks)
+            .into_iter()
+            .map(|(range, message)| {
+                naga_run::at(&Origin::new(expanded), Some(range), message).note(
+                "glslang refuses it too; the device's limits are checked when the pipeline is made",
+            )
+            });
+    let too_large: Vec<Diagnostic> = too_large
+        .into_iter()
+        .chain(out_of_range)
+        .take(MAX_ERRORS)
         .collect();
     if !too_large.is_empty() {
         return Err(Diagnostics(too_large));
@@ -115,7 +151,7 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
                 .into(),
         )
     })?;
-    duplicate_spec_ids(expanded, &spec_decls)?;
+    duplicate_spec_ids(expanded, &spec_decls, local_size_spec_ids)?;
     if text.len() != finished.len() {
         // The passes promise in-place edits; a broken promise would point errors at wrong places.
         return Err(Diagnostic::new(
@@ -133,6 +169,9 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     }
     if memory_barriers::called(&text, &toks) {
         prototypes += &memory_barriers::prototypes();
+    }
+    if dot_product::called(&text, &toks) {
+        prototypes += &dot_product::prototypes();
     }
     Ok(EditedText {
         text,

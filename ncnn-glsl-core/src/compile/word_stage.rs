@@ -53,7 +53,7 @@ pub(crate) fn run(
     }
     spirv_limits::check(&spirv).map_err(|e| {
         Diagnostic::new(format!("the shader is too large for SPIR-V: {e}"))
-            .note("a module past a universal limit of SPIR-V is invalid; split the shader's types or functions")
+            .note("a module past a universal limit of SPIR-V is invalid: split what the limit counts (the functions, the nested conditions and loops, the types)")
     })?;
     Ok(spirv)
 }

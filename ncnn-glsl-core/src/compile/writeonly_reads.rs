@@ -4,24 +4,31 @@
 //! a variable the driver may assume is never read; glslang refuses it ("can't
 //! read from writeonly object").
 //!
-//! A buffer the extension's one-element stores reach with atomics (the
-//! compare-and-swap loops of packed storage, after [`super::atomics`] lowered
-//! them) is read by those atomics: it is left out of the check and of the
-//! `NonReadable` decoration ([`atomic_targets`]), since every access to it is
-//! an atomic and the words must let it be read.
+//! Atomics are not loads: a `writeonly` buffer may take them, as glslang
+//! allows (the extension's one-element stores of packed storage are
+//! compare-and-swap loops, after [`super::atomics`] lowered them). A buffer
+//! they reach is read by them, so it is left out of the `NonReadable`
+//! decoration ([`atomic_targets`]); a plain load of it is still refused.
 
 use naga::{Expression, Function, Handle, Module, Span, Statement};
 
 /// The span of every load through a global bound at one of the `(set,
-/// binding)`s of `writeonly` but not among `atomic` ([`atomic_targets`]).
-pub(crate) fn reads(module: &Module, writeonly: &[(u32, u32)], atomic: &[(u32, u32)]) -> Vec<Span> {
+/// binding)`s of `writeonly`.
+pub(crate) fn reads(module: &Module, writeonly: &[(u32, u32)]) -> Vec<Span> {
     let checked = |g: Handle<naga::GlobalVariable>| {
-        binding(module, g).is_some_and(|b| writeonly.contains(&b) && !atomic.contains(&b))
+        binding(module, g).is_some_and(|b| writeonly.contains(&b))
     };
     let mut out = Vec::new();
     for f in functions(module) {
+        // The load naga made of an atomic's `inout` argument stays in the
+        // arena after the call became an atomic statement: not a read.
+        let mut atomic = Vec::new();
+        atomics(f, &f.body, &|_| true, &mut atomic, &mut Vec::new());
         for (h, e) in f.expressions.iter() {
             if let Expression::Load { pointer } = *e {
+                if atomic.iter().any(|(_, p)| *p == pointer) {
+                    continue;
+                }
                 if root(f, pointer).is_some_and(checked) {
                     out.push(f.expressions.get_span(h));
                 }
@@ -68,14 +75,14 @@ fn atomics(
     f: &Function,
     block: &naga::Block,
     bound: &dyn Fn(Handle<naga::GlobalVariable>) -> bool,
-    out: &mut Vec<Span>,
+    out: &mut Vec<(Span, Handle<Expression>)>,
     roots: &mut Vec<Handle<naga::GlobalVariable>>,
 ) {
     for (s, span) in block.span_iter() {
         match s {
             Statement::Atomic { pointer, .. } => {
                 if let Some(g) = root(f, *pointer).filter(|&g| bound(g)) {
-                    out.push(*span);
+                    out.push((*span, *pointer));
                     roots.push(g);
                 }
             }

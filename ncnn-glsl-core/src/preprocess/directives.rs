@@ -26,8 +26,6 @@ const MAX_INCLUSIONS: usize = 1024;
 const MAX_INCLUDED_BYTES: usize = 64 << 20;
 /// Tokens macro substitution may produce in one run (about 10x ncnn's largest shader).
 const MAX_EXPANDED_TOKENS: usize = 1 << 21;
-/// After this many errors the rest would mostly be noise.
-const MAX_ERRORS: usize = 50;
 
 const BUILTINS: [&str; 3] = ["__LINE__", "__FILE__", "__VERSION__"];
 
@@ -105,7 +103,7 @@ impl<'a> Driver<'a> {
     }
 
     fn error(&mut self, e: PpError) {
-        if e.fatal || self.errors.len() + 1 >= MAX_ERRORS {
+        if e.fatal || self.errors.len() + 1 >= crate::diag::MAX_ERRORS {
             self.fatal = true;
         }
         self.errors.push(e);
