@@ -12,27 +12,24 @@ use ncnn_glsl_core::reflection::{BindingKind, Reflection};
 use ncnn_glsl_core::spirv_interface::{self, DescriptorKind, Interface};
 
 use crate::error::{Error, Result};
-use crate::pipeline::SpecValue;
 
 /// Checks the blob of `shader` (`spirv`, described by `r`) against its words
-/// and against `limits`, as the pipeline specializes it (`spec`, local size
-/// `size`); returns what the words declare.
+/// and against `limits`, as the pipeline specializes it (`spec`: each id,
+/// the GLSL type of its value and its 32 bits; local size `size`); returns
+/// what the words declare.
 pub(crate) fn check(
     shader: &str,
     spirv: &[u32],
     r: &Reflection,
     limits: &vk::PhysicalDeviceLimits,
-    spec: &[(u32, SpecValue)],
+    spec: &[(u32, &'static str, u32)],
     size: [u32; 3],
 ) -> Result<Interface> {
     let rejected = |reason: String| Error::BlobRejected {
         shader: shader.to_string(),
         reason,
     };
-    let values: Vec<(u32, u32)> = spec
-        .iter()
-        .map(|(id, v)| (*id, u32::from_ne_bytes(v.bytes())))
-        .collect();
+    let values: Vec<(u32, u32)> = spec.iter().map(|&(id, _, bits)| (id, bits)).collect();
     let words = spirv_interface::read_specialized(spirv, &values).map_err(&rejected)?;
     agree(&words, r).map_err(&rejected)?;
     specialized(&words, spec, size).map_err(rejected)?;
@@ -47,10 +44,10 @@ pub(crate) fn check(
 /// size the pipeline checks and dispatches with.
 fn specialized(
     words: &Interface,
-    spec: &[(u32, SpecValue)],
+    spec: &[(u32, &'static str, u32)],
     size: [u32; 3],
 ) -> std::result::Result<(), String> {
-    for (id, v) in spec {
+    for (id, ty, _) in spec {
         let Some(w) = words.spec_constants.iter().find(|w| w.spec_id == *id) else {
             continue;
         };
@@ -60,11 +57,10 @@ fn specialized(
                 w.bits
             ));
         }
-        if w.kind != v.type_name() {
+        if w.kind != *ty {
             return Err(format!(
-                "the SPIR-V's specialization constant {id} is a `{}`, set as a `{}`",
-                w.kind,
-                v.type_name()
+                "the SPIR-V's specialization constant {id} is a `{}`, set as a `{ty}`",
+                w.kind
             ));
         }
     }

@@ -41,7 +41,7 @@ impl SpecValue {
     }
 
     /// The 4 bytes Vulkan reads (`VkBool32` for a bool).
-    pub(crate) fn bytes(self) -> [u8; 4] {
+    fn bytes(self) -> [u8; 4] {
         match self {
             SpecValue::Bool(b) => u32::from(b).to_ne_bytes(),
             SpecValue::Int(v) => v.to_ne_bytes(),
@@ -152,7 +152,11 @@ impl Pipeline {
         // a pipeline layout the shader overruns crashes drivers.
         let size = resolve_local_size(r.local_size, r.local_size_spec_ids, local_size)?;
         let spec = specialization(name, r, options.specialization, size)?;
-        blob_check::check(name, blob.spirv, r, ctx.limits(), &spec, size)?;
+        let spec_words: Vec<(u32, &'static str, u32)> = spec
+            .iter()
+            .map(|(id, v)| (*id, v.type_name(), u32::from_ne_bytes(v.bytes())))
+            .collect();
+        blob_check::check(name, blob.spirv, r, ctx.limits(), &spec_words, size)?;
         let (spec_entries, spec_data) = spec_map(&spec);
         let mut spirv = blob.spirv.to_vec();
         // The walk is also the runtime's own check of the blob: a driver is
