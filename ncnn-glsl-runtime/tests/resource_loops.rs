@@ -152,8 +152,9 @@ fn raw_pipeline(d: &ash::Device, spirv: &[u32]) {
 #[test]
 fn contexts_in_a_loop_keep_memory_flat() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    // A context is heavier (instance, device, allocator): fewer steps, and
-    // the same bound per step.
+    // A context is heavier (instance, device, allocator). The driver and the
+    // allocator keep growing over the first few dozen: 5 warm-up steps and 30
+    // measured gave 3400-4400 bytes per step, 30 and 150 give about 300.
     let open = || Context::new(ContextOptions::default());
     match open() {
         Ok(_) => {}
@@ -162,6 +163,6 @@ fn contexts_in_a_loop_keep_memory_flat() {
     }
     check(
         "context opened and dropped",
-        kept_per_step(5, 30, || drop(open().unwrap())),
+        kept_per_step(30, 150, || drop(open().unwrap())),
     );
 }
