@@ -70,32 +70,81 @@ pub(crate) fn recursive_calls(src: &str, toks: &[Token]) -> Vec<Token> {
                 .collect()
         })
         .collect();
-    let reaches = |from: usize, to: usize| {
-        let mut seen = vec![false; defs.len()];
-        let mut stack = vec![from];
-        while let Some(f) = stack.pop() {
-            if f == to {
-                return true;
-            }
-            if !std::mem::replace(&mut seen[f], true) {
-                stack.extend(calls[f].iter().map(|(c, _)| *c));
-            }
-        }
-        false
-    };
+    let graph: Vec<Vec<usize>> = calls
+        .iter()
+        .map(|l| l.iter().map(|(c, _)| *c).collect())
+        .collect();
+    let component = components(&graph);
+    // A call lies on a cycle exactly when its callee is in its caller's
+    // strongly connected component (a call of itself included).
     let mut out: Vec<Token> = Vec::new();
     for (f, list) in calls.iter().enumerate() {
         if once(defs[f].name).is_none() {
             continue;
         }
         for (callee, tok) in list {
-            if reaches(*callee, f) {
+            if component[*callee] == component[f] {
                 out.push(*tok);
             }
         }
     }
     out.sort_by_key(|t| t.start);
     out
+}
+
+/// The strongly connected component of each node of `graph` (Kosaraju's
+/// two passes, without recursion: a shader may define tens of thousands of
+/// functions), in time linear in its nodes and edges.
+fn components(graph: &[Vec<usize>]) -> Vec<usize> {
+    let n = graph.len();
+    // Pass 1: the nodes in the order their depth-first visits finish.
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    for root in 0..n {
+        if std::mem::replace(&mut seen[root], true) {
+            continue;
+        }
+        let mut stack = vec![(root, 0usize)];
+        while let Some(top) = stack.len().checked_sub(1) {
+            let (node, next) = stack[top];
+            match graph[node].get(next) {
+                Some(&m) => {
+                    stack[top].1 += 1;
+                    if !std::mem::replace(&mut seen[m], true) {
+                        stack.push((m, 0));
+                    }
+                }
+                None => {
+                    order.push(node);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    // Pass 2: over the reversed edges, latest finish first.
+    let mut reversed = vec![Vec::new(); n];
+    for (from, list) in graph.iter().enumerate() {
+        for &to in list {
+            reversed[to].push(from);
+        }
+    }
+    let mut component = vec![usize::MAX; n];
+    for (c, &root) in order.iter().rev().enumerate() {
+        if component[root] != usize::MAX {
+            continue;
+        }
+        component[root] = c;
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            for &m in &reversed[node] {
+                if component[m] == usize::MAX {
+                    component[m] = c;
+                    stack.push(m);
+                }
+            }
+        }
+    }
+    component
 }
 
 #[cfg(test)]
@@ -117,6 +166,25 @@ mod tests {
         assert_eq!(found(direct), [3]);
         let mutual = "int g(int x);\nint f(int x) {\n return g(x);\n}\nint g(int x) {\n return f(x) + h(x);\n}\nint h(int x) { return x; }\nvoid main() { int y = f(3); }";
         assert_eq!(found(mutual), [3, 6]);
+    }
+
+    #[test]
+    fn a_long_chain_is_checked_in_linear_time() {
+        // f1 calls f0, f2 calls f1, ...: each call's cycle check once
+        // walked the chain below it.
+        let n = 20_000;
+        let mut src: String = (1..n)
+            .map(|k| format!("int f{k}(int x) {{ return f{}(x); }}\n", k - 1))
+            .collect();
+        src = format!("int f0(int x) {{ return x; }}\n{src}");
+        let t = std::time::Instant::now();
+        assert!(found(&src).is_empty());
+        let back = src.replace(
+            "int f0(int x) { return x; }",
+            &format!("int f0(int x) {{ return f{}(x); }}", n - 1),
+        );
+        assert_eq!(found(&back).len(), n);
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
     }
 
     #[test]
