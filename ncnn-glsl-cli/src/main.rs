@@ -30,6 +30,27 @@ use ncnn_glsl_core::{
     Options, SourceFile, Target,
 };
 
+/// `println!` to stdout, returning the write error from the function
+/// (a closed pipe, `ncnn-glsl variants x.comp | head -1`, would make
+/// `println!` panic).
+macro_rules! outln {
+    ($($t:tt)*) => { writeln!(std::io::stdout(), $($t)*).map_err(stdout_error)? };
+}
+
+/// `print!` to stdout, as [`outln`].
+macro_rules! out {
+    ($($t:tt)*) => { write!(std::io::stdout(), $($t)*).map_err(stdout_error)? };
+}
+
+/// `eprintln!` that ignores a closed stderr: there is nowhere left to say it.
+macro_rules! errln {
+    ($($t:tt)*) => { let _ = writeln!(std::io::stderr(), $($t)*); };
+}
+
+fn stdout_error(e: std::io::Error) -> String {
+    format!("error: cannot write to stdout: {e}")
+}
+
 #[derive(Parser)]
 #[command(
     name = "ncnn-glsl",
@@ -110,7 +131,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             // Paths and names from the command line may hold control characters.
-            eprintln!("{}", ncnn_glsl_core::diag::escape_controls(&message));
+            errln!("{}", ncnn_glsl_core::diag::escape_controls(&message));
             ExitCode::FAILURE
         }
     }
@@ -121,7 +142,7 @@ fn run(command: Command) -> Result<(), String> {
         Command::Probe { json } => probe(json),
         Command::Expand(input) => {
             let expanded = expand_input(&input)?;
-            print!("{}", expanded.text());
+            out!("{}", expanded.text());
             Ok(())
         }
         Command::Compile {
@@ -158,10 +179,10 @@ fn variants(source: &Source, json: bool) -> Result<(), String> {
         build(file, &FsLoader, &options, &CompileOptions::default()).map_err(|d| d.to_string())?;
     let manifest = Manifest::of(&name, &set);
     if json {
-        print!("{}", manifest.to_json());
+        out!("{}", manifest.to_json());
         return Ok(());
     }
-    println!(
+    outln!(
         "{name}: {} variants, {} distinct texts, {} distinct blobs, {} bytes of SPIR-V",
         manifest.variants.len(),
         manifest.distinct_texts,
@@ -177,7 +198,7 @@ fn variants(source: &Source, json: bool) -> Result<(), String> {
         .max()
         .unwrap_or(0);
     for v in &manifest.variants {
-        println!(
+        outln!(
             "  {:width$}  blob {:>3}  {:>6} B  needs [{}]",
             v.key,
             v.blob,
@@ -186,10 +207,10 @@ fn variants(source: &Source, json: bool) -> Result<(), String> {
         );
     }
     for e in &manifest.excluded {
-        println!("  {e:width$}  excluded");
+        outln!("  {e:width$}  excluded");
     }
     for l in &manifest.left_out {
-        println!("  {:width$}  {}", l.key, l.note());
+        outln!("  {:width$}  {}", l.key, l.note());
     }
     Ok(())
 }
@@ -203,9 +224,10 @@ fn expand_input(input: &Input) -> Result<Expanded, String> {
         None => Target::for_mode(input.mode),
     };
     if target.options != input.mode {
-        eprintln!(
+        errln!(
             "note: the device narrows mode `{}` to `{}`",
-            input.mode, target.options
+            input.mode,
+            target.options
         );
     }
     let axes: Vec<(&str, i64)> = axes.iter().map(|(n, v)| (n.as_str(), *v)).collect();
@@ -389,12 +411,12 @@ fn probe(json: bool) -> Result<(), String> {
                 format!("[\n{}\n]", items.join(",\n"))
             }
         };
-        println!("{text}");
+        outln!("{text}");
         return Ok(());
     }
     for (i, d) in devices.iter().enumerate() {
         let v = d.api_version;
-        println!(
+        outln!(
             "{i}: {} ({:?}), Vulkan {}.{}.{}, vendor {:#06x}, device {:#06x}",
             d.name,
             d.device_type,
@@ -410,8 +432,8 @@ fn probe(json: bool) -> Result<(), String> {
             .filter(|(_, on)| **on)
             .map(|(n, _)| n.as_str())
             .collect();
-        println!("   features: {}", on.join(" "));
-        println!(
+        outln!("   features: {}", on.join(" "));
+        outln!(
             "   subgroupSize {}, maxComputeWorkGroupCount [{}, {}, {}], maxStorageBufferRange {}",
             d.property("subgroupSize").unwrap_or(0),
             d.property("maxComputeWorkGroupCount_0").unwrap_or(0),
@@ -419,7 +441,7 @@ fn probe(json: bool) -> Result<(), String> {
             d.property("maxComputeWorkGroupCount_2").unwrap_or(0),
             d.property("maxStorageBufferRange").unwrap_or(0),
         );
-        println!(
+        outln!(
             "   ncnn's default options narrow to: {}",
             ncnn_glsl_core::narrow(Options::NCNN_DEFAULT, d)
         );
@@ -432,8 +454,8 @@ fn probe(json: bool) -> Result<(), String> {
                 .map(|a| (a.name, a.values[0]))
                 .collect();
             match set.select(d, Options::NCNN_DEFAULT, &axes) {
-                Ok(c) => println!("   {}: {}", set.name, c.chosen),
-                Err(e) => println!("   {}: {e}", set.name),
+                Ok(c) => outln!("   {}: {}", set.name, c.chosen),
+                Err(e) => outln!("   {}: {e}", set.name),
             }
         }
     }

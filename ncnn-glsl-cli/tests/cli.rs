@@ -436,3 +436,25 @@ fn variants_notes_what_naga_cannot_express_and_what_runs_instead() {
         "{json}"
     );
 }
+
+/// A reader that stops early (`ncnn-glsl expand x.comp | head -1`) gets a
+/// clean error, not `println!`'s panic: the text is larger than a pipe's
+/// buffer, so the write that meets the closed pipe is certain.
+#[test]
+fn a_closed_stdout_is_an_error_not_a_panic() {
+    let body = "    x = x + 1.0;\n".repeat(20_000);
+    let text = format!("#version 450\nvoid main()\n{{\n    float x = 0.0;\n{body}}}\n");
+    let file = scratch("closed_stdout.comp", &text);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ncnn-glsl"))
+        .args(["expand", file.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ncnn-glsl");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write to stdout"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -59,7 +59,7 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     }
     let mut bytes = Vec::new();
     // `take` bounds files whose metadata says 0 (`/proc`) or that grow.
-    f.take(max + 1)
+    f.take(max.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
     if bytes.len() as u64 > max {

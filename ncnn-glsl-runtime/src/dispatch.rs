@@ -34,7 +34,8 @@ pub struct Dispatch<'a> {
     pub groups: [u32; 3],
     /// The largest piece on each axis, to run the grid as several
     /// `vkCmdDispatchBase` calls with a barrier between them (shorter
-    /// submissions, and the split path under test); `None`: one piece.
+    /// submissions, and the split path under test); `None`: one piece. At
+    /// most [`MAX_PIECES`] pieces.
     pub max_piece: Option<[u32; 3]>,
 }
 
@@ -82,6 +83,9 @@ impl<'a, const N: usize> Bound<'a, N> {
         Bound { buffers, names }
     }
 }
+
+/// The most pieces [`Dispatch::max_piece`] may split one grid into.
+pub const MAX_PIECES: u64 = 1 << 16;
 
 /// The pieces of a grid: (base, count) per axis, each count within `max`.
 pub(crate) fn pieces(groups: [u32; 3], max: [u32; 3]) -> Vec<([u32; 3], [u32; 3])> {
@@ -191,6 +195,18 @@ impl Pipeline {
                     ),
                 ));
             }
+        }
+        // Each piece is a command and a barrier: `max_piece: Some([1, 1, 1])`
+        // over a large grid would be billions of them (and their list).
+        let count: u64 = (0..3)
+            .map(|i| u64::from(args.groups[i].div_ceil(max[i])))
+            .product();
+        if count > MAX_PIECES {
+            return Err(Error::bad(
+                "vkCmdDispatchBase pieces of the grid",
+                count,
+                format!("at most {MAX_PIECES} per dispatch: a larger `max_piece`"),
+            ));
         }
         Ok(if args.groups.contains(&0) {
             Vec::new()

@@ -134,15 +134,28 @@ impl<'a> Sequence<'a> {
         let ctx = &self.ctx;
         let d = ctx.device();
         // One descriptor pool for every dispatch of the submission.
-        let (mut storage, mut uniform, mut set_count) = (0, 0, 0);
+        let (mut storage, mut uniform, mut sets) = (0u64, 0u64, 0u64);
         for step in &self.steps {
             if let Step::Dispatch { pipeline, .. } = step {
                 let (s, u) = pipeline.descriptor_counts();
-                storage += s;
-                uniform += u;
-                set_count += pipeline.set_layouts.len() as u32;
+                storage += u64::from(s);
+                uniform += u64::from(u);
+                sets += pipeline.set_layouts.len() as u64;
             }
         }
+        // The pool's counts are 32-bit: past them it would be made too small.
+        let fits = |what: &str, n: u64| {
+            u32::try_from(n).map_err(|_| {
+                Error::bad(
+                    format!("{what} of one sequence"),
+                    n,
+                    format!("at most {} in one submission: split the sequence", u32::MAX),
+                )
+            })
+        };
+        let storage = fits("storage descriptors", storage)?;
+        let uniform = fits("uniform descriptors", uniform)?;
+        let set_count = fits("descriptor sets", sets)?;
         let mut sizes = Vec::new();
         for (ty, descriptor_count) in [
             (vk::DescriptorType::STORAGE_BUFFER, storage),

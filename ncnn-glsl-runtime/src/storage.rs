@@ -45,7 +45,11 @@ impl FloatStorage {
     /// Bytes of a buffer holding `n` elements: a whole number of 32-bit
     /// words, as the packed modes read them.
     pub fn buffer_bytes(self, n: usize) -> usize {
-        (n * self.element_bytes()).div_ceil(4) * 4
+        // Saturated: past `usize` no allocation can succeed, and the
+        // buffer's own size check says so.
+        n.saturating_mul(self.element_bytes())
+            .div_ceil(4)
+            .saturating_mul(4)
     }
 
     /// The elements as buffer bytes ([`FloatStorage::buffer_bytes`] long,

@@ -388,6 +388,23 @@ fn corpus() -> Vec<Shader> {
             entries: entries(vec![vec![], vec![int(0, 1), int(1, 1)]], &[40, 6]),
         },
         Shader {
+            name: "gemm_tile_double_buffer",
+            bindings: vec![
+                B::In(Sfp, 13 * 21, -1.0, 1.0),
+                B::In(Sfp, 21 * 19, -1.0, 1.0),
+                B::In(Sfp, 13 * 19, -1.0, 1.0),
+                B::Out(Sfp, 13 * 19),
+            ],
+            local: [8, 8, 1],
+            groups: [3, 2, 1],
+            shape_id: 2,
+            extra_push: vec![],
+            entries: entries(
+                vec![vec![], vec![float(0, 0.5), float(1, -1.0)]],
+                &[13, 19, 21],
+            ),
+        },
+        Shader {
             name: "gemm_tile",
             bindings: vec![
                 B::In(Sfp, 13 * 21, -1.0, 1.0),

@@ -77,6 +77,93 @@ void main() {
     run(&case);
 }
 
+/// Three and four dimensions, and dimensions on both the type and the name
+/// (`shared float[4] t2[2][8]`, which naga once read as 8 of 2 of 4): in
+/// `shared` memory, locals and a buffer block, indexed with dynamic
+/// indices every way.
+#[test]
+fn multi_dimensional_arrays() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { uvec2 a[]; };
+layout(binding = 1) writeonly buffer B { uint b[]; };
+layout(binding = 2) readonly buffer C { uint m[2][3][4]; uint[5][2] q; };
+shared uint t3[4][4][4];
+shared float[4] t2[2][8];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint g = gl_GlobalInvocationID.x;
+    t3[l / 16u][(l / 4u) % 4u][l % 4u] = a[g].x;
+    t2[l / 32u][(l / 4u) % 8u][l % 4u] = float(a[g].y & 0xffffu);
+    uint loc[2][3][5];
+    uint[2][3] typed;
+    uint four[2][2][2][3];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++) {
+            typed[i][j] = uint(i * 3 + j) + a[g].y;
+            for (int k = 0; k < 5; k++) loc[i][j][k] = uint(i * 100 + j * 10 + k) * a[g].y;
+            for (int k = 0; k < 2; k++) four[k][i][1 - k][j] = uint(k * 1000 + i * 10 + j);
+        }
+    barrier();
+    uint x = t3[l % 4u][(l / 4u) % 4u][l / 16u] ^ t3[3u - l / 16u][l % 4u][(l / 4u) % 4u];
+    uint y = uint(t2[l % 2u][l % 8u][l / 16u]) + uint(t2[1u - l / 32u][7u - l % 8u][l % 4u]);
+    uint z = loc[l % 2u][l % 3u][l % 5u] + typed[l % 2u][(l / 2u) % 3u] * 7u;
+    uint w = four[l % 2u][(l / 2u) % 2u][(l / 4u) % 2u][l % 3u];
+    b[g] = x + y * 3u + z * 5u + w * 11u + m[l % 2u][(l / 2u) % 3u][l % 4u] + q[l % 5u][l % 2u];
+}
+";
+    let mut case = Case::new(
+        "multi-dimensional arrays",
+        src,
+        "fp32",
+        vec![
+            Io::In(8 * 64 * 16, Fill::Words),
+            Io::Out(4 * 64 * 16, Cmp::Exact),
+            Io::In(4 * (24 + 10), Fill::Words),
+        ],
+    );
+    case.groups = [16, 1, 1];
+    run(&case);
+}
+
+/// A 3-D tile of local-memory values (`lfpvec4`, ncnn's GEMM tiles) in each
+/// float mode with `local` on: stored, read back transposed, and stored.
+#[test]
+fn three_dimensional_local_memory_tiles() {
+    let src = "#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { sfpvec4 a[]; };
+layout(binding = 1) writeonly buffer B { sfpvec4 b[]; };
+shared lfpvec4 tile[2][4][8];
+void main() {
+    int l = int(gl_LocalInvocationID.x);
+    int g = int(gl_GlobalInvocationID.x);
+    tile[l / 32][(l / 8) % 4][l % 8] = buffer_sm4(a, g);
+    barrier();
+    int k = 63 - l;
+    buffer_st4(b, g, lfp2afpvec4(tile[k % 2][k / 16][(k / 2) % 8]));
+}
+";
+    for mode in [
+        "local",
+        "fp16p+local",
+        "fp16s+local [S16]",
+        "fp16s+fp16a+local [S16]",
+    ] {
+        let mut case = Case::new(
+            "3-D local-memory tile",
+            src,
+            mode,
+            vec![
+                Io::In(16 * 64 * 8, Fill::Words),
+                Io::Out(16 * 64 * 8, Cmp::Exact),
+            ],
+        );
+        case.groups = [8, 1, 1];
+        run(&case);
+    }
+}
+
 /// `gl_WorkGroupSize`, literal and with `local_size_*_id` under several
 /// local sizes (the runtime specializes the ids and patches `LocalSize`).
 #[test]

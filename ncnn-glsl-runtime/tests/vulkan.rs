@@ -247,6 +247,20 @@ fn grid_in_pieces_covers_every_element_and_past_the_limit_is_refused() {
             .unwrap_err()
             .to_string();
         assert!(e.contains("max_piece[0] = 0"), "{e}");
+        // Too many pieces: refused before any is listed (1 x 1 x 1 pieces
+        // of a 65535 x 2 grid would be 131070 commands and barriers).
+        b.write(&vec![0xff; count * 4]).unwrap();
+        let e = p
+            .dispatch(&Dispatch {
+                max_piece: Some([1, 1, 1]),
+                ..Dispatch::new(&[&a, &b], &[], [n, 2, 1])
+            })
+            .unwrap_err()
+            .to_string();
+        let want = format!("vkCmdDispatchBase pieces of the grid = {}", 2 * n as u64);
+        assert!(e.contains(&want) && e.contains("at most 65536"), "{e}");
+        b.read(&mut out).unwrap();
+        assert!(out.iter().all(|&x| x == 0xff), "a refused dispatch wrote");
         drop((p, a, b));
     });
 }

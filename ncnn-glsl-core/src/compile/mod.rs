@@ -5,7 +5,7 @@
 //! ```text
 //! finished GLSL
 //!  -> text stage (text_stage.rs): refusals (reject.rs) -> in-place passes
-//!     (drop_writeonly.rs, local_size_id.rs, array_2d.rs, spec_constants.rs)
+//!     (drop_writeonly.rs, local_size_id.rs, array_dims.rs, spec_constants.rs)
 //!     -> naga-only prototypes (atomics.rs, memory_barriers.rs)
 //!     => EditedText: text, tokens, writeonly set, local-size spec ids,
 //!        spec-constant declarations, moved declarations, prototypes
@@ -30,7 +30,7 @@
 //! map back to the user's file through [`Expanded::span_of`]. naga is never
 //! allowed to panic through.
 
-mod array_2d;
+mod array_dims;
 mod atomics;
 mod barrier_scope;
 mod dot_product;

@@ -6,7 +6,9 @@
 //! do, instead of naga's "Unknown function" or, worse, wrong code. The project
 //! rule is that no known miscompile passes silently.
 
-use super::source_text::{brace_depths, matching};
+use std::collections::{HashMap, HashSet};
+
+use super::source_text::{brace_depths, matching, opening};
 use super::tokens::{is_type_name, tokenize, Kind, Token, NOT_TYPES};
 
 /// How a rule finds its construct.
@@ -43,6 +45,20 @@ pub enum Pattern {
     /// A call on a cycle of the call graph (a function calling itself,
     /// directly or through others).
     Recursion,
+}
+
+impl Pattern {
+    /// Whether this is a budget: a size past which the other rules and the
+    /// passes after them could take too long.
+    fn is_budget(self) -> bool {
+        matches!(
+            self,
+            Pattern::DeepNesting
+                | Pattern::LongStatement
+                | Pattern::LongFunction
+                | Pattern::ManyGlobals
+        )
+    }
 }
 
 /// One construct that is refused, with the reason and the way out.
@@ -135,10 +151,11 @@ pub const RULES: &[Rule] = &[
         pattern: Pattern::MultiDimArray,
         reason: "naga's GLSL frontend reverses the dimensions of multi-dimensional arrays \
                  (`T a[8][64]` becomes 64 arrays of 8), which compiles to wrong code; this compiler \
-                 repairs only a plain 2-D declaration `T a[8][64];` on one line",
-        advice: "declare it as `T a[8][64];` alone on its line (2-D), write the 2-D type as \
-                 `T[64] a[8]` (the same GLSL type, which naga reads right; indexing stays \
-                 `a[i][j]`), or flatten a deeper array to `T a[8 * 64 * 4]`",
+                 repairs a declaration of one name with sized dimensions (on the name, the type or \
+                 both), ending at its `;` on one line, and refuses the other forms (lists, \
+                 parameters, initializers, comments or line breaks inside)",
+        advice: "declare it alone, `T a[8][64][4];` on one line, and assign the elements after \
+                 (indexing stays `a[i][j][k]`); a parameter can be flattened to `T a[8 * 64]`",
     },
     Rule {
         pattern: Pattern::Call(&["bitCount"]),
@@ -287,7 +304,7 @@ pub(crate) struct Hit {
 pub(crate) fn scan(src: &str) -> Vec<Hit> {
     let toks = tokenize(src);
     let mut hits = Vec::new();
-    let mut push = |rule: usize, start: usize, end: usize| {
+    let push = |hits: &mut Vec<Hit>, rule: usize, start: usize, end: usize| {
         hits.push(Hit {
             rule,
             start,
@@ -295,21 +312,32 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
             text: src[start..end].to_string(),
         });
     };
-    for (r, rule) in RULES.iter().enumerate() {
+    // The budgets first: past one, only they are reported, so the other
+    // rules (and every later pass) only ever see a text within them.
+    let rules = RULES.iter().enumerate();
+    let (budgets, others): (Vec<_>, Vec<_>) = rules.partition(|(_, r)| r.pattern.is_budget());
+    let mut budgets_done = false;
+    for (r, rule) in budgets.into_iter().chain(others) {
+        if !rule.pattern.is_budget() && !budgets_done {
+            budgets_done = true;
+            if !hits.is_empty() {
+                break;
+            }
+        }
         match rule.pattern {
             Pattern::Ident(names) => {
                 for t in toks
                     .iter()
                     .filter(|t| t.kind == Kind::Ident && names.contains(&t.text(src)))
                 {
-                    push(r, t.start, t.end);
+                    push(&mut hits, r, t.start, t.end);
                 }
             }
             Pattern::Call(names) => {
                 for (i, t) in toks.iter().enumerate() {
                     let call = toks.get(i + 1).is_some_and(|n| n.is_punct(src, '('));
                     if t.kind == Kind::Ident && call && names.contains(&t.text(src)) {
-                        push(r, t.start, t.end);
+                        push(&mut hits, r, t.start, t.end);
                     }
                 }
             }
@@ -319,43 +347,46 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                     for (i, t) in toks.iter().enumerate() {
                         let called = toks.get(i + 1).is_some_and(|n| n.is_punct(src, '('));
                         if t.kind == Kind::Ident && called && t.text(src) == "round" {
-                            push(r, t.start, t.end);
+                            push(&mut hits, r, t.start, t.end);
                         }
                     }
                 }
             }
             Pattern::Recursion => {
                 for t in super::recursion::recursive_calls(src, &toks) {
-                    push(r, t.start, t.end);
+                    push(&mut hits, r, t.start, t.end);
                 }
             }
             Pattern::IdentPrefix(prefixes) => {
                 for t in &toks {
                     if t.kind == Kind::Ident && prefixes.iter().any(|p| t.text(src).starts_with(p))
                     {
-                        push(r, t.start, t.end);
+                        push(&mut hits, r, t.start, t.end);
                     }
                 }
             }
             Pattern::StringLiteral => {
                 for t in toks.iter().filter(|t| t.kind == Kind::Str) {
-                    push(r, t.start, t.end);
+                    push(&mut hits, r, t.start, t.end);
                 }
             }
             Pattern::Float16Literal => {
                 for t in toks.iter().filter(|t| t.kind == Kind::Number) {
                     let s = t.text(src).to_ascii_lowercase();
                     if s.ends_with("hf") && !s.starts_with("0x") {
-                        push(r, t.start, t.end);
+                        push(&mut hits, r, t.start, t.end);
                     }
                 }
             }
             Pattern::MultiDimArray => {
-                // `T a[N][M];` is repaired (array_2d.rs); the rest is refused.
-                let repaired = super::array_2d::rewrites(src, &toks);
+                // `T a[N][M];` is repaired (array_dims.rs); the rest is refused.
+                let repaired = super::array_dims::rewrites(src, &toks);
                 for (start, end) in multi_dim_arrays(src, &toks) {
-                    if !repaired.iter().any(|rw| rw.range.contains(&start)) {
-                        push(r, start, end);
+                    let covered = |rw: &super::array_dims::Rewrite| {
+                        rw.range.start < end && start < rw.range.end
+                    };
+                    if !repaired.iter().any(covered) {
+                        push(&mut hits, r, start, end);
                     }
                 }
             }
@@ -369,7 +400,7 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                         "(" | "[" | "{" => {
                             depth += 1;
                             if depth == MAX_NESTING + 1 {
-                                push(r, t.start, t.end);
+                                push(&mut hits, r, t.start, t.end);
                             }
                         }
                         ")" | "]" | "}" => depth = depth.saturating_sub(1),
@@ -386,7 +417,7 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                     }
                     count += 1;
                     if count == MAX_STATEMENT_TOKENS + 1 {
-                        push(r, t.start, t.end);
+                        push(&mut hits, r, t.start, t.end);
                     }
                 }
             }
@@ -411,41 +442,25 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                         *count += 1;
                         let mine = (depth == 0) == (rule.pattern == Pattern::ManyGlobals);
                         if *count == max + 1 && mine {
-                            push(r, t.start, t.end);
+                            push(&mut hits, r, t.start, t.end);
                         }
                     }
                 }
             }
             Pattern::SpecConstantInConstExpr => {
                 for (start, end) in super::spec_constants::const_uses(src, &toks) {
-                    push(r, start, end);
+                    push(&mut hits, r, start, end);
                 }
             }
             Pattern::ShadowedBlockMember => {
                 for t in shadowed_block_members(src, &toks) {
-                    push(r, t.start, t.end);
+                    push(&mut hits, r, t.start, t.end);
                 }
             }
         }
     }
     hits.sort_by_key(|h| (h.start, h.rule));
     hits
-}
-
-/// The index of the `[` that the `]` at `close` closes.
-fn opening(src: &str, toks: &[Token], close: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for k in (0..=close).rev() {
-        if toks[k].is_punct(src, ']') {
-            depth += 1;
-        } else if toks[k].is_punct(src, '[') {
-            depth -= 1;
-            if depth == 0 {
-                return Some(k);
-            }
-        }
-    }
-    None
 }
 
 /// Byte ranges of `name[..][..]` (or `type[..][..]`) in declarations. An
@@ -471,7 +486,7 @@ fn multi_dim_arrays(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
         // `T[4] a[2][3]`: the name follows an array type.
         let after_array_type = i >= 2
             && toks[i - 2].is_punct(src, ']')
-            && opening(src, toks, i - 2).is_some_and(|o| {
+            && opening(src, toks, i - 2, '[', ']').is_some_and(|o| {
                 o >= 1
                     && toks[o - 1].kind == Kind::Ident
                     && !NOT_TYPES.contains(&toks[o - 1].text(src))
@@ -497,7 +512,16 @@ fn shadowed_block_members(src: &str, toks: &[Token]) -> Vec<Token> {
         let ends = after.is_punct(src, '=') || after.is_punct(src, ';') || after.is_punct(src, '[');
         (t.kind == Kind::Ident && n.kind == Kind::Ident && ends).then(|| n.text(src))
     };
-    let mut earlier: Vec<&str> = Vec::new();
+    // Where each name last occurs bare (not after a `.`): looked up per
+    // member instead of a scan of the rest per member, which is quadratic.
+    let mut last_bare: HashMap<&str, usize> = HashMap::new();
+    for (k, u) in toks.iter().enumerate() {
+        if u.kind == Kind::Ident && !(k > 0 && toks[k - 1].is_punct(src, '.')) {
+            last_bare.insert(u.text(src), k);
+        }
+    }
+    let movable: HashSet<&str> = movable.iter().map(String::as_str).collect();
+    let mut earlier: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
@@ -521,17 +545,13 @@ fn shadowed_block_members(src: &str, toks: &[Token]) -> Vec<Token> {
                 let name = toks[k].text(src);
                 if !has_instance {
                     // An anonymous block's members are globals.
-                    earlier.push(name);
+                    earlier.insert(name);
                     continue;
                 }
-                if !earlier.contains(&name) || movable.iter().any(|m| m == name) {
+                if !earlier.contains(name) || movable.contains(name) {
                     continue;
                 }
-                let used_bare = toks[close + 2..].iter().enumerate().any(|(j, u)| {
-                    let before = &toks[close + 1 + j];
-                    u.text(src) == name && !before.is_punct(src, '.')
-                });
-                if used_bare {
+                if last_bare.get(name).is_some_and(|&k| k >= close + 2) {
                     out.push(toks[k]);
                 }
             }
@@ -540,7 +560,7 @@ fn shadowed_block_members(src: &str, toks: &[Token]) -> Vec<Token> {
         }
         if depth[i] == 0 {
             if let Some(name) = declared(i) {
-                earlier.push(name);
+                earlier.insert(name);
             }
         }
         i += 1;
@@ -558,20 +578,26 @@ mod tests {
 
     #[test]
     fn multi_dim_declarations_not_accesses() {
-        let src = "shared uvec2 tmp[8][64][2];\nvoid main() { float a[2][3], z; float[2][3] b; x = tmp[1][2]; return c[1][2]; }";
-        assert_eq!(found(src), ["tmp[8][64]", "a[2][3]", "float[2][3]"]);
-        // Dimensions on the type and two on the name: naga swapped the name's
-        // two (valid SPIR-V, wrong elements); refused.
-        assert_eq!(found("shared float[4] t[2][3];"), ["t[2][3]"]);
+        let src = "shared uvec2 tmp[8][64][2], u;\nvoid main() { float a[2][3], z; void f(float[2][3] b); float c[2][3] = d; x = tmp[1][2]; return c[1][2]; }";
         assert_eq!(
-            found("void main() { float[4] t[2][3]; t[1][2][0] = 1.0; }"),
-            ["t[2][3]"]
+            found(src),
+            ["tmp[8][64]", "a[2][3]", "float[2][3]", "c[2][3]"]
         );
+        // Dimensions on the type and two on the name, in a list: refused.
+        assert_eq!(found("shared float[4] t[2][3], u;"), ["t[2][3]"]);
         // An access after an indexed name is not a declaration.
         assert!(found("void main() { x = a[1] [2]; y = b[i][j]; }").is_empty());
-        // The plain 2-D declaration is repaired, not refused.
-        assert!(found("shared uvec2 tmp[8][64];").is_empty());
-        assert!(found("shared uvec2[64] tmp[8];").is_empty());
+        // A declaration of one name, any dimensions on either side, is
+        // repaired (array_dims.rs), not refused.
+        for ok in [
+            "shared uvec2 tmp[8][64];",
+            "shared uvec2[64] tmp[8];",
+            "shared uvec2 tmp[8][64][2];",
+            "shared float[4] t[2][3];",
+            "void main() { float[2][3] b; float[4] t[2][3]; t[1][2][0] = 1.0; }",
+        ] {
+            assert!(found(ok).is_empty(), "{ok}");
+        }
     }
 
     #[test]

@@ -52,19 +52,21 @@ pub(crate) fn brace_depths(src: &str, toks: &[Token]) -> Vec<u32> {
 }
 
 /// The index of the token that closes the bracket opened at `open`.
+/// `None` when it is not closed within `toks` (or `open` is no `o`).
 pub(crate) fn matching(src: &str, toks: &[Token], open: usize, o: char, c: char) -> Option<usize> {
-    let mut depth = 0usize;
-    for (k, t) in toks.iter().enumerate().skip(open) {
-        if t.is_punct(src, o) {
-            depth += 1;
-        } else if t.is_punct(src, c) {
-            depth -= 1;
-            if depth == 0 {
-                return Some(k);
-            }
-        }
-    }
-    None
+    let t = toks.get(open)?;
+    let close = open + t.partner;
+    let found = t.is_punct(src, o) && t.partner > 0 && toks.get(close)?.is_punct(src, c);
+    found.then_some(close)
+}
+
+/// The index of the token that opens the bracket closed at `close`; `None`
+/// when it is not opened within `toks` (or `close` is no `c`).
+pub(crate) fn opening(src: &str, toks: &[Token], close: usize, o: char, c: char) -> Option<usize> {
+    let t = toks.get(close)?;
+    let open = close.checked_sub(t.partner)?;
+    let found = t.is_punct(src, c) && t.partner > 0 && toks[open].is_punct(src, o);
+    found.then_some(open)
 }
 
 /// `set` and `binding` from the first `layout( ... )` among `toks`; `set`

@@ -19,10 +19,12 @@
 //! A specialization constant in a `const` initializer or an array size
 //! cannot be a variable; those uses are refused (`reject.rs`).
 
+use std::collections::{HashMap, HashSet};
+
 use naga::{Expression, Handle, Literal, Module, Statement};
 
 use super::naga_run::Insert;
-use super::source_text::{brace_depths, overwrite};
+use super::source_text::{brace_depths, matching, overwrite};
 use super::spirv_edit::{inst, Rewrite};
 use super::tokens::{is_type_name, Kind, Token};
 use crate::reflection::ScalarValue;
@@ -100,26 +102,11 @@ fn eval(src: &str, toks: &[Token]) -> Option<i64> {
     (i == toks.len()).then_some(v)
 }
 
-/// The `)` closing the `(` at `open`.
-fn close_paren(src: &str, toks: &[Token], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (k, t) in toks.iter().enumerate().skip(open) {
-        if t.is_punct(src, '(') {
-            depth += 1;
-        } else if t.is_punct(src, ')') {
-            depth -= 1;
-            if depth == 0 {
-                return Some(k);
-            }
-        }
-    }
-    None
-}
-
 /// Every `layout(constant_id = E) const T x = D;` at global scope. `Err`:
-/// the byte range of a `constant_id` declaration this pass cannot read.
+/// the range of a `constant_id` of any other shape.
 fn find(src: &str, toks: &[Token]) -> Result<Vec<Found>, std::ops::Range<usize>> {
     let depth = brace_depths(src, toks);
+    let blocks = UniformBlocks::new(src, toks, &depth);
     let mut out = Vec::new();
     for i in 0..toks.len() {
         if toks[i].text(src) != "constant_id" || depth[i] != 0 {
@@ -127,14 +114,11 @@ fn find(src: &str, toks: &[Token]) -> Result<Vec<Found>, std::ops::Range<usize>>
         }
         let bad = toks[i].start..toks[i].end;
         // layout ( constant_id = E ) const T x = D ;
-        let open = (0..i)
-            .rev()
-            .find(|&k| toks[k].is_punct(src, '('))
-            .ok_or(bad.clone())?;
-        if open == 0 || toks[open - 1].text(src) != "layout" || open + 1 != i {
+        let open = i.checked_sub(1).ok_or(bad.clone())?;
+        if open == 0 || !toks[open].is_punct(src, '(') || toks[open - 1].text(src) != "layout" {
             return Err(bad);
         }
-        let close = close_paren(src, toks, open).ok_or(bad.clone())?;
+        let close = matching(src, toks, open, '(', ')').ok_or(bad.clone())?;
         if !toks.get(i + 1).is_some_and(|t| t.is_punct(src, '=')) {
             return Err(bad);
         }
@@ -149,9 +133,7 @@ fn find(src: &str, toks: &[Token]) -> Result<Vec<Found>, std::ops::Range<usize>>
         if !ok_shape {
             return Err(bad);
         }
-        let semi = (k + 4..toks.len())
-            .find(|&j| toks[j].is_punct(src, ';'))
-            .ok_or(bad.clone())?;
+        let semi = blocks.next_semi(k + 4).ok_or(bad.clone())?;
         let name = toks[k + 2].text(src).to_string();
         out.push(Found {
             decl: SpecDecl {
@@ -161,62 +143,111 @@ fn find(src: &str, toks: &[Token]) -> Result<Vec<Found>, std::ops::Range<usize>>
                 range: toks[open - 1].start..toks[semi].end,
             },
             body_start: toks[k + 1].start,
-            move_to: shadowing_block_end(src, toks, &depth, semi, &name),
+            move_to: blocks.shadowing_end(toks, semi, &name),
         });
     }
     Ok(out)
 }
 
-/// The end (after `;`) of the last instance-named `uniform` block after
-/// token `from` with a member named `name`, when `name` is not used between
-/// `from` and that block's end; `None` when no block shadows it.
-/// `Some(usize::MAX)`: shadowed, but used in between (cannot move).
-fn shadowing_block_end(
-    src: &str,
-    toks: &[Token],
-    depth: &[u32],
-    from: usize,
-    name: &str,
-) -> Option<usize> {
-    let mut end = None;
-    let mut i = from + 1;
-    while i < toks.len() {
-        let block = depth[i] == 0
-            && toks[i].text(src) == "uniform"
-            && toks.get(i + 1).is_some_and(|n| n.kind == Kind::Ident)
-            && toks.get(i + 2).is_some_and(|n| n.is_punct(src, '{'));
-        if block {
-            let close = (i + 2..toks.len()).find(|&k| toks[k].is_punct(src, '}'))?;
-            let instance = toks.get(close + 1).is_some_and(|n| n.kind == Kind::Ident);
-            let member = toks[i + 3..close].iter().enumerate().any(|(j, t)| {
-                t.text(src) == name
-                    && toks
-                        .get(i + 3 + j + 1)
-                        .is_some_and(|n| n.is_punct(src, ';') || n.is_punct(src, '['))
-            });
-            if instance && member {
-                let semi = (close + 1..toks.len()).find(|&k| toks[k].is_punct(src, ';'))?;
-                end = Some(semi);
-            }
-            i = close + 1;
-            continue;
-        }
-        i += 1;
-    }
-    let semi = end?;
-    // Used bare (not `.name`) between the declaration and the block's end?
-    let used = (from + 1..semi).any(|k| {
-        toks[k].text(src) == name
-            && !toks[k - 1].is_punct(src, '.')
-            && !(depth[k] == 1 && in_uniform_block(src, toks, k))
-    });
-    Some(if used { usize::MAX } else { toks[semi].end })
+/// The instance-named `uniform` blocks at global scope, indexed once so that
+/// each specialization constant looks its shadowing block up instead of
+/// scanning the rest of the text (a scan per constant is quadratic).
+struct UniformBlocks<'s> {
+    /// Per member name: the `;` ending each instance-named block that
+    /// declares it (`None`: no `;` after the block), in text order, with
+    /// the block's first token.
+    shadowing: HashMap<&'s str, Vec<(usize, Option<usize>)>>,
+    /// The first token of a block whose `}` is missing, if any.
+    unclosed: Option<usize>,
+    /// Per name: where it is used bare (not `.name`, not a member
+    /// declaration inside a `uniform` block), in text order.
+    bare_uses: HashMap<&'s str, Vec<usize>>,
+    /// Per token: the first `;` at or after it.
+    next_semi: Vec<Option<usize>>,
 }
 
-/// Whether token `k` (at brace depth 1) is inside a `uniform` block's braces.
-fn in_uniform_block(src: &str, toks: &[Token], k: usize) -> bool {
-    let open = (0..k).rev().find(|&j| toks[j].is_punct(src, '{'));
-    open.is_some_and(|o| o >= 2 && toks[o - 2].text(src) == "uniform")
+impl<'s> UniformBlocks<'s> {
+    fn new(src: &'s str, toks: &[Token], depth: &[u32]) -> Self {
+        let mut next_semi = vec![None; toks.len() + 1];
+        for k in (0..toks.len()).rev() {
+            next_semi[k] = if toks[k].is_punct(src, ';') {
+                Some(k)
+            } else {
+                next_semi[k + 1]
+            };
+        }
+        let mut shadowing: HashMap<&str, Vec<(usize, Option<usize>)>> = HashMap::new();
+        let mut unclosed = None;
+        let mut in_block = vec![false; toks.len()];
+        let mut i = 0;
+        while i < toks.len() {
+            let block = depth[i] == 0
+                && toks[i].text(src) == "uniform"
+                && toks.get(i + 1).is_some_and(|n| n.kind == Kind::Ident)
+                && toks.get(i + 2).is_some_and(|n| n.is_punct(src, '{'));
+            if !block {
+                i += 1;
+                continue;
+            }
+            let Some(close) = (i + 2..toks.len()).find(|&k| toks[k].is_punct(src, '}')) else {
+                unclosed = Some(i);
+                break;
+            };
+            in_block[i + 3..close].fill(true);
+            if toks.get(close + 1).is_some_and(|n| n.kind == Kind::Ident) {
+                let semi = next_semi[close + 1];
+                for k in i + 3..close {
+                    let member = toks
+                        .get(k + 1)
+                        .is_some_and(|n| n.is_punct(src, ';') || n.is_punct(src, '['));
+                    if member {
+                        shadowing
+                            .entry(toks[k].text(src))
+                            .or_default()
+                            .push((i, semi));
+                    }
+                }
+            }
+            i = close + 1;
+        }
+        let mut bare_uses: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (k, t) in toks.iter().enumerate() {
+            let after_dot = k > 0 && toks[k - 1].is_punct(src, '.');
+            if t.kind == Kind::Ident && !after_dot && !(depth[k] == 1 && in_block[k]) {
+                bare_uses.entry(t.text(src)).or_default().push(k);
+            }
+        }
+        UniformBlocks {
+            shadowing,
+            unclosed,
+            bare_uses,
+            next_semi,
+        }
+    }
+
+    fn next_semi(&self, from: usize) -> Option<usize> {
+        self.next_semi.get(from).copied().flatten()
+    }
+
+    /// The end (after `;`) of the last instance-named `uniform` block after
+    /// token `from` with a member named `name`, when `name` is not used
+    /// between `from` and that block's end; `None` when no block shadows it
+    /// (or a block after `from` is not closed). `Some(usize::MAX)`:
+    /// shadowed, but used in between (cannot move).
+    fn shadowing_end(&self, toks: &[Token], from: usize, name: &str) -> Option<usize> {
+        if self.unclosed.is_some_and(|u| u > from) {
+            return None;
+        }
+        let &(start, semi) = self.shadowing.get(name)?.last()?;
+        if start <= from {
+            return None;
+        }
+        let semi = semi?;
+        let uses = self.bare_uses.get(name).map_or(&[][..], Vec::as_slice);
+        let first_after = uses.partition_point(|&k| k <= from);
+        let used = uses.get(first_after).is_some_and(|&k| k < semi);
+        Some(if used { usize::MAX } else { toks[semi].end })
+    }
 }
 
 /// Names of the specialization constants of `src` (for the refusal table).
@@ -248,10 +279,13 @@ pub(crate) fn const_uses(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
     if names.is_empty() {
         return Vec::new();
     }
+    let names: HashSet<&str> = names.iter().map(String::as_str).collect();
     let depth = brace_depths(src, toks);
     let mut out = Vec::new();
     let mut in_const = false;
+    // Per open `[`: whether it sizes an array; how many of them do.
     let mut bracket_decl: Vec<bool> = Vec::new();
+    let mut sizing = 0usize;
     for (k, t) in toks.iter().enumerate() {
         let s = t.text(src);
         if s == "const" {
@@ -268,11 +302,12 @@ pub(crate) fn const_uses(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
             let type_array =
                 k >= 1 && toks[k - 1].kind == Kind::Ident && is_type_name(toks[k - 1].text(src));
             bracket_decl.push(decl || type_array);
+            sizing += usize::from(decl || type_array);
         } else if t.is_punct(src, ']') {
-            bracket_decl.pop();
+            sizing -= usize::from(bracket_decl.pop().unwrap_or(false));
         }
-        let in_size = bracket_decl.iter().any(|b| *b);
-        if t.kind == Kind::Ident && (in_const || in_size) && names.iter().any(|n| n == s) {
+        let in_size = sizing > 0;
+        if t.kind == Kind::Ident && (in_const || in_size) && names.contains(s) {
             out.push((t.start, t.end));
         }
     }
@@ -289,18 +324,18 @@ pub(crate) fn drop_local_consts(text: &mut String, toks: &[Token]) {
     if names.is_empty() {
         return;
     }
+    let names: HashSet<&str> = names.iter().map(String::as_str).collect();
     let depth = brace_depths(&src, toks);
+    // Per token: whether a specialization constant is named from it to the
+    // next `;` (one pass backwards, not a scan per `const`).
+    let mut reads = vec![false; toks.len() + 1];
+    for k in (0..toks.len()).rev() {
+        let u = &toks[k];
+        reads[k] = !u.is_punct(&src, ';')
+            && ((u.kind == Kind::Ident && names.contains(u.text(&src))) || reads[k + 1]);
+    }
     for (k, t) in toks.iter().enumerate() {
-        if t.text(&src) != "const" || depth[k] == 0 {
-            continue;
-        }
-        let end = (k..toks.len())
-            .find(|&j| toks[j].is_punct(&src, ';'))
-            .unwrap_or(toks.len());
-        if toks[k..end]
-            .iter()
-            .any(|u| u.kind == Kind::Ident && names.iter().any(|n| n == u.text(&src)))
-        {
+        if t.text(&src) == "const" && depth[k] != 0 && reads[k] {
             overwrite(text, t.start..t.end, "");
         }
     }

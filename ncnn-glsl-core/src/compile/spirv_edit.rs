@@ -62,7 +62,7 @@ impl Rewrite {
     pub fn pointee(&self, ptr: u32) -> Option<u32> {
         self.def(ptr)
             .filter(|w| Rewrite::op(w) == op::TYPE_POINTER)
-            .map(|w| w[3])
+            .and_then(|w| w.get(3).copied())
     }
 
     /// Inserts annotations before the first type declaration.
@@ -97,11 +97,14 @@ impl Rewrite {
                 continue;
             }
             // Operands: model, entry id, name (nul-terminated words), interface ids.
-            let name_words = w[3..]
-                .iter()
-                .position(|x| x.to_le_bytes().contains(&0))
-                .map_or(w.len(), |p| p + 1);
-            let start = 3 + name_words;
+            // A name without its nul (never from naga) keeps every operand.
+            let Some(name_words) = w
+                .get(3..)
+                .and_then(|ops| ops.iter().position(|x| x.to_le_bytes().contains(&0)))
+            else {
+                continue;
+            };
+            let start = 4 + name_words;
             let kept: Vec<u32> = w[start..].iter().copied().filter(|x| *x != id).collect();
             w.truncate(start);
             w.extend(kept);

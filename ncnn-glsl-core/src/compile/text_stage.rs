@@ -7,7 +7,7 @@ use super::naga_run::{self, Insert, Origin};
 use super::spec_constants::{self, SpecDecl};
 use super::tokens::{tokenize, Token};
 use super::{
-    array_2d, atomics, dot_product, drop_writeonly, int_literals, local_size_id, memory_barriers,
+    array_dims, atomics, dot_product, drop_writeonly, int_literals, local_size_id, memory_barriers,
     reject,
 };
 use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
@@ -138,7 +138,7 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     let toks = tokenize(&text);
     let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
     let toks = tokenize(&text);
-    array_2d::rewrite_2d_arrays(&mut text, &toks);
+    array_dims::rewrite_array_dims(&mut text, &toks);
     let toks = tokenize(&text);
     spec_constants::drop_local_consts(&mut text, &toks);
     let toks = tokenize(&text);

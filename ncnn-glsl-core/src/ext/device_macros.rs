@@ -5,7 +5,8 @@
 //! order ncnn emits them), kept as tables so a test can count them.
 //!
 //! Value encoding, since [`DeviceCaps::properties`] holds `u64`s:
-//! - integer and `VkBool32` fields: the value, plain decimal;
+//! - integer and `VkBool32` fields: the value, plain decimal (a value past
+//!   32 bits, which no device reports, clamped to 4294967295);
 //! - `int32_t` fields ([`PropKind::I32`]): the low 32 bits read as signed, so
 //!   a probe may store them sign- or zero-extended;
 //! - `VkDeviceSize` fields ([`PropKind::U64`]): plain decimal up to
@@ -16,7 +17,8 @@
 //! - `float` fields ([`PropKind::F32`], listed in [`FLOAT_PROPERTIES`]): the
 //!   probe stores the IEEE-754 bit pattern (`f32::to_bits`); the macro is a
 //!   GLSL float literal that round-trips (ncnn also emits floats), usable in
-//!   code but not in `#if`. Non-finite values are left undefined.
+//!   code but not in `#if`. Non-finite values, and patterns past 32 bits,
+//!   are left undefined.
 
 use crate::device::DeviceCaps;
 
@@ -515,13 +517,14 @@ pub fn subgroup_size(device: &DeviceCaps) -> u64 {
 /// non-finite float).
 pub fn format_property(value: u64, kind: PropKind, int64: bool) -> Option<String> {
     Some(match kind {
-        U32 => value.to_string(),
+        // Past 32 bits a description is wrong; clamped as `VkDeviceSize` is.
+        U32 => value.min(u64::from(u32::MAX)).to_string(),
         I32 => (value as u32 as i32).to_string(),
         U64 if value <= u64::from(u32::MAX) => value.to_string(),
         U64 if int64 => format!("{value}ul"),
         U64 => u32::MAX.to_string(),
         F32 => {
-            let f = f32::from_bits(value as u32);
+            let f = f32::from_bits(u32::try_from(value).ok()?);
             if !f.is_finite() {
                 return None;
             }

@@ -102,11 +102,15 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// Records an error; past [`crate::diag::MAX_ERRORS`] the rest are
+    /// dropped (60000 unterminated `#if`s would each look up their line).
     fn error(&mut self, e: PpError) {
         if e.fatal || self.errors.len() + 1 >= crate::diag::MAX_ERRORS {
             self.fatal = true;
         }
-        self.errors.push(e);
+        if self.errors.len() < crate::diag::MAX_ERRORS {
+            self.errors.push(e);
+        }
     }
 
     /// Preprocesses the main file (and through it the prelude and includes).

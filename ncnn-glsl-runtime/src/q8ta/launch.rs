@@ -390,9 +390,9 @@ pub fn shuffle_path(input: Shape, axes: Axes, device: DeviceType) -> ShufflePath
 /// input height x batch), with quads of blocks (tile) and of width (tile,
 /// quad); the first two swapped when the blocks are on y.
 pub fn shuffle_grid(input: Shape, path: ShufflePath, blocks: BlockAxis) -> [u32; 3] {
-    let c4_out = (input.c / 4).div_ceil(4) as u32;
-    let rows = (input.h * input.n) as u32;
-    let w = input.w as u32;
+    let c4_out = dim((input.c / 4).div_ceil(4));
+    let rows = dim(input.h.saturating_mul(input.n));
+    let w = dim(input.w);
     let [b, x, z] = match path {
         ShufflePath::Words => [c4_out, w, rows],
         ShufflePath::Tile => [c4_out / 4, w / 4, rows],
@@ -407,14 +407,18 @@ pub fn shuffle_grid(input: Shape, path: ShufflePath, blocks: BlockAxis) -> [u32;
 /// The baseline's global grid: (output width incl. 4W4C padding, output
 /// height, output channel blocks x batch), output width fastest.
 pub fn baseline_grid(input: Shape, out_layout: Layout) -> [u32; 3] {
-    let ow = 2 * input.w;
+    let ow = input.w.saturating_mul(2);
     let ow = if out_layout == Layout::Packed4W4C {
-        ow.div_ceil(4) * 4
+        ow.div_ceil(4).saturating_mul(4)
     } else {
         ow
     };
     let c4 = (input.c / 4).div_ceil(4);
-    [ow as u32, (2 * input.h) as u32, (c4 * input.n) as u32]
+    [
+        dim(ow),
+        dim(input.h.saturating_mul(2)),
+        dim(c4.saturating_mul(input.n)),
+    ]
 }
 
 /// The layouts and passthrough of one shuffle: the new kernel's
@@ -433,9 +437,12 @@ pub struct Axes {
 /// axis clamped to `max_groups` (`maxComputeWorkGroupCount`), and the
 /// invocations that launches per axis (the shuffle shaders' loop steps).
 pub fn launch(grid: [u32; 3], local: [u32; 3], max_groups: [u32; 3]) -> ([u32; 3], [u32; 3]) {
+    // A local size of 0 counts as 1; launched counts saturate (no pipeline
+    // has such a size: the pipeline checks it against the device's limits).
+    let local = local.map(|l| l.max(1));
     let groups: [u32; 3] =
         std::array::from_fn(|i| grid[i].div_ceil(local[i]).clamp(1, max_groups[i].max(1)));
-    let launched = std::array::from_fn(|i| groups[i] * local[i]);
+    let launched = std::array::from_fn(|i| groups[i].saturating_mul(local[i]));
     (groups, launched)
 }
 
@@ -475,21 +482,32 @@ pub fn dequantize_vec_width(w: usize) -> usize {
 /// The quantize shader's grid: (width, padded to 4 for 4W4C; height; channel blocks x batch).
 pub fn quantize_grid(shape: Shape, layout: Layout) -> [u32; 3] {
     let w = if layout == Layout::Packed4W4C {
-        shape.w4() * 4
+        shape.w4().saturating_mul(4)
     } else {
         shape.w
     };
-    [w as u32, shape.h as u32, (shape.c4() * shape.n) as u32]
+    [
+        dim(w),
+        dim(shape.h),
+        dim(shape.c4().saturating_mul(shape.n)),
+    ]
 }
 
 /// The dequantize shader's grid: (`ceil(W / vec)`, height, channels x batch).
 pub fn dequantize_grid(shape: Shape) -> [u32; 3] {
     let v = dequantize_vec_width(shape.w);
     [
-        shape.w.div_ceil(v) as u32,
-        shape.h as u32,
-        (shape.c * shape.n) as u32,
+        dim(shape.w.div_ceil(v)),
+        dim(shape.h),
+        dim(shape.c.saturating_mul(shape.n)),
     ]
+}
+
+/// A grid extent, saturated: past `u32::MAX` workgroups no device takes
+/// it, and the dispatch's check against the device's limits refuses it
+/// with the value (a cast would wrap to a small grid, silently).
+fn dim(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// The new kernel's workgroup shape for `input` shuffled as `axes` on `path`

@@ -59,7 +59,7 @@ impl ShufflePush {
             shift: r.shift,
             y_stride: launched[1] as i32,
             z_stride: launched[2] as i32,
-            local_count: local.iter().product(),
+            local_count: local.iter().fold(1u32, |a, &l| a.saturating_mul(l)),
         }
     }
 

@@ -173,20 +173,25 @@ impl Requant {
         if self.passthrough {
             return q;
         }
-        let d = q as i32 - self.zp_in;
+        // Wrapping and checked shifts: the fields are public, and a value
+        // `new` never makes gives a wrong byte, not a panic. Within the
+        // documented ranges none of them wraps.
+        let d = (q as i32).wrapping_sub(self.zp_in);
         let x = d.unsigned_abs();
         let a = x.wrapping_mul(self.mult_lo);
         let b = x.wrapping_mul(self.mult_hi);
         let lo = (b << 24).wrapping_add(a);
         let carry = (lo < a) as u32;
-        let hi = (b >> 8)
-            .wrapping_add(carry)
-            .wrapping_add(1u32 << (self.shift - 33));
-        let y = (hi >> (self.shift - 32)).min(255) as i32;
+        let round = 1u32.checked_shl(self.shift.wrapping_sub(33)).unwrap_or(0);
+        let hi = (b >> 8).wrapping_add(carry).wrapping_add(round);
+        let y = hi
+            .checked_shr(self.shift.wrapping_sub(32))
+            .unwrap_or(0)
+            .min(255) as i32;
         let r = if d < 0 {
-            self.zp_out - y
+            self.zp_out.saturating_sub(y)
         } else {
-            self.zp_out + y
+            self.zp_out.saturating_add(y)
         };
         r.clamp(-128, 127) as i8
     }
@@ -261,7 +266,7 @@ impl QuantizeConsts {
 
     /// The quantize shader's byte for `x`: `clamp(rounded(x) + zp, -128, 127)`.
     pub fn quantize(&self, x: f32, zero_point: i32) -> i8 {
-        (self.rounded(x) + zero_point).clamp(-128, 127) as i8
+        self.rounded(x).saturating_add(zero_point).clamp(-128, 127) as i8
     }
 }
 
@@ -278,5 +283,5 @@ pub fn quantize_value(x: f32, p: QuantParams) -> i8 {
 /// Reference dequantization of one value: `(q - zp) * scale` in f32 (one
 /// rounding: the integer factor is exact).
 pub fn dequantize_value(q: i8, p: QuantParams) -> f32 {
-    (q as i32 - p.zero_point) as f32 * p.scale
+    (i64::from(q) - i64::from(p.zero_point)) as f32 * p.scale
 }

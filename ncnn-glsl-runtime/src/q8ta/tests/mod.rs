@@ -759,3 +759,38 @@ fn quantize_and_dequantize_models_match_the_references() {
     assert_eq!(launch::dequantize_vec_width(8), 4);
     assert_eq!(launch::dequantize_vec_width(7), 1);
 }
+
+/// The public helpers that take unchecked values (public fields, a local
+/// size no pipeline has, a shape no operation accepts) never panic: they
+/// saturate or wrap, and the checks of the operations refuse such values
+/// with the value and the limit.
+#[test]
+fn public_helpers_take_any_value_without_panicking() {
+    let (groups, launched) = launch::launch([10, 1, 1], [0, 1, 1], [u32::MAX; 3]);
+    assert_eq!((groups, launched), ([10, 1, 1], [10, 1, 1]));
+    let (_, launched) = launch::launch([u32::MAX, 1, 1], [0x8000_0001, 1, 1], [u32::MAX; 3]);
+    assert_eq!(launched[0], u32::MAX);
+    let huge = Shape::new(1 << 33, 4, 1 << 33, 4);
+    for layout in [Layout::Packed4C, Layout::Packed4W4C] {
+        let grid = launch::quantize_grid(huge, layout);
+        assert_eq!(grid[1], u32::MAX, "{grid:?}");
+        assert_eq!(launch::baseline_grid(huge, layout)[1], u32::MAX);
+    }
+    assert_eq!(launch::dequantize_grid(huge)[2], u32::MAX);
+    assert_eq!(
+        crate::FloatStorage::F32.buffer_bytes(usize::MAX / 2),
+        usize::MAX
+    );
+    let bad = Requant {
+        zp_in: i32::MIN,
+        zp_out: i32::MAX,
+        mult_hi: u32::MAX,
+        mult_lo: u32::MAX,
+        shift: 0,
+        passthrough: false,
+    };
+    for q in i8::MIN..=i8::MAX {
+        let _ = bad.apply(q);
+    }
+    let _ = ShufflePush::new(huge, &bad, [u32::MAX; 3], [65536, 65536, 1]);
+}
