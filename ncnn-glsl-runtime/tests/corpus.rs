@@ -21,11 +21,12 @@
 //! from glslang, on a rejection without a position, and when the outcomes
 //! drift from that file; `CORPUS_UPDATE=1` rewrites it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use ncnn_glsl_core::compile::reflect;
 use ncnn_glsl_core::device::narrow_to;
 use ncnn_glsl_core::variant::build::{left_out_of, text_usage};
 use ncnn_glsl_core::variant::{canonical, fallback_order};
@@ -1433,6 +1434,54 @@ fn render(
                     .collect::<Vec<_>>()
                     .join(", "),
                 e.lines().next().unwrap_or_default()
+            )
+            .unwrap();
+        }
+    }
+    if !any {
+        writeln!(out, "None.").unwrap();
+    }
+    writeln!(out, "\n## Capabilities against glslang's\n").unwrap();
+    writeln!(
+        out,
+        "Compiled texts whose blob (ours) declares other SPIR-V capabilities than glslang's blob \
+         of the same text: each capability is a device feature the runtime demands.\n"
+    )
+    .unwrap();
+    any = false;
+    for t in texts {
+        let Some(Ok(pair)) = &t.compiled else {
+            continue;
+        };
+        if pair.left_out.is_some() {
+            continue;
+        }
+        let names = |caps: &[ncnn_glsl_core::reflection::Str]| -> BTreeSet<String> {
+            caps.iter().map(|c| c.to_string()).collect()
+        };
+        let ours = names(&pair.reflection.requirements.spirv_capabilities);
+        let theirs = names(&reflect::requirements(&pair.theirs).spirv_capabilities);
+        if ours != theirs {
+            any = true;
+            let list = |a: &BTreeSet<String>, b: &BTreeSet<String>| {
+                let d: Vec<&str> = a.difference(b).map(String::as_str).collect();
+                if d.is_empty() {
+                    "none".to_string()
+                } else {
+                    d.join(", ")
+                }
+            };
+            writeln!(
+                out,
+                "- `{}` in {}: ours only {}; glslang's only {}",
+                shaders[t.shader].name,
+                t.modes
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                list(&ours, &theirs),
+                list(&theirs, &ours)
             )
             .unwrap();
         }
