@@ -20,7 +20,7 @@
 //!        bindings, push-constant size
 //!  -> word stage (word_stage.rs): SPIR-V (writer options in naga_run.rs)
 //!     -> word passes (spec_constants.rs, workgroup_size.rs,
-//!     trim_capabilities.rs, writeonly_decoration.rs)
+//!     component_loads.rs, trim_capabilities.rs, writeonly_decoration.rs)
 //!     => words
 //!  -> reflection (requirements read from the words, reflect.rs) => Compiled
 //! ```
@@ -33,6 +33,7 @@
 mod array_dims;
 mod atomics;
 mod barrier_scope;
+mod component_loads;
 mod dot_product;
 mod drop_writeonly;
 mod fp16_builtins;

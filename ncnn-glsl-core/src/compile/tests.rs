@@ -1450,3 +1450,37 @@ fn a_budget_is_reported_alone() {
     assert_eq!(d.0.len(), 1, "{d}");
     assert!(d.0[0].message.starts_with("a function of more than"), "{d}");
 }
+
+/// ncnn's pack4-to-1 copy reads single components of a buffer's `f16vec4`
+/// (`buf[i].x`): in fp16s the blob needs only 16-bit storage, as glslang's
+/// (naga's extract of a loaded vector asked for `Float16`).
+#[test]
+fn components_of_16_bit_vectors_are_loaded_through_access_chains() {
+    // The fp16s expansion of `top[...] = buffer_ld... bottom[gi].x`.
+    let src = "#version 450
+#extension GL_EXT_shader_16bit_storage : require
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { f16vec4 a[]; };
+layout(binding = 1) writeonly buffer B { float16_t b[]; };
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    b[4 * i] = a[i].x;
+    b[4 * i + 1] = a[i].y;
+    b[4 * i + 2] = a[i].z;
+    b[4 * i + 3] = a[i].w;
+}
+";
+    let c = ok_mode(src, "fp16s");
+    assert_valid(&c.spirv);
+    let caps = &c.reflection.requirements.spirv_capabilities;
+    assert!(!caps.iter().any(|c| c == "Float16"), "{caps:?}");
+    assert!(
+        c.reflection
+            .requirements
+            .features
+            .iter()
+            .all(|f| f != "shaderFloat16"),
+        "{:?}",
+        c.reflection.requirements.features
+    );
+}

@@ -9,8 +9,8 @@ use super::reflect::ScalarValue;
 use super::text_stage::EditedText;
 use super::CompileOptions;
 use super::{
-    round_half_away, spec_constants, spirv_limits, trim_capabilities, workgroup_size,
-    writeonly_decoration,
+    component_loads, round_half_away, spec_constants, spirv_limits, trim_capabilities,
+    workgroup_size, writeonly_decoration,
 };
 use crate::diag::{Diagnostic, Diagnostics};
 
@@ -39,6 +39,7 @@ pub(crate) fn run(
     spec_constants::to_spec_constants(&mut spirv, &private).map_err(internal)?;
     workgroup_size::fix_workgroup_size(&mut spirv, checked.local_size, edited.local_size_spec_ids)
         .map_err(internal)?;
+    component_loads::load_components(&mut spirv).map_err(internal)?;
     trim_capabilities::trim_capabilities(&mut spirv).map_err(internal)?;
     // Not on a buffer atomics read (compare-and-swap stores of packed lanes).
     let never_read: Vec<(u32, u32)> = edited
