@@ -180,3 +180,30 @@ pub struct Requirements {
     /// The SPIR-V extensions declared, in module order.
     pub spirv_extensions: Cow<'static, [Str]>,
 }
+
+/// The subgroup operations each SPIR-V capability needs of the device: the
+/// capability, its `VkSubgroupFeatureFlagBits` bit, the bit's short name.
+/// Subgroup operations are properties (`supportedOperations` of
+/// `VkPhysicalDeviceSubgroupProperties`), not features.
+pub const SUBGROUP_OPERATIONS: &[(&str, u32, &str)] = &[
+    ("GroupNonUniform", 0x1, "basic"),
+    ("GroupNonUniformVote", 0x2, "vote"),
+    ("GroupNonUniformArithmetic", 0x4, "arithmetic"),
+    ("GroupNonUniformBallot", 0x8, "ballot"),
+    ("GroupNonUniformShuffle", 0x10, "shuffle"),
+    ("GroupNonUniformShuffleRelative", 0x20, "shuffle_relative"),
+    ("GroupNonUniformClustered", 0x40, "clustered"),
+    ("GroupNonUniformQuad", 0x80, "quad"),
+];
+
+impl Requirements {
+    /// The subgroup operations (`VkSubgroupFeatureFlagBits`) the device must
+    /// support in compute shaders, from the declared capabilities; 0 for a
+    /// blob without subgroup operations.
+    pub fn subgroup_operations(&self) -> u32 {
+        self.spirv_capabilities
+            .iter()
+            .filter_map(|c| SUBGROUP_OPERATIONS.iter().find(|o| o.0 == &**c))
+            .fold(0, |bits, o| bits | o.1)
+    }
+}

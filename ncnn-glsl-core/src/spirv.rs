@@ -39,6 +39,8 @@ pub(crate) mod op {
     pub const SPEC_CONSTANT_FALSE: u16 = 49;
     pub const SPEC_CONSTANT: u16 = 50;
     pub const SPEC_CONSTANT_COMPOSITE: u16 = 51;
+    pub const SPEC_CONSTANT_OP: u16 = 52;
+    pub const FUNCTION: u16 = 54;
     pub const VARIABLE: u16 = 59;
     pub const LOAD: u16 = 61;
     pub const STORE: u16 = 62;

@@ -136,6 +136,8 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
     let mut spec: Vec<(u32, u32, u32, u32)> = Vec::new();
     let mut spec_bools: Vec<(u32, u32)> = Vec::new();
     let mut composites: Vec<(u32, Vec<u32>)> = Vec::new();
+    // (type, result, opcode, operands...) of each OpSpecConstantOp, in order.
+    let mut spec_ops: Vec<Vec<u32>> = Vec::new();
     for i in &insts {
         let w = &i.words[1..];
         if DECORATION_GROUPS.contains(&i.op) {
@@ -161,6 +163,7 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
             op::SPEC_CONSTANT if w.len() >= 3 => {
                 spec.push((w[1], w[0], w[2], w.get(3).copied().unwrap_or(0)));
             }
+            SPEC_CONSTANT_OP if w.len() >= 4 => spec_ops.push(w.to_vec()),
             op::SPEC_CONSTANT_TRUE | op::SPEC_CONSTANT_FALSE if w.len() >= 2 => {
                 spec_bools.push((w[1], w[0]));
             }
@@ -207,6 +210,19 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
         }
     }
     m.constants.extend(lengths);
+    // Integer arithmetic of specialization constants (array lengths
+    // computed from them), at the values above, in module order (an
+    // operation's operands come before it). One this runtime cannot
+    // evaluate leaves its result unknown: an array of that length is not sized.
+    for w in &spec_ops {
+        let args: Option<Vec<u32>> = w[3..]
+            .iter()
+            .map(|id| m.constants.get(id).copied())
+            .collect();
+        if let Some(v) = args.and_then(|a| spec_op(w[2], &a)) {
+            m.constants.insert(w[1], v);
+        }
+    }
     out.spec_constants.sort();
     out.workgroup_size = composites
         .iter()
@@ -263,6 +279,44 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
     }
     out.bindings.sort();
     Ok(out)
+}
+
+/// `OpSpecConstantOp`.
+const SPEC_CONSTANT_OP: u16 = 52;
+
+/// The 32-bit result of the integer operation `code` of `OpSpecConstantOp`
+/// (SPIR-V opcodes) on `args`, wrapping as SPIR-V does; `None` for another
+/// operation, a division by zero, or a shift past 31 bits.
+pub(crate) fn spec_op(code: u32, args: &[u32]) -> Option<u32> {
+    let (x, y) = (*args.first()?, args.get(1).copied());
+    let s = |v: u32| v as i32;
+    Some(match (code, y) {
+        (126, None) => x.wrapping_neg(),
+        (200, None) => !x,
+        (128, Some(y)) => x.wrapping_add(y),
+        (130, Some(y)) => x.wrapping_sub(y),
+        (132, Some(y)) => x.wrapping_mul(y),
+        (134, Some(y)) => x.checked_div(y)?,
+        (135, Some(y)) => s(x).checked_div(s(y))? as u32,
+        (137, Some(y)) => x.checked_rem(y)?,
+        (138, Some(y)) => s(x).checked_rem(s(y))? as u32,
+        // SMod: the sign of the divisor.
+        (139, Some(y)) => {
+            let r = s(x).checked_rem(s(y))?;
+            (if r != 0 && (r < 0) != (s(y) < 0) {
+                r + s(y)
+            } else {
+                r
+            }) as u32
+        }
+        (194, Some(y)) => x.checked_shr(y)?,
+        (195, Some(y)) => s(x).checked_shr(y)? as u32,
+        (196, Some(y)) => x.checked_shl(y)?,
+        (197, Some(y)) => x | y,
+        (198, Some(y)) => x ^ y,
+        (199, Some(y)) => x & y,
+        _ => return None,
+    })
 }
 
 /// A type as a member sizes it: (type, `MatrixStride`, `RowMajor`).
@@ -429,6 +483,21 @@ impl Module {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spec_constant_ops_compute_as_spirv_does() {
+        use super::spec_op;
+        assert_eq!(spec_op(132, &[6, 7]), Some(42));
+        assert_eq!(spec_op(128, &[u32::MAX, 2]), Some(1));
+        // SRem takes the dividend's sign, SMod the divisor's.
+        assert_eq!(spec_op(138, &[(-7i32) as u32, 3]), Some((-1i32) as u32));
+        assert_eq!(spec_op(139, &[(-7i32) as u32, 3]), Some(2));
+        assert_eq!(spec_op(135, &[7, 0]), None);
+        assert_eq!(spec_op(196, &[1, 32]), None);
+        assert_eq!(spec_op(195, &[(-8i32) as u32, 1]), Some((-4i32) as u32));
+        // Not an integer operation this reads.
+        assert_eq!(spec_op(170, &[1, 2]), None);
+    }
+
     use super::*;
 
     /// A module of `body` after a header (id bound 100).

@@ -34,6 +34,16 @@ pub enum Error {
         /// (the variant set was not named in [`crate::ContextOptions::variant_sets`]).
         not_enabled: bool,
     },
+    /// A shader uses subgroup operations the device does not support in
+    /// compute shaders (`VkPhysicalDeviceSubgroupProperties`).
+    SubgroupOperationsMissing {
+        /// The shader and the variant's target.
+        shader: String,
+        /// The operations missing (`arithmetic`, `ballot`, ...), `, `-joined.
+        missing: String,
+        /// Whether the device has subgroup operations in compute shaders at all.
+        in_compute: bool,
+    },
     /// The variant set holds no variant for this device and these arguments.
     NoVariant {
         /// The shader's name.
@@ -142,6 +152,21 @@ impl fmt::Display for Plain<'_> {
                 f,
                 "no Vulkan device matches `{selector}`; devices: [{}]",
                 devices.join("; ")
+            ),
+            Error::SubgroupOperationsMissing {
+                shader,
+                missing,
+                in_compute,
+            } => write!(
+                f,
+                "{shader} needs the subgroup operations {missing}, which the device {} \
+                 (VkPhysicalDeviceSubgroupProperties::supported{})",
+                if *in_compute {
+                    "does not support"
+                } else {
+                    "does not support in compute shaders"
+                },
+                if *in_compute { "Operations" } else { "Stages" }
             ),
             Error::FeatureMissing {
                 feature,

@@ -6,9 +6,10 @@
 use std::sync::Arc;
 
 use ash::vk;
-use ncnn_glsl_core::reflection::BindingKind;
+use ncnn_glsl_core::reflection::{BindingKind, SUBGROUP_OPERATIONS};
 use ncnn_glsl_core::spirv;
 use ncnn_glsl_core::variant::{Blob, Variant, VariantSet};
+use ncnn_glsl_core::DeviceCaps;
 
 use crate::blob_check;
 use crate::context::Context;
@@ -148,6 +149,7 @@ impl Pipeline {
                 });
             }
         }
+        subgroup_operations(ctx.caps(), name, r.requirements.subgroup_operations())?;
         // The reflection against the words, the words against the limits:
         // a pipeline layout the shader overruns crashes drivers.
         let size = resolve_local_size(r.local_size, r.local_size_spec_ids, local_size)?;
@@ -477,9 +479,57 @@ pub(crate) fn check_local_size(size: [u32; 3], l: &vk::PhysicalDeviceLimits) -> 
     Ok(())
 }
 
+/// `VK_SHADER_STAGE_COMPUTE_BIT`, as `supportedStages` holds it.
+const COMPUTE_STAGE: u64 = 0x20;
+
+/// `Ok` where the device supports the subgroup operations `needed`
+/// (`VkSubgroupFeatureFlagBits`) in compute shaders: like a missing feature,
+/// a module that uses more is invalid usage.
+fn subgroup_operations(caps: &DeviceCaps, shader: &str, needed: u32) -> Result<()> {
+    if needed == 0 {
+        return Ok(());
+    }
+    let supported = caps.property("supportedOperations").unwrap_or(0);
+    let in_compute = caps.property("supportedStages").unwrap_or(0) & COMPUTE_STAGE != 0;
+    let missing: Vec<&str> = SUBGROUP_OPERATIONS
+        .iter()
+        .filter(|(_, bit, _)| {
+            needed & bit != 0 && (!in_compute || supported & u64::from(*bit) == 0)
+        })
+        .map(|(_, _, name)| *name)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::SubgroupOperationsMissing {
+        shader: shader.to_string(),
+        missing: missing.join(", "),
+        in_compute,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subgroup_operations_are_checked_against_the_device() {
+        let mut caps = DeviceCaps::default();
+        assert!(subgroup_operations(&caps, "s", 0).is_ok());
+        let e = subgroup_operations(&caps, "s", 0x1 | 0x4).unwrap_err();
+        assert!(e.to_string().contains("in compute shaders"), "{e}");
+        caps.properties
+            .insert("supportedStages".into(), COMPUTE_STAGE);
+        caps.properties
+            .insert("supportedOperations".into(), 0x1 | 0x8);
+        assert!(subgroup_operations(&caps, "s", 0x1 | 0x8).is_ok());
+        let e = subgroup_operations(&caps, "s", 0x1 | 0x4 | 0x10).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("needs the subgroup operations arithmetic, shuffle, which the device does not support"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn local_size_rules() {

@@ -667,3 +667,100 @@ void main() {
     case.groups = [4, 1, 1];
     run_against(&case, &reference);
 }
+
+/// ncnn's celu and erf-based gelu written with plain `float` constants and
+/// literals beside `afp` values: in fp16 arithmetic GLSL converts the
+/// `float16_t` to `float` and then refuses to store the `float` result into
+/// the `afp` (glslang: "cannot convert from float to float16_t", "no
+/// matching overloaded function" for `erf(afp)` called with a `float`), so
+/// ours refuses them too, at the `float` (naga would have demoted it and
+/// compiled); written with `afp(...)`, as ncnn writes them, both compile and
+/// match glslang, with one difference of glslang's: glslang 12 truncates a
+/// `float` constant converted to `float16_t` (`afp(0.3275911f)` is
+/// 0x1.4f4p-2), where ours rounds it to the nearest `float16_t` (0x1.4f8p-2),
+/// as the device rounds a conversion at run time; so glslang builds the
+/// gelu with its constants written as those nearest values, and the outputs
+/// must be identical.
+#[test]
+fn celu_and_erf_in_fp16_arithmetic_as_glslang_reads_them() {
+    let celu = |explicit: bool| {
+        let line = if explicit {
+            "v = max(v, afp(0.f)) + min(afp(alpha) * (exp(v / afp(alpha)) - afp(1.f)), afp(0.f));"
+        } else {
+            "v = max(v, 0.f) + min(alpha * (exp(v / alpha) - 1.f), 0.f);"
+        };
+        format!(
+            "#version 450
+layout (constant_id = 0) const float alpha = 1.f;
+layout (local_size_x = 64) in;
+layout (binding = 0) buffer bottom_top_blob {{ sfp bottom_top_blob_data[]; }};
+void main() {{
+    int gx = int(gl_GlobalInvocationID.x);
+    afp v = buffer_ld1(bottom_top_blob_data, gx);
+    {line}
+    buffer_st1(bottom_top_blob_data, gx, v);
+}}
+"
+        )
+    };
+    let gelu = |explicit: bool| {
+        let line = if explicit {
+            "v = afp(0.5f) * v * (afp(1.f) + erf(v * afp(0.70710678f)));"
+        } else {
+            "v = 0.5f * v * (1.f + erf(v * 0.70710678f));"
+        };
+        format!(
+            "#version 450
+layout (local_size_x = 64) in;
+layout (binding = 0) buffer bottom_top_blob {{ sfp bottom_top_blob_data[]; }};
+afp erf(afp x) {{
+    afp t = afp(1.f) / (afp(1.f) + afp(0.3275911f) * abs(x));
+    afp y = afp(1.f) - (((((afp(1.061405429f) * t - afp(1.453152027f)) * t) + afp(1.421413741f)) * t
+        - afp(0.284496736f)) * t + afp(0.254829592f)) * t * exp(-x * x);
+    return sign(x) * y;
+}}
+void main() {{
+    int gx = int(gl_GlobalInvocationID.x);
+    afp v = buffer_ld1(bottom_top_blob_data, gx);
+    {line}
+    buffer_st1(bottom_top_blob_data, gx, v);
+}}
+"
+        )
+    };
+    for mode in ["fp16s+fp16a", "fp16p+fp16a"] {
+        for (name, src) in [("celu", celu(false)), ("gelu", gelu(false))] {
+            let e = finished(&src, mode);
+            let ours = ncnn_glsl_core::compile(&e, &Default::default());
+            let d = ours.expect_err(name);
+            assert!(
+                d.to_string().contains("instead of 32"),
+                "{name} {mode}: {d}"
+            );
+            if let Some(theirs) = ncnn_glsl_testkit::differential::glslang_result(e.text()) {
+                assert!(theirs.is_err(), "{name} {mode}: glslang now accepts it");
+            }
+        }
+        let io = vec![Io::InOut(2 * 64, Fill::F16(-3.0, 3.0), Cmp::Exact)];
+        run(&Case::new(
+            &format!("celu {mode}"),
+            &celu(true),
+            mode,
+            io.clone(),
+        ));
+        let mut nearest = gelu(true);
+        for (written, value) in [
+            ("0.3275911f", "0.32763671875f"),
+            ("1.061405429f", "1.0615234375f"),
+            ("1.453152027f", "1.453125f"),
+            ("1.421413741f", "1.421875f"),
+            ("0.284496736f", "0.284423828125f"),
+            ("0.254829592f", "0.2548828125f"),
+            ("0.70710678f", "0.70703125f"),
+        ] {
+            nearest = nearest.replace(written, value);
+        }
+        let case = Case::new(&format!("gelu {mode}"), &gelu(true), mode, io);
+        run_against(&case, &nearest);
+    }
+}

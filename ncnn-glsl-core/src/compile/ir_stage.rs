@@ -12,8 +12,8 @@ use super::reflect::{self, Binding, ScalarValue};
 use super::text_stage::EditedText;
 use super::{
     atomics, barrier_scope, dot_product, fp16_builtins, fp16_widening, layout_copies,
-    memory_barriers, push_constant_layout, reject, spec_constants, switch_fallthrough,
-    vector_modulo, writeonly_reads,
+    memory_barriers, push_constant_layout, reject, spec_constants, spec_expressions, subgroups,
+    switch_fallthrough, vector_modulo, writeonly_reads,
 };
 use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
@@ -91,8 +91,14 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
         )
         .into());
     }
+    let derived: Vec<&str> = edited
+        .spec_exprs
+        .derived
+        .iter()
+        .map(|d| d.name.as_str())
+        .collect();
     let spec_values =
-        spec_constants::check_ir(&module, &edited.spec_decls).map_err(|problems| {
+        spec_constants::check_ir(&module, &edited.spec_decls, &derived).map_err(|problems| {
             Diagnostics(
                 problems
                     .into_iter()
@@ -101,7 +107,38 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
                     .collect(),
             )
         })?;
+    let defaults: Vec<(&str, u32, bool)> = edited
+        .spec_decls
+        .iter()
+        .zip(&spec_values)
+        .filter_map(|(d, (_, v))| match *v {
+            ScalarValue::Int(x) => Some((d.name.as_str(), x as i32 as u32, false)),
+            ScalarValue::Uint(x) => Some((d.name.as_str(), x as u32, true)),
+            _ => None,
+        })
+        .collect();
+    let bad: Vec<Diagnostic> = spec_expressions::bad_sizes(&edited.spec_exprs, &defaults)
+        .into_iter()
+        .take(MAX_ERRORS)
+        .map(|(range, what)| {
+            naga_run::at(&Origin::new(expanded), Some(range), what)
+                .note("glslang refuses an array size that is not positive too")
+        })
+        .collect();
+    if !bad.is_empty() {
+        return Err(Diagnostics(bad));
+    }
     barrier_scope::fix_barrier_scope(&mut module);
+    // After the scope fix: `subgroupBarrier()` is the one control barrier
+    // whose execution scope must stay the subgroup.
+    let unsupported: Vec<Diagnostic> = subgroups::lower(&mut module)
+        .into_iter()
+        .take(MAX_ERRORS)
+        .map(|u| naga_run::at(&origin, u.span.to_range(), u.what))
+        .collect();
+    if !unsupported.is_empty() {
+        return Err(Diagnostics(unsupported));
+    }
     memory_barriers::lower(&mut module);
     fp16_builtins::lower(&mut module);
     let demoted = fp16_widening::demotions(&module, &naga_text);
@@ -195,6 +232,7 @@ fn parse<'a>(
     let text = &edited.text;
     let build = |prototypes: String| {
         let mut inserts = edited.moved.clone();
+        inserts.extend(edited.spec_exprs.inserts.iter().cloned());
         if !prototypes.is_empty() {
             inserts.push(Insert {
                 at: atomics::insert_point(text),

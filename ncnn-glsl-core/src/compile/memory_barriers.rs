@@ -14,12 +14,17 @@
 //! | `memoryBarrierImage` | Device, Image | Device, Uniform\|Image |
 //! | `memoryBarrier` | Device, Uniform\|Workgroup\|AtomicCounter\|Image | Device, Uniform\|Workgroup\|Image |
 //! | `groupMemoryBarrier` | Workgroup, Uniform\|Workgroup\|AtomicCounter\|Image | Device, Uniform\|Workgroup\|Image |
+//! | `subgroupMemoryBarrierShared` | Subgroup, Workgroup | Workgroup, Workgroup |
+//! | `subgroupMemoryBarrierBuffer` | Subgroup, Uniform | Device, Uniform |
+//! | `subgroupMemoryBarrierImage` | Subgroup, Image | Device, Uniform\|Image |
+//! | `subgroupMemoryBarrier` | Subgroup, Uniform\|Workgroup\|AtomicCounter\|Image | Device, Uniform\|Workgroup\|Image |
 //!
 //! naga derives the scope from the memory kinds (Device exactly when storage
 //! memory is included), so glslang's pairs cannot all be written. Each choice
 //! orders at least what glslang's does: workgroup memory is only visible
 //! inside the workgroup (Workgroup scope loses nothing there), the others are
-//! as strong or stronger; AtomicCounter memory does not exist in Vulkan.
+//! as strong or stronger (a wider scope orders at least what a narrower
+//! one does); AtomicCounter memory does not exist in Vulkan.
 
 use std::collections::HashMap;
 
@@ -41,6 +46,18 @@ const FUNCTIONS: &[(&str, Barrier)] = &[
     ),
     (
         "groupMemoryBarrier",
+        Barrier::STORAGE
+            .union(Barrier::WORK_GROUP)
+            .union(Barrier::TEXTURE),
+    ),
+    ("subgroupMemoryBarrierShared", Barrier::WORK_GROUP),
+    ("subgroupMemoryBarrierBuffer", Barrier::STORAGE),
+    (
+        "subgroupMemoryBarrierImage",
+        Barrier::STORAGE.union(Barrier::TEXTURE),
+    ),
+    (
+        "subgroupMemoryBarrier",
         Barrier::STORAGE
             .union(Barrier::WORK_GROUP)
             .union(Barrier::TEXTURE),

@@ -205,6 +205,10 @@ pub fn requirements(words: &[u32]) -> Requirements {
             None => capabilities.push(format!("Capability{c}").into()),
         }
     }
+    if subgroup_operations_on_narrow_types(&insts) {
+        features.push("shaderSubgroupExtendedTypes".into());
+        extensions.push("VK_KHR_shader_subgroup_extended_types".into());
+    }
     features.sort();
     features.dedup();
     extensions.sort();
@@ -220,6 +224,33 @@ pub fn requirements(words: &[u32]) -> Requirements {
             .collect::<Vec<_>>()
             .into(),
     }
+}
+
+/// Whether a subgroup operation (`OpGroupNonUniform*`) yields an 8-, 16-
+/// or 64-bit value: Vulkan asks `shaderSubgroupExtendedTypes` for those (no
+/// capability says it).
+fn subgroup_operations_on_narrow_types(insts: &[crate::spirv::Inst]) -> bool {
+    const GROUP_NON_UNIFORM: std::ops::RangeInclusive<u16> = 333..=366;
+    let mut width = std::collections::HashMap::new();
+    for i in insts {
+        match (i.op, i.operand(0), i.operand(1)) {
+            (op::TYPE_INT | op::TYPE_FLOAT, Some(id), Some(w)) => {
+                width.insert(id, w);
+            }
+            (op::TYPE_VECTOR, Some(id), Some(component)) => {
+                if let Some(&w) = width.get(&component) {
+                    width.insert(id, w);
+                }
+            }
+            _ => {}
+        }
+    }
+    insts.iter().any(|i| {
+        GROUP_NON_UNIFORM.contains(&i.op)
+            && i.operand(0)
+                .and_then(|ty| width.get(&ty))
+                .is_some_and(|&w| w != 32)
+    })
 }
 
 /// The resources a module declares.

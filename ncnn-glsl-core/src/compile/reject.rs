@@ -35,7 +35,8 @@ pub enum Pattern {
     /// More than [`MAX_GLOBALS`] declarations at global scope.
     ManyGlobals,
     /// A specialization constant where naga needs a constant (a `const`
-    /// initializer, an array size).
+    /// initializer, an array size) that `spec_expressions.rs` cannot write,
+    /// and the `length()` of an array it sizes.
     SpecConstantInConstExpr,
     /// A member of a block with an instance name that has the name of a
     /// constant declared before the block and is used bare after it.
@@ -87,21 +88,36 @@ pub const RULES: &[Rule] = &[
         advice: "use one of those (`atomicAdd(x, 0)` reads atomically, `atomicExchange` writes)",
     },
     Rule {
-        pattern: Pattern::IdentPrefix(&["gl_Subgroup", "gl_NumSubgroups"]),
-        reason: "naga's GLSL frontend has no subgroup built-in variables",
-        advice: "write a workgroup-wide version with `shared` memory and `barrier()`",
+        pattern: Pattern::Ident(&[
+            "gl_SubgroupEqMask", "gl_SubgroupGeMask", "gl_SubgroupGtMask", "gl_SubgroupLeMask",
+            "gl_SubgroupLtMask",
+        ]),
+        reason: "naga's IR has no subgroup mask built-ins (this compiler provides \
+                 `gl_SubgroupSize`, `gl_SubgroupInvocationID`, `gl_NumSubgroups` and `gl_SubgroupID`)",
+        advice: "build the mask from `gl_SubgroupInvocationID` (lanes below it: bits `0..id` of \
+                 the `uvec4` a ballot returns)",
     },
     Rule {
         pattern: Pattern::Call(&[
-            "subgroupBarrier", "subgroupMemoryBarrier", "subgroupElect", "subgroupAll",
-            "subgroupAny", "subgroupAllEqual", "subgroupBroadcast", "subgroupBroadcastFirst",
-            "subgroupBallot", "subgroupAdd", "subgroupMul", "subgroupMin", "subgroupMax",
-            "subgroupAnd", "subgroupOr", "subgroupXor", "subgroupInclusiveAdd",
-            "subgroupExclusiveAdd", "subgroupShuffle", "subgroupShuffleXor",
-            "subgroupShuffleUp", "subgroupShuffleDown",
+            "subgroupElect", "subgroupAllEqual", "subgroupInverseBallot",
+            "subgroupBallotBitExtract", "subgroupBallotBitCount",
+            "subgroupBallotInclusiveBitCount", "subgroupBallotExclusiveBitCount",
+            "subgroupBallotFindLSB", "subgroupBallotFindMSB", "subgroupClusteredAdd",
+            "subgroupClusteredMul", "subgroupClusteredMin", "subgroupClusteredMax",
+            "subgroupClusteredAnd", "subgroupClusteredOr", "subgroupClusteredXor",
+            "subgroupPartitionNV", "subgroupRotate", "subgroupClusteredRotate",
+            "subgroupInclusiveMin", "subgroupInclusiveMax", "subgroupInclusiveAnd",
+            "subgroupInclusiveOr", "subgroupInclusiveXor", "subgroupExclusiveMin",
+            "subgroupExclusiveMax", "subgroupExclusiveAnd", "subgroupExclusiveOr",
+            "subgroupExclusiveXor",
         ]),
-        reason: "naga's GLSL frontend has no subgroup functions",
-        advice: "write a workgroup-wide version with `shared` memory and `barrier()`",
+        reason: "naga's IR has no subgroup elect, all-equal, ballot bit queries, clustered, \
+                 partitioned or rotate operations, and scans only with add and multiply (this \
+                 compiler provides the reductions, those scans, ballot, broadcasts, shuffles, \
+                 quad operations and barriers)",
+        advice: "write it with those: `subgroupElect()` is `gl_SubgroupInvocationID == \
+                 subgroupBroadcastFirst(gl_SubgroupInvocationID)`, a ballot's bit count is the \
+                 `bitCount` of its words",
     },
     Rule {
         pattern: Pattern::Ident(&[
@@ -226,11 +242,14 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         pattern: Pattern::SpecConstantInConstExpr,
-        reason: "a specialization constant in a global `const` initializer or an array size: this \
-                 compiler keeps specialization constants as variables until the SPIR-V is written, \
-                 and naga needs a constant there",
-        advice: "compute it in `main` (a plain or `const` local is fine), or use a `#define` or a \
-                 build-time axis (`#pragma ncnn_glsl axis NAME v1 v2`) for an array size",
+        reason: "a specialization constant in a global `const` initializer or an array size \
+                 other than in integer arithmetic (`+ - * / % << >> & | ^ ~` and parentheses over \
+                 `int`/`uint` specialization constants, constants and literals), or the \
+                 `length()` of an array it sizes: this compiler writes those as `OpSpecConstantOp` \
+                 and reads no other expression there (naga needs a constant)",
+        advice: "compute it in `main` (a plain or `const` local is fine), write the size as such \
+                 arithmetic, or use a `#define` or a build-time axis (`#pragma ncnn_glsl axis NAME \
+                 v1 v2`); for `length()`, use the size's expression",
     },
 ];
 
@@ -448,7 +467,8 @@ pub(crate) fn scan(src: &str) -> Vec<Hit> {
                 }
             }
             Pattern::SpecConstantInConstExpr => {
-                for (start, end) in super::spec_constants::const_uses(src, &toks) {
+                let decls = super::spec_constants::decls(src, &toks);
+                for (start, end) in super::spec_expressions::refused(src, &toks, &decls) {
                     push(&mut hits, r, start, end);
                 }
             }

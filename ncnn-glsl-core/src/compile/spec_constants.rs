@@ -16,8 +16,9 @@
 //!    the entry point's interface. naga cannot fold loads, so every use stays
 //!    specializable.
 //!
-//! A specialization constant in a `const` initializer or an array size
-//! cannot be a variable; those uses are refused (`reject.rs`).
+//! A specialization constant in a global `const` initializer or an array
+//! size cannot be a variable: `spec_expressions.rs` writes those as
+//! `OpSpecConstantOp`s, and refuses what it cannot read.
 
 use std::collections::{HashMap, HashSet};
 
@@ -26,7 +27,7 @@ use naga::{Expression, Handle, Literal, Module, Statement};
 use super::naga_run::Insert;
 use super::source_text::{brace_depths, matching, overwrite};
 use super::spirv_edit::{inst, Rewrite};
-use super::tokens::{is_type_name, Kind, Token};
+use super::tokens::{Kind, Token};
 use crate::reflection::ScalarValue;
 use crate::spirv::{decoration, op, storage};
 
@@ -252,8 +253,14 @@ impl<'s> UniformBlocks<'s> {
 
 /// Names of the specialization constants of `src` (for the refusal table).
 pub(crate) fn names(src: &str, toks: &[Token]) -> Vec<String> {
+    decls(src, toks).into_iter().map(|d| d.name).collect()
+}
+
+/// The specialization constants of `src` (none where one cannot be read:
+/// [`rewrite`] reports that).
+pub(crate) fn decls(src: &str, toks: &[Token]) -> Vec<SpecDecl> {
     find(src, toks)
-        .map(|v| v.into_iter().map(|f| f.decl.name).collect())
+        .map(|v| v.into_iter().map(|f| f.decl).collect())
         .unwrap_or_default()
 }
 
@@ -268,50 +275,6 @@ pub(crate) fn movable(src: &str, toks: &[Token]) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// Uses of a specialization constant where naga needs a constant: inside
-/// a global `const` declaration's initializer or an array size (`[...]`
-/// after a declared name or a type). Byte ranges of the uses. (A local
-/// `const` is made a plain local instead: [`drop_local_consts`].)
-pub(crate) fn const_uses(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
-    let names = names(src, toks);
-    if names.is_empty() {
-        return Vec::new();
-    }
-    let names: HashSet<&str> = names.iter().map(String::as_str).collect();
-    let depth = brace_depths(src, toks);
-    let mut out = Vec::new();
-    let mut in_const = false;
-    // Per open `[`: whether it sizes an array; how many of them do.
-    let mut bracket_decl: Vec<bool> = Vec::new();
-    let mut sizing = 0usize;
-    for (k, t) in toks.iter().enumerate() {
-        let s = t.text(src);
-        if s == "const" {
-            // A specialization constant's own `layout(...) const` is not a use.
-            in_const = depth[k] == 0 && !(k > 0 && toks[k - 1].is_punct(src, ')'));
-        } else if t.is_punct(src, ';') || t.is_punct(src, '{') || t.is_punct(src, '}') {
-            in_const = false;
-        }
-        if t.is_punct(src, '[') {
-            let decl = k >= 2
-                && toks[k - 1].kind == Kind::Ident
-                && toks[k - 2].kind == Kind::Ident
-                && !["return", "else", "case"].contains(&toks[k - 2].text(src));
-            let type_array =
-                k >= 1 && toks[k - 1].kind == Kind::Ident && is_type_name(toks[k - 1].text(src));
-            bracket_decl.push(decl || type_array);
-            sizing += usize::from(decl || type_array);
-        } else if t.is_punct(src, ']') {
-            sizing -= usize::from(bracket_decl.pop().unwrap_or(false));
-        }
-        let in_size = sizing > 0;
-        if t.kind == Kind::Ident && (in_const || in_size) && names.contains(s) {
-            out.push((t.start, t.end));
-        }
-    }
-    out
 }
 
 /// A local `const` whose initializer reads a specialization constant
@@ -377,10 +340,13 @@ pub(crate) struct Problem {
     pub what: String,
 }
 
-/// The global of each declaration with its default; stores to them are problems.
+/// The global of each declaration with its default; stores to them, and
+/// to the globals named in `derived` (constants computed from them), are
+/// problems.
 pub(crate) fn check_ir(
     module: &Module,
     decls: &[SpecDecl],
+    derived: &[&str],
 ) -> Result<Vec<(Handle<naga::GlobalVariable>, ScalarValue)>, Vec<Problem>> {
     let mut out = Vec::new();
     let mut problems = Vec::new();
@@ -412,9 +378,20 @@ pub(crate) fn check_ir(
             }),
         }
     }
-    let globals: Vec<_> = out.iter().map(|(h, _)| *h).collect();
+    let mut globals: Vec<_> = out.iter().map(|(h, _)| *h).collect();
+    globals.extend(module.global_variables.iter().filter_map(|(h, g)| {
+        (g.space == naga::AddressSpace::Private && derived.contains(&g.name.as_deref()?))
+            .then_some(h)
+    }));
     let mut check = |f: &naga::Function| {
-        stores(&f.body, &f.expressions, &globals, module, &mut problems);
+        stores(
+            &f.body,
+            &f.expressions,
+            &globals,
+            derived,
+            module,
+            &mut problems,
+        );
     };
     for (_, f) in module.functions.iter() {
         check(f);
@@ -443,6 +420,7 @@ fn stores(
     block: &naga::Block,
     exprs: &naga::Arena<Expression>,
     globals: &[Handle<naga::GlobalVariable>],
+    derived: &[&str],
     module: &Module,
     problems: &mut Vec<Problem>,
 ) {
@@ -454,26 +432,30 @@ fn stores(
                         let name = module.global_variables[g].name.clone().unwrap_or_default();
                         problems.push(Problem {
                             span: *span,
-                            what: format!("assignment to specialization constant `{name}`"),
+                            what: if derived.contains(&name.as_str()) {
+                                format!("assignment to constant `{name}`")
+                            } else {
+                                format!("assignment to specialization constant `{name}`")
+                            },
                         });
                     }
                 }
             }
-            Statement::Block(b) => stores(b, exprs, globals, module, problems),
+            Statement::Block(b) => stores(b, exprs, globals, derived, module, problems),
             Statement::If { accept, reject, .. } => {
-                stores(accept, exprs, globals, module, problems);
-                stores(reject, exprs, globals, module, problems);
+                stores(accept, exprs, globals, derived, module, problems);
+                stores(reject, exprs, globals, derived, module, problems);
             }
             Statement::Switch { cases, .. } => {
                 for c in cases {
-                    stores(&c.body, exprs, globals, module, problems);
+                    stores(&c.body, exprs, globals, derived, module, problems);
                 }
             }
             Statement::Loop {
                 body, continuing, ..
             } => {
-                stores(body, exprs, globals, module, problems);
-                stores(continuing, exprs, globals, module, problems);
+                stores(body, exprs, globals, derived, module, problems);
+                stores(continuing, exprs, globals, derived, module, problems);
             }
             _ => {}
         }
@@ -571,16 +553,6 @@ mod tests {
             "} p;".get(1..).unwrap()
         );
         assert!(t.starts_with("   "));
-    }
-
-    #[test]
-    fn const_expression_uses_are_found() {
-        let src = "layout(constant_id = 0) const int n = 4;\nconst int m = n * 2;\nshared float t[n];\nvoid main() { float l[n + 1]; int k = n; const int j = n; }";
-        let uses: Vec<&str> = const_uses(src, &tokenize(src))
-            .into_iter()
-            .map(|(a, b)| &src[a..b])
-            .collect();
-        assert_eq!(uses, ["n", "n", "n"]);
     }
 
     #[test]

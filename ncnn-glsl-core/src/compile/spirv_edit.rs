@@ -3,6 +3,8 @@
 //! back together. Reading goes through the crate's one walk
 //! ([`crate::spirv::walk`]), which checks the framing first.
 
+use std::collections::HashSet;
+
 use crate::spirv::{instructions, op, HEADER_WORDS};
 
 /// One instruction's words.
@@ -121,6 +123,70 @@ impl Rewrite {
         }
     }
 
+    /// The id of the 32-bit integer type of that signedness, declared
+    /// before the first type when the module has none.
+    pub fn int_type(&mut self, signed: bool) -> u32 {
+        let want = u32::from(signed);
+        if let Some(w) = self.insts.iter().find(|w| {
+            Rewrite::op(w) == op::TYPE_INT && w.get(2) == Some(&32) && w.get(3) == Some(&want)
+        }) {
+            return w[1];
+        }
+        let id = self.fresh_id();
+        let at = self
+            .insts
+            .iter()
+            .position(|w| (19..=39).contains(&Rewrite::op(w)))
+            .unwrap_or(self.insts.len());
+        self.insts.insert(at, inst(op::TYPE_INT, &[id, 32, want]));
+        id
+    }
+
+    /// Puts the declarations before the first function (types, constants,
+    /// global variables) in an order where each comes after every id it
+    /// uses, keeping the module's order otherwise: a pass that gave an early
+    /// type a later constant (an array length) needs that. `Err` on a cycle.
+    pub fn order_globals(&mut self) -> Result<(), String> {
+        let start = self
+            .insts
+            .iter()
+            .position(|w| (19..=39).contains(&Rewrite::op(w)))
+            .unwrap_or(self.insts.len());
+        let end = self.insts[start..]
+            .iter()
+            .position(|w| Rewrite::op(w) == op::FUNCTION)
+            .map_or(self.insts.len(), |k| start + k);
+        let section: Vec<Vec<u32>> = self.insts.drain(start..end).collect();
+        let defined: HashSet<u32> = section.iter().filter_map(|w| result_id(w)).collect();
+        let mut emitted: HashSet<u32> = HashSet::new();
+        let mut out: Vec<Vec<u32>> = Vec::with_capacity(section.len());
+        let mut waiting: Vec<Vec<u32>> = Vec::new();
+        let ready = |w: &[u32], emitted: &HashSet<u32>| {
+            id_operands(w)
+                .iter()
+                .all(|id| !defined.contains(id) || emitted.contains(id))
+        };
+        for w in section {
+            if !ready(&w, &emitted) {
+                waiting.push(w);
+                continue;
+            }
+            emitted.extend(result_id(&w));
+            out.push(w);
+            // What waited on it, in the module's order, as far as it goes.
+            while let Some(k) = waiting.iter().position(|x| ready(x, &emitted)) {
+                let x = waiting.remove(k);
+                emitted.extend(result_id(&x));
+                out.push(x);
+            }
+        }
+        if !waiting.is_empty() {
+            return Err("the module's declarations use each other in a cycle".into());
+        }
+        self.insts.splice(start..start, out);
+        Ok(())
+    }
+
     /// The module put back together.
     pub fn words(self) -> Vec<u32> {
         let mut out = self.header;
@@ -134,6 +200,44 @@ impl Rewrite {
 /// Whether `op` (not a type) has a result type and result id (operands 0, 1).
 fn has_result_type(op: u16) -> bool {
     matches!(op, 41..=52 | 59 | 61 | 65 | 66 | 83)
+}
+
+/// The result id of a declaration (a type's operand 0, a constant's or a
+/// variable's operand 1).
+fn result_id(w: &[u32]) -> Option<u32> {
+    match Rewrite::op(w) {
+        19..=39 => w.get(1).copied(),
+        o if has_result_type(o) => w.get(2).copied(),
+        _ => None,
+    }
+}
+
+/// The ids a declaration uses (its literals left out).
+fn id_operands(w: &[u32]) -> Vec<u32> {
+    let ops = &w[1..];
+    let from = |k: usize| ops.get(k..).unwrap_or(&[]).to_vec();
+    let at = |k: usize| ops.get(k).copied().into_iter().collect::<Vec<_>>();
+    match Rewrite::op(w) {
+        // Vector, matrix, runtime array, sampled image: the component type.
+        23 | 24 | 27 | 29 => at(1),
+        // Image: the sampled type.
+        25 => at(1),
+        // Array: element type and length.
+        28 => [at(1), at(2)].concat(),
+        // Struct, function: every operand after the result.
+        30 | 33 => from(1),
+        // Pointer: storage class, then the pointee.
+        32 => at(2),
+        // Constants with literal values: the type.
+        41 | 42 | 43 | 46 | 48 | 49 | 50 => at(0),
+        // Composites: the type and the parts.
+        44 | 51 => [at(0), from(2)].concat(),
+        // Spec-constant op: the type, the opcode literal, the operands.
+        52 => [at(0), from(3)].concat(),
+        // Variable: the type, and an initializer after the storage class.
+        59 => [at(0), from(3)].concat(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -154,6 +258,26 @@ mod tests {
             w.extend(inst(op::STORE, &[5, 6]));
         }
         w
+    }
+
+    #[test]
+    fn declarations_are_put_after_what_they_use() {
+        // %3 = array of %2 with length %4, declared before %4; then a cycle.
+        let mut w = vec![MAGIC, 0x10300, 0, 10, 0];
+        w.extend(inst(op::TYPE_INT, &[2, 32, 1]));
+        w.extend(inst(op::TYPE_ARRAY, &[3, 2, 4]));
+        w.extend(inst(op::CONSTANT, &[2, 5, 7]));
+        w.extend(inst(op::SPEC_CONSTANT_OP, &[2, 4, 132, 5, 5]));
+        w.extend(inst(op::FUNCTION, &[2, 6, 0, 3]));
+        let mut m = Rewrite::new(&w).unwrap();
+        m.order_globals().unwrap();
+        let order: Vec<u32> = m.insts.iter().map(|w| w[0] & 0xffff).collect();
+        let (int, array, constant, spec_op, function) = (21, 28, 43, 52, 54);
+        assert_eq!(order, [int, constant, spec_op, array, function]);
+        let mut cyclic = vec![MAGIC, 0x10300, 0, 10, 0];
+        cyclic.extend(inst(op::TYPE_ARRAY, &[3, 4, 4]));
+        cyclic.extend(inst(op::SPEC_CONSTANT_OP, &[3, 4, 132, 3, 3]));
+        assert!(Rewrite::new(&cyclic).unwrap().order_globals().is_err());
     }
 
     #[test]

@@ -193,8 +193,8 @@ void main() {
 /// One line of code for each rule of the table, and the construct it must be reported at.
 const REFUSED: &[(&str, &str)] = &[
     ("    uint x = atomicLoad(a[0]);", "atomicLoad"),
-    ("    uint s = gl_SubgroupSize;", "gl_SubgroupSize"),
-    ("    float s = subgroupAdd(1.0);", "subgroupAdd"),
+    ("    uvec4 m = gl_SubgroupEqMask;", "gl_SubgroupEqMask"),
+    ("    bool e = subgroupElect();", "subgroupElect"),
     ("    uint8_t x = uint8_t(1);", "uint8_t"),
     ("    i16vec4 v;", "i16vec4"),
     ("    uint64_t big;", "uint64_t"),
@@ -307,11 +307,13 @@ void main() { a[0] = w == 0 ? p.w : w; }
 layout(local_size_x = 1) in;
 layout(constant_id = 0) const int n = 4;
 layout(binding = 0) buffer A { int a[]; };
-shared int t[n];
+shared int t[max(n, 2)];
 void main() { a[0] = t[0]; }
 ";
     let d = errs(in_const, "fp32");
-    assert_eq!(span(&d.0[0]), (5, 14), "{d}");
+    assert_eq!(span(&d.0[0]), (5, 18), "{d}");
+    // Integer arithmetic is written as `OpSpecConstantOp` (spec_expressions.rs).
+    assert_valid(&ok(&in_const.replace("max(n, 2)", "n * 2")).spirv);
     covered[reject::RULES
         .iter()
         .position(|r| matches!(r.pattern, reject::Pattern::SpecConstantInConstExpr))
@@ -649,6 +651,8 @@ mod dot_product;
 mod pins;
 mod positions;
 mod props;
+mod spec_sizes;
+mod subgroups;
 mod untruncated;
 
 #[test]

@@ -5,10 +5,11 @@
 
 use super::naga_run::{self, Insert, Origin};
 use super::spec_constants::{self, SpecDecl};
+use super::spec_expressions::{self, SpecExprs};
 use super::tokens::{tokenize, Token};
 use super::{
     array_dims, atomics, dot_product, drop_writeonly, int_literals, local_size_id, memory_barriers,
-    reject,
+    reject, subgroups,
 };
 use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
@@ -29,8 +30,12 @@ pub(crate) struct EditedText {
     pub spec_decls: Vec<SpecDecl>,
     /// Specialization constants moved past the block that shadows them.
     pub moved: Vec<Insert>,
-    /// The naga-only prototypes of the atomics and memory barriers the text
-    /// calls, to go after `#version`; empty when it calls none.
+    /// The array sizes and global constants computed from specialization
+    /// constants (their placeholders are inserts too).
+    pub spec_exprs: SpecExprs,
+    /// The naga-only prototypes of the atomics, memory barriers, dot
+    /// products and subgroup functions (and the globals of the subgroup
+    /// built-ins) the text uses, to go after `#version`; empty when none.
     pub prototypes: String,
 }
 
@@ -152,6 +157,13 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
         )
     })?;
     duplicate_spec_ids(expanded, &spec_decls, local_size_spec_ids)?;
+    let toks = tokenize(&text);
+    let spec_exprs = spec_expressions::rewrite(&mut text, &toks, &spec_decls);
+    let toks = tokenize(&text);
+    let uses_subgroups = subgroups::used(&text, &toks);
+    if uses_subgroups {
+        subgroups::rename_built_ins(&mut text, &toks);
+    }
     if text.len() != finished.len() {
         // The passes promise in-place edits; a broken promise would point errors at wrong places.
         return Err(Diagnostic::new(
@@ -173,6 +185,9 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     if dot_product::called(&text, &toks) {
         prototypes += &dot_product::prototypes();
     }
+    if uses_subgroups {
+        prototypes += &subgroups::prototypes(&text, &toks);
+    }
     Ok(EditedText {
         text,
         toks,
@@ -180,6 +195,7 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
         local_size_spec_ids,
         spec_decls,
         moved,
+        spec_exprs,
         prototypes,
     })
 }

@@ -6,13 +6,15 @@
 use super::ir_stage::CheckedModule;
 use super::naga_run;
 use super::reflect::ScalarValue;
+use super::spec_expressions::SpecWord;
 use super::text_stage::EditedText;
 use super::CompileOptions;
 use super::{
-    component_loads, round_half_away, spec_constants, spirv_limits, trim_capabilities,
-    workgroup_size, writeonly_decoration,
+    component_loads, round_half_away, spec_constants, spec_expressions, spirv_limits,
+    trim_capabilities, workgroup_size, writeonly_decoration,
 };
 use crate::diag::{Diagnostic, Diagnostics};
+use std::collections::HashMap;
 
 /// Writes the SPIR-V of `checked` and runs the word passes over it.
 pub(crate) fn run(
@@ -36,7 +38,48 @@ pub(crate) fn run(
             Some((edited.spec_decls[k].id, checked.spec_values[k].1))
         })
         .collect();
+    let names: Vec<Option<&str>> = module
+        .global_variables
+        .iter()
+        .filter(|(h, g)| g.space == naga::AddressSpace::Private && !ep[*h].is_empty())
+        .map(|(_, g)| g.name.as_deref())
+        .collect();
+    let var_ids = private_variable_ids(&spirv).map_err(internal)?;
+    let var_of = |name: &str| {
+        names
+            .iter()
+            .position(|n| *n == Some(name))
+            .and_then(|k| var_ids.get(k).copied())
+    };
+    let spec_words: HashMap<String, SpecWord> = edited
+        .spec_decls
+        .iter()
+        .zip(&checked.spec_values)
+        .filter(|(d, _)| d.ty == "int" || d.ty == "uint")
+        .map(|(d, (_, v))| {
+            let default = match *v {
+                ScalarValue::Int(x) => x as i32 as u32,
+                ScalarValue::Uint(x) => x as u32,
+                _ => 0,
+            };
+            let w = SpecWord {
+                id: var_of(&d.name),
+                spec_id: d.id,
+                default,
+                uint: d.ty == "uint",
+            };
+            (d.name.clone(), w)
+        })
+        .collect();
+    let derived_vars: Vec<Option<u32>> = edited
+        .spec_exprs
+        .derived
+        .iter()
+        .map(|d| var_of(&d.name))
+        .collect();
     spec_constants::to_spec_constants(&mut spirv, &private).map_err(internal)?;
+    spec_expressions::write(&mut spirv, &edited.spec_exprs, &spec_words, &derived_vars)
+        .map_err(internal)?;
     workgroup_size::fix_workgroup_size(&mut spirv, checked.local_size, edited.local_size_spec_ids)
         .map_err(internal)?;
     component_loads::load_components(&mut spirv).map_err(internal)?;
@@ -57,6 +100,18 @@ pub(crate) fn run(
             .note("a module past a universal limit of SPIR-V is invalid: split what the limit counts (the functions, the nested conditions and loops, the types)")
     })?;
     Ok(spirv)
+}
+
+/// The ids of the `Private` variables, in module order.
+fn private_variable_ids(words: &[u32]) -> Result<Vec<u32>, String> {
+    Ok(crate::spirv::instructions(words)?
+        .iter()
+        .filter(|i| {
+            i.op == crate::spirv::op::VARIABLE
+                && i.operand(2) == Some(crate::spirv::storage::PRIVATE)
+        })
+        .filter_map(|i| i.operand(1))
+        .collect())
 }
 
 /// A word pass's error: naga wrote something the pass did not expect.

@@ -1,0 +1,867 @@
+//! Specialization constants in array sizes and global `const` initializers
+//! (`shared lfp tmp[UNROLL * 4];`, `const int N = size * 2;`). glslang
+//! writes them as `OpSpecConstantOp` expressions, so the array is sized and
+//! the constant computed by the value the pipeline sets. naga needs a
+//! constant in both places, and this compiler keeps specialization
+//! constants as variables until the SPIR-V is written (`spec_constants.rs`),
+//! so the expressions are read here and written as `OpSpecConstantOp`
+//! into the words:
+//!
+//! 1. text ([`rewrite`]): the expression is parsed (integer arithmetic of
+//!    `int`/`uint` specialization constants, constants and literals:
+//!    `+ - * / % << >> & | ^ ~`, parentheses). A derived `const` loses its
+//!    `const` and its initializer becomes `0`: a private global, as a
+//!    specialization constant is. An array size becomes a placeholder
+//!    length ([`PLACEHOLDER`] + k, inserted for naga only, one per distinct
+//!    expression) that no other array has.
+//! 2. SPIR-V ([`write`]): each derived global's `OpVariable` becomes its
+//!    expression's `OpSpecConstantOp`s (its loads copies of the constant);
+//!    each array type of a placeholder length takes its expression's
+//!    instead. The declarations are then put in an order where each comes
+//!    after what it uses ([`super::spirv_edit::Rewrite::order_globals`]).
+//!
+//! What this cannot read stays refused (`reject.rs`), as does the
+//! `length()` of such an array (naga folds it to the placeholder).
+
+use std::collections::HashMap;
+
+use super::naga_run::Insert;
+use super::source_text::{brace_depths, int_literal, matching, overwrite};
+use super::spec_constants::SpecDecl;
+use super::spirv_edit::{inst, Rewrite};
+use super::tokens::{is_type_name, Kind, Token};
+use crate::spirv::op;
+
+/// The first placeholder array length: large enough that no real array of
+/// ncnn's has it, small enough that naga can lay out an array of it of
+/// elements up to 341 bytes.
+pub(crate) const PLACEHOLDER: u32 = 0x00C0_0000;
+
+/// An integer expression over specialization constants.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Expr {
+    /// A literal's 32 bits, and whether it is a `uint`.
+    Literal(u32, bool),
+    /// A specialization constant or a derived constant.
+    Name(String),
+    /// `-x`, `~x`.
+    Unary(UnOp, Box<Expr>),
+    /// `x op y`.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+}
+
+/// A unary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum UnOp {
+    Neg,
+    Not,
+}
+
+/// A binary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+}
+
+/// The binary operators: their text, precedence (higher binds tighter, as
+/// in GLSL) and operator.
+const BINARY: &[(&str, u8, BinOp)] = &[
+    ("*", 6, BinOp::Mul),
+    ("/", 6, BinOp::Div),
+    ("%", 6, BinOp::Rem),
+    ("+", 5, BinOp::Add),
+    ("-", 5, BinOp::Sub),
+    ("<<", 4, BinOp::Shl),
+    (">>", 4, BinOp::Shr),
+    ("&", 3, BinOp::And),
+    ("^", 2, BinOp::Xor),
+    ("|", 1, BinOp::Or),
+];
+
+/// What a name in an expression is.
+#[derive(Clone, Debug)]
+enum Named {
+    /// A specialization constant or a derived constant.
+    Specialized,
+    /// A plain constant of known value (`true`: `uint`).
+    Value(u32, bool),
+}
+
+/// A derived constant: a global `const` computed from specialization constants.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Derived {
+    pub name: String,
+    /// Whether it is declared `uint` (else `int`).
+    pub uint: bool,
+    pub expr: Expr,
+    /// Its initializer in the finished text.
+    pub range: std::ops::Range<usize>,
+}
+
+/// An array length given by an expression over specialization constants.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Sized {
+    /// The placeholder naga is given.
+    pub placeholder: u32,
+    pub expr: Expr,
+    /// The expression in the finished text.
+    pub range: std::ops::Range<usize>,
+}
+
+/// What the text pass found and changed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SpecExprs {
+    pub derived: Vec<Derived>,
+    pub sized: Vec<Sized>,
+    /// The placeholders, inserted where the sizes were blanked.
+    pub inserts: Vec<Insert>,
+}
+
+/// How deep an expression may nest (operators and parentheses): the
+/// passes over it recurse per level.
+const MAX_DEPTH: usize = 64;
+
+/// Parses tokens `t` as an expression; names resolve through `scope`.
+/// `None` for anything else (a call, a float, an unknown name, `?:`, nesting
+/// past [`MAX_DEPTH`]).
+fn parse(src: &str, t: &[Token], scope: &HashMap<&str, Named>) -> Option<Expr> {
+    let mut p = Parser {
+        src,
+        t,
+        i: 0,
+        scope,
+    };
+    let e = p.expr(0, 0)?;
+    (p.i == t.len()).then_some(e)
+}
+
+/// A precedence-climbing parser over one expression's tokens.
+struct Parser<'a, 'b> {
+    src: &'a str,
+    t: &'a [Token],
+    i: usize,
+    scope: &'b HashMap<&'b str, Named>,
+}
+
+impl Parser<'_, '_> {
+    /// The binary operator at the cursor: precedence, operator, tokens.
+    fn binary(&self) -> Option<(u8, BinOp, usize)> {
+        let a = self.t.get(self.i)?;
+        let two = self
+            .t
+            .get(self.i + 1)
+            .filter(|b| b.start == a.end && b.kind == Kind::Punct)
+            .map(|b| format!("{}{}", a.text(self.src), b.text(self.src)));
+        if let Some(two) = two.filter(|s| s == "<<" || s == ">>") {
+            let &(_, p, o) = BINARY.iter().find(|b| b.0 == two)?;
+            return Some((p, o, 2));
+        }
+        let &(_, p, o) = BINARY.iter().find(|b| b.0 == a.text(self.src))?;
+        Some((p, o, 1))
+    }
+
+    fn expr(&mut self, min: u8, depth: usize) -> Option<Expr> {
+        let mut lhs = self.unary(depth + 1)?;
+        let mut depth = depth;
+        while let Some((p, o, len)) = self.binary() {
+            if p < min {
+                break;
+            }
+            self.i += len;
+            depth += 1;
+            let rhs = self.expr(p + 1, depth)?;
+            lhs = Expr::Binary(o, Box::new(lhs), Box::new(rhs));
+        }
+        Some(lhs)
+    }
+
+    fn unary(&mut self, depth: usize) -> Option<Expr> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let tok = self.t.get(self.i)?;
+        self.i += 1;
+        match (tok.kind, tok.text(self.src)) {
+            (_, "-") => Some(Expr::Unary(UnOp::Neg, Box::new(self.unary(depth + 1)?))),
+            (_, "~") => Some(Expr::Unary(UnOp::Not, Box::new(self.unary(depth + 1)?))),
+            (_, "+") => self.unary(depth + 1),
+            (_, "(") => {
+                let e = self.expr(0, depth + 1)?;
+                self.t.get(self.i).filter(|c| c.is_punct(self.src, ')'))?;
+                self.i += 1;
+                Some(e)
+            }
+            (Kind::Number, text) => {
+                let v = int_literal(self.src, tok)?;
+                Some(Expr::Literal(v, text.ends_with(['u', 'U'])))
+            }
+            (Kind::Ident, name) => match self.scope.get(name)? {
+                Named::Specialized => Some(Expr::Name(name.to_string())),
+                Named::Value(v, u) => Some(Expr::Literal(*v, *u)),
+            },
+            _ => None,
+        }
+    }
+}
+
+/// Whether the expression's type is `uint` (GLSL converts `int` to `uint`
+/// where they meet; a shift has its left operand's type).
+fn is_uint(e: &Expr, uint_names: &dyn Fn(&str) -> bool) -> bool {
+    match e {
+        Expr::Literal(_, u) => *u,
+        Expr::Name(n) => uint_names(n),
+        Expr::Unary(_, x) => is_uint(x, uint_names),
+        Expr::Binary(BinOp::Shl | BinOp::Shr, a, _) => is_uint(a, uint_names),
+        Expr::Binary(_, a, b) => is_uint(a, uint_names) || is_uint(b, uint_names),
+    }
+}
+
+/// Whether `e` names a specialization constant (or a derived one).
+fn specialized(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(..) => false,
+        Expr::Name(_) => true,
+        Expr::Unary(_, x) => specialized(x),
+        Expr::Binary(_, a, b) => specialized(a) || specialized(b),
+    }
+}
+
+/// The value of `e` with each name's value from `value` (as SPIR-V
+/// computes it; `None` on a division by zero or an unknown name).
+pub(crate) fn eval(
+    e: &Expr,
+    value: &dyn Fn(&str) -> Option<u32>,
+    uint: &dyn Fn(&str) -> bool,
+) -> Option<u32> {
+    // The operations the words will do, so the value is the device's.
+    match e {
+        Expr::Literal(v, _) => Some(*v),
+        Expr::Name(n) => value(n),
+        Expr::Unary(o, x) => {
+            let code = match o {
+                UnOp::Neg => 126,
+                UnOp::Not => 200,
+            };
+            crate::spirv_interface::spec_op(code, &[eval(x, value, uint)?])
+        }
+        Expr::Binary(o, a, b) => {
+            let code = opcode(*o, is_uint(e, uint), is_uint(a, uint));
+            crate::spirv_interface::spec_op(code, &[eval(a, value, uint)?, eval(b, value, uint)?])
+        }
+    }
+}
+
+/// The global `const` declarations and declared array sizes of the text
+/// that read a specialization constant: `(range of the initializer or the
+/// size, its tokens, the `const`'s name and type when a `const`)`.
+struct Use<'a> {
+    range: std::ops::Range<usize>,
+    /// The index of its first token.
+    at: usize,
+    toks: &'a [Token],
+    /// For a `const`: its name, its type and the token of `const`.
+    decl: Option<(&'a str, &'a str, usize)>,
+}
+
+/// Every global `const T N = E;` and every declared array size `[E]`, in
+/// text order, whether or not it reads a specialization constant.
+fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
+    let depth = brace_depths(src, toks);
+    // Per token: the first `;` or `{` at or after it (one backward pass, not
+    // a scan per `const`).
+    let mut end = vec![None; toks.len() + 1];
+    for k in (0..toks.len()).rev() {
+        end[k] = if toks[k].is_punct(src, ';') || toks[k].is_punct(src, '{') {
+            Some(k)
+        } else {
+            end[k + 1]
+        };
+    }
+    let mut out = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        let s = t.text(src);
+        if s == "const" && depth[k] == 0 && !(k > 0 && toks[k - 1].is_punct(src, ')')) {
+            // const T N = E ;
+            let shape = toks.get(k + 1).is_some_and(|t| t.kind == Kind::Ident)
+                && toks.get(k + 2).is_some_and(|t| t.kind == Kind::Ident)
+                && toks.get(k + 3).is_some_and(|t| t.is_punct(src, '='));
+            if !shape {
+                continue;
+            }
+            let Some(semi) = (k + 4..toks.len())
+                .find(|&j| toks[j].is_punct(src, ';') || toks[j].is_punct(src, '{'))
+            else {
+                continue;
+            };
+            if !toks[semi].is_punct(src, ';') || semi == k + 4 {
+                continue;
+            }
+            out.push(Use {
+                range: toks[k + 4].start..toks[semi - 1].end,
+                at: k + 4,
+                toks: &toks[k + 4..semi],
+                decl: Some((toks[k + 2].text(src), toks[k + 1].text(src), k)),
+            });
+        } else if t.is_punct(src, '[') {
+            let decl = k >= 2
+                && toks[k - 1].kind == Kind::Ident
+                && toks[k - 2].kind == Kind::Ident
+                && !["return", "else", "case"].contains(&toks[k - 2].text(src));
+            let type_array =
+                k >= 1 && toks[k - 1].kind == Kind::Ident && is_type_name(toks[k - 1].text(src));
+            if !(decl || type_array) {
+                continue;
+            }
+            let Some(close) = matching(src, toks, k, '[', ']') else {
+                continue;
+            };
+            if close > k + 1 {
+                out.push(Use {
+                    range: toks[k + 1].start..toks[close - 1].end,
+                    at: k + 1,
+                    toks: &toks[k + 1..close],
+                    decl: None,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The scope the expressions see: the specialization constants of `decls`
+/// (`int`/`uint` ones), then each global `const` as it is declared.
+fn scope_of(decls: &[SpecDecl]) -> HashMap<&str, Named> {
+    decls
+        .iter()
+        .filter(|d| d.ty == "int" || d.ty == "uint")
+        .map(|d| (d.name.as_str(), Named::Specialized))
+        .collect()
+}
+
+/// The uses of a specialization constant in a `const` initializer or an
+/// array size that the pass cannot write, and the `length()` of an array
+/// it sizes: byte ranges, for the refusal table.
+pub(crate) fn refused(src: &str, toks: &[Token], decls: &[SpecDecl]) -> Vec<(usize, usize)> {
+    if decls.is_empty() {
+        return Vec::new();
+    }
+    let analysis = analyse(src, toks, decls);
+    let mut out = analysis.refused;
+    let sized: std::collections::HashSet<&str> = analysis.sized_names.iter().copied().collect();
+    // `a.length()` of an array sized here.
+    for w in 0..toks.len().saturating_sub(3) {
+        let name = toks[w].text(src);
+        if toks[w].kind == Kind::Ident
+            && sized.contains(name)
+            && toks[w + 1].is_punct(src, '.')
+            && toks[w + 2].text(src) == "length"
+            && toks[w + 3].is_punct(src, '(')
+        {
+            out.push((toks[w].start, toks[w + 2].end));
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// What [`analyse`] found.
+struct Analysis<'a> {
+    derived: Vec<Derived>,
+    /// Each size: its range and expression.
+    sizes: Vec<(std::ops::Range<usize>, Expr)>,
+    /// The names of the arrays sized by a specialization constant.
+    sized_names: Vec<&'a str>,
+    /// The uses it cannot write.
+    refused: Vec<(usize, usize)>,
+    /// The token of each derived constant's `const`.
+    const_tokens: Vec<usize>,
+}
+
+fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<'a> {
+    let mut scope = scope_of(decls);
+    let all_spec: Vec<&str> = decls.iter().map(|d| d.name.as_str()).collect();
+    let mut a = Analysis {
+        derived: Vec::new(),
+        sizes: Vec::new(),
+        sized_names: Vec::new(),
+        refused: Vec::new(),
+        const_tokens: Vec::new(),
+    };
+    let mut derived_names: Vec<String> = Vec::new();
+    for u in uses(src, toks) {
+        let reads_spec = u.toks.iter().any(|t| {
+            t.kind == Kind::Ident
+                && (all_spec.contains(&t.text(src))
+                    || derived_names.iter().any(|d| d == t.text(src)))
+        });
+        let parsed = parse(src, u.toks, &scope);
+        match u.decl {
+            Some((name, ty, k)) => {
+                let integer = ty == "int" || ty == "uint";
+                match parsed {
+                    Some(e) if integer && specialized(&e) => {
+                        scope.insert(name, Named::Specialized);
+                        derived_names.push(name.to_string());
+                        a.derived.push(Derived {
+                            name: name.to_string(),
+                            uint: ty == "uint",
+                            expr: e,
+                            range: u.range.clone(),
+                        });
+                        a.const_tokens.push(k);
+                    }
+                    Some(e) if integer => {
+                        let uint = ty == "uint";
+                        if let Some(v) = eval(&e, &|_| None, &|_| false) {
+                            scope.insert(name, Named::Value(v, uint));
+                        }
+                    }
+                    _ if reads_spec => {
+                        a.refused
+                            .push(first_spec_use(src, u.toks, &all_spec, &derived_names))
+                    }
+                    _ => {}
+                }
+            }
+            None => match parsed {
+                Some(e) if specialized(&e) => {
+                    a.sizes.push((u.range.clone(), e));
+                    // The array's name: the identifier before `[`.
+                    if u.at >= 2 {
+                        a.sized_names.push(toks[u.at - 2].text(src));
+                    }
+                }
+                _ if reads_spec => {
+                    a.refused
+                        .push(first_spec_use(src, u.toks, &all_spec, &derived_names))
+                }
+                _ => {}
+            },
+        }
+    }
+    a
+}
+
+fn first_spec_use(src: &str, toks: &[Token], spec: &[&str], derived: &[String]) -> (usize, usize) {
+    toks.iter()
+        .find(|t| {
+            t.kind == Kind::Ident
+                && (spec.contains(&t.text(src)) || derived.iter().any(|d| d == t.text(src)))
+        })
+        .map_or((0, 0), |t| (t.start, t.end))
+}
+
+/// The text pass (after `spec_constants::rewrite`, which found `decls`):
+/// each derived `const` becomes a private global initialized to `0`, each
+/// size is blanked and its placeholder inserted for naga.
+pub(crate) fn rewrite(text: &mut String, toks: &[Token], decls: &[SpecDecl]) -> SpecExprs {
+    let src = text.clone();
+    let a = analyse(&src, toks, decls);
+    let mut out = SpecExprs::default();
+    for (d, &k) in a.derived.into_iter().zip(&a.const_tokens) {
+        overwrite(text, toks[k].start..toks[k].end, "");
+        overwrite(text, d.range.clone(), "0");
+        out.derived.push(d);
+    }
+    let mut placeholders: HashMap<Expr, u32> = HashMap::new();
+    for (range, expr) in a.sizes {
+        let next = PLACEHOLDER + placeholders.len() as u32;
+        let placeholder = *placeholders.entry(expr.clone()).or_insert(next);
+        overwrite(text, range.clone(), "");
+        out.inserts.push(Insert {
+            at: range.start,
+            text: format!("{placeholder}u"),
+            stands_for: Some(range.clone()),
+        });
+        out.sized.push(Sized {
+            placeholder,
+            expr,
+            range,
+        });
+    }
+    out
+}
+
+/// SPIR-V opcodes of the operations (`OpSpecConstantOp` takes these).
+fn opcode(o: BinOp, uint: bool, left_uint: bool) -> u32 {
+    match o {
+        BinOp::Add => 128,
+        BinOp::Sub => 130,
+        BinOp::Mul => 132,
+        BinOp::Div if uint => 134,
+        BinOp::Div => 135,
+        BinOp::Rem if uint => 137,
+        // glslang writes `%` of `int` as OpSMod.
+        BinOp::Rem => 139,
+        BinOp::Shr if left_uint => 194,
+        BinOp::Shr => 195,
+        BinOp::Shl => 196,
+        BinOp::Or => 197,
+        BinOp::Xor => 198,
+        BinOp::And => 199,
+    }
+}
+
+/// Ids the emission needs: the 32-bit integer types and each name's constant.
+struct Ids<'a> {
+    int: u32,
+    uint: u32,
+    names: &'a HashMap<String, (u32, bool)>,
+}
+
+/// Appends the instructions computing `e` to `out`; the last one has
+/// result id `result` (a fresh one when `None`) and type `as_uint`.
+/// Returns the result id.
+fn emit(
+    m: &mut Rewrite,
+    e: &Expr,
+    result: Option<u32>,
+    as_uint: bool,
+    ids: &Ids,
+    out: &mut Vec<Vec<u32>>,
+) -> Result<u32, String> {
+    let uint_of = |n: &str| ids.names.get(n).is_some_and(|x| x.1);
+    let ty = if as_uint { ids.uint } else { ids.int };
+    let id = result.unwrap_or_else(|| m.fresh_id());
+    match e {
+        Expr::Literal(v, _) => out.push(inst(op::CONSTANT, &[ty, id, *v])),
+        Expr::Name(n) => {
+            let &(named, _) = ids
+                .names
+                .get(n)
+                .ok_or_else(|| format!("no constant `{n}`"))?;
+            if result.is_none() {
+                return Ok(named);
+            }
+            // A name as the whole expression, under its own id: `n + 0`.
+            let zero = m.fresh_id();
+            out.push(inst(op::CONSTANT, &[ty, zero, 0]));
+            out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, 128, named, zero]));
+        }
+        Expr::Unary(o, x) => {
+            let own = is_uint(x, &uint_of);
+            let x = emit(m, x, None, own, ids, out)?;
+            let code = match o {
+                UnOp::Neg => 126,
+                UnOp::Not => 200,
+            };
+            out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, code, x]));
+        }
+        Expr::Binary(o, a, b) => {
+            let (ua, ub) = (is_uint(a, &uint_of), is_uint(b, &uint_of));
+            let x = emit(m, a, None, ua, ids, out)?;
+            let y = emit(m, b, None, ub, ids, out)?;
+            let code = opcode(*o, is_uint(e, &uint_of), ua);
+            out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, code, x, y]));
+        }
+    }
+    Ok(id)
+}
+
+/// The array sizes that are not positive with the specialization
+/// constants' `defaults` (name, 32 bits, `uint`), or that divide by zero:
+/// the size's range and what is wrong.
+pub(crate) fn bad_sizes(
+    found: &SpecExprs,
+    defaults: &[(&str, u32, bool)],
+) -> Vec<(std::ops::Range<usize>, String)> {
+    let mut values: HashMap<&str, (u32, bool)> =
+        defaults.iter().map(|&(n, v, u)| (n, (v, u))).collect();
+    for d in &found.derived {
+        let value = {
+            let get = |n: &str| values.get(n).map(|x| x.0);
+            let uint = |n: &str| values.get(n).is_some_and(|x| x.1);
+            eval(&d.expr, &get, &uint)
+        };
+        if let Some(v) = value {
+            values.insert(&d.name, (v, d.uint));
+        }
+    }
+    let get = |n: &str| values.get(n).map(|x| x.0);
+    let uint = |n: &str| values.get(n).is_some_and(|x| x.1);
+    let mut out = Vec::new();
+    for s in &found.sized {
+        let unsigned = is_uint(&s.expr, &uint);
+        let what = match eval(&s.expr, &get, &uint) {
+            None => "divides by zero or shifts past 31 bits".to_string(),
+            Some(0) => "is 0".to_string(),
+            Some(v) if !unsigned && (v as i32) < 0 => format!("is {}", v as i32),
+            Some(_) => continue,
+        };
+        out.push((
+            s.range.clone(),
+            format!("this array size {what} with the specialization constants' defaults"),
+        ));
+    }
+    out
+}
+
+/// A specialization constant as the word pass sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SpecWord {
+    /// Its result id, where the writer kept it (naga drops one that no
+    /// code reads, though a size may).
+    pub id: Option<u32>,
+    pub spec_id: u32,
+    /// Its default's 32 bits.
+    pub default: u32,
+    pub uint: bool,
+}
+
+fn names_in<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+    match e {
+        Expr::Literal(..) => {}
+        Expr::Name(n) => out.push(n),
+        Expr::Unary(_, x) => names_in(x, out),
+        Expr::Binary(_, a, b) => {
+            names_in(a, out);
+            names_in(b, out);
+        }
+    }
+}
+
+/// The word pass, after `spec_constants::to_spec_constants`: `spec` holds
+/// the `int`/`uint` specialization constants by name, `derived_vars` the
+/// `OpVariable` id of each derived constant where the writer kept it (in
+/// `found.derived`'s order).
+pub(crate) fn write(
+    words: &mut Vec<u32>,
+    found: &SpecExprs,
+    spec: &HashMap<String, SpecWord>,
+    derived_vars: &[Option<u32>],
+) -> Result<(), String> {
+    if found.derived.is_empty() && found.sized.is_empty() {
+        return Ok(());
+    }
+    let mut m = Rewrite::new(words)?;
+    let int = m.int_type(true);
+    let uint = m.int_type(false);
+    let first_function = |m: &Rewrite| {
+        m.insts
+            .iter()
+            .position(|w| Rewrite::op(w) == op::FUNCTION)
+            .unwrap_or(m.insts.len())
+    };
+    // Every name an expression reads has a constant: one the writer dropped
+    // is declared again, with its SpecId.
+    let mut read = Vec::new();
+    for e in found
+        .derived
+        .iter()
+        .map(|d| &d.expr)
+        .chain(found.sized.iter().map(|s| &s.expr))
+    {
+        names_in(e, &mut read);
+    }
+    let mut names: HashMap<String, (u32, bool)> = HashMap::new();
+    let mut decorations = Vec::new();
+    for (name, w) in spec {
+        let id = match w.id {
+            Some(id) => id,
+            None if read.contains(&name.as_str()) => {
+                let id = m.fresh_id();
+                let ty = if w.uint { uint } else { int };
+                let at = first_function(&m);
+                m.insts
+                    .insert(at, inst(op::SPEC_CONSTANT, &[ty, id, w.default]));
+                decorations.push(inst(
+                    op::DECORATE,
+                    &[id, crate::spirv::decoration::SPEC_ID, w.spec_id],
+                ));
+                id
+            }
+            None => continue,
+        };
+        names.insert(name.clone(), (id, w.uint));
+    }
+    m.decorate(decorations);
+    for (d, var) in found.derived.iter().zip(derived_vars) {
+        let ids = Ids {
+            int,
+            uint,
+            names: &names,
+        };
+        let mut chain = Vec::new();
+        let id = match var {
+            Some(var) => {
+                let at = m
+                    .insts
+                    .iter()
+                    .position(|w| Rewrite::op(w) == op::VARIABLE && w.get(2) == Some(var))
+                    .ok_or_else(|| format!("derived constant `{}` not written", d.name))?;
+                emit(&mut m, &d.expr, Some(*var), d.uint, &ids, &mut chain)?;
+                m.insts.splice(at..=at, chain);
+                if !m.variable_to_constant(*var) {
+                    return Err(format!(
+                        "derived constant `{}` is used other than by loads",
+                        d.name
+                    ));
+                }
+                *var
+            }
+            None => {
+                let fresh = m.fresh_id();
+                emit(&mut m, &d.expr, Some(fresh), d.uint, &ids, &mut chain)?;
+                let at = first_function(&m);
+                m.insts.splice(at..at, chain);
+                fresh
+            }
+        };
+        names.insert(d.name.clone(), (id, d.uint));
+    }
+    let ids = Ids {
+        int,
+        uint,
+        names: &names,
+    };
+    let uint_of = |n: &str| names.get(n).is_some_and(|x| x.1);
+    let mut done: Vec<u32> = Vec::new();
+    for s in &found.sized {
+        if done.contains(&s.placeholder) {
+            continue;
+        }
+        done.push(s.placeholder);
+        let lengths: Vec<u32> = m
+            .insts
+            .iter()
+            .filter(|w| Rewrite::op(w) == op::CONSTANT && w.len() == 4 && w[3] == s.placeholder)
+            .map(|w| w[2])
+            .collect();
+        let mut chain = Vec::new();
+        let length = emit(
+            &mut m,
+            &s.expr,
+            None,
+            is_uint(&s.expr, &uint_of),
+            &ids,
+            &mut chain,
+        )?;
+        let at = first_function(&m);
+        m.insts.splice(at..at, chain);
+        for w in m.insts.iter_mut() {
+            if Rewrite::op(w) == op::TYPE_ARRAY && w.len() == 4 && lengths.contains(&w[3]) {
+                w[3] = length;
+            }
+        }
+        // The placeholder itself, unless something else has its value.
+        for id in lengths {
+            let used = m.insts.iter().any(|w| {
+                !(Rewrite::op(w) == op::CONSTANT && w.get(2) == Some(&id)) && w[1..].contains(&id)
+            });
+            if !used {
+                m.insts
+                    .retain(|w| !(Rewrite::op(w) == op::CONSTANT && w.get(2) == Some(&id)));
+            }
+        }
+    }
+    m.order_globals()?;
+    *words = m.words();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tokens::tokenize;
+    use super::*;
+
+    fn decl(name: &str, ty: &str) -> SpecDecl {
+        SpecDecl {
+            id: 0,
+            ty: ty.into(),
+            name: name.into(),
+            range: 0..0,
+        }
+    }
+
+    #[test]
+    fn expressions_parse_with_glsl_precedence_and_evaluate_as_spirv() {
+        let scope: HashMap<&str, Named> =
+            [("n", Named::Specialized), ("k", Named::Value(3, false))].into();
+        let p = |s: &str| parse(s, &tokenize(s), &scope);
+        let n = |v: u32| move |name: &str| (name == "n").then_some(v);
+        let e = p("n * 4 + k << 1").unwrap();
+        assert_eq!(eval(&e, &n(2), &|_| false), Some(22));
+        let e = p("(n | 1) ^ ~0 & 7").unwrap();
+        assert_eq!(eval(&e, &n(4), &|_| false), Some(5 ^ 7));
+        // `%` of `int` is OpSMod: the divisor's sign.
+        let e = p("-n % 3").unwrap();
+        assert_eq!(eval(&e, &n(4), &|_| false), Some(2));
+        assert_eq!(eval(&p("n / 0").unwrap(), &n(1), &|_| false), None);
+        for bad in [
+            "n > 1 ? 2 : 3",
+            "max(n, 2)",
+            "n * 2.0",
+            "m + 1",
+            "n +",
+            "(n",
+        ] {
+            assert_eq!(p(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let scope: HashMap<&str, Named> = [("n", Named::Specialized)].into();
+        let p = |s: String| parse(&s, &tokenize(&s), &scope);
+        assert!(p(format!("{}n{}", "(".repeat(20), ")".repeat(20))).is_some());
+        assert_eq!(p(format!("{}n{}", "(".repeat(100), ")".repeat(100))), None);
+        assert_eq!(p(format!("{}n", "-".repeat(100))), None);
+        assert_eq!(p(format!("n{}", " + n".repeat(100))), None);
+    }
+
+    #[test]
+    fn derived_constants_and_sizes_are_rewritten_in_place() {
+        let src = "const int K = 3;\nconst int N = n * K;\nconst float f = 1.0;\nshared float t[N + 1];\nshared float u[8];\nvoid main() { float l[n]; }\n";
+        let mut text = src.to_string();
+        let found = rewrite(&mut text, &tokenize(src), &[decl("n", "int")]);
+        assert_eq!(text.len(), src.len());
+        assert_eq!(
+            text.split_whitespace().collect::<Vec<_>>().join(" "),
+            "const int K = 3; int N = 0 ; const float f = 1.0; shared float t[ ]; shared float u[8]; void main() { float l[ ]; }"
+        );
+        assert_eq!(found.derived.len(), 1);
+        assert_eq!(found.derived[0].name, "N");
+        let placeholders: Vec<u32> = found.sized.iter().map(|s| s.placeholder).collect();
+        assert_eq!(placeholders, [PLACEHOLDER, PLACEHOLDER + 1]);
+        assert_eq!(found.inserts[0].text, format!("{PLACEHOLDER}u"));
+        assert_eq!(&src[found.inserts[0].stands_for.clone().unwrap()], "N + 1");
+    }
+
+    #[test]
+    fn what_cannot_be_written_is_refused_with_length() {
+        let src = "const float f = s * 2.0;\nconst int g = max(n, 2);\nshared float t[n];\nvoid main() { int k = t.length(); const int ok = n; }\n";
+        let got: Vec<&str> = refused(src, &tokenize(src), &[decl("n", "int"), decl("s", "float")])
+            .into_iter()
+            .map(|(a, b)| &src[a..b])
+            .collect();
+        assert_eq!(got, ["s", "n", "t.length"]);
+    }
+
+    #[test]
+    fn sizes_that_are_not_positive_at_the_defaults_are_found() {
+        let src = "const int N = n - 4;\nshared float a[N];\nshared float b[n / z];\nshared float c[n];\n";
+        let mut text = src.to_string();
+        let decls = [decl("n", "int"), decl("z", "int")];
+        let found = rewrite(&mut text, &tokenize(src), &decls);
+        let bad: Vec<String> = bad_sizes(&found, &[("n", 4, false), ("z", 0, false)])
+            .into_iter()
+            .map(|(r, what)| format!("{}: {what}", &src[r]))
+            .collect();
+        assert_eq!(
+            bad,
+            [
+                "N: this array size is 0 with the specialization constants' defaults",
+                "n / z: this array size divides by zero or shifts past 31 bits with the specialization constants' defaults",
+            ]
+        );
+    }
+}

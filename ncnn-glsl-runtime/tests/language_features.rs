@@ -1,0 +1,186 @@
+//! The GLSL that naga's frontend lacks and this compiler provides through
+//! its IR or the SPIR-V words (subgroups, `compile/subgroups.rs`;
+//! specialization constants in array sizes and global constants,
+//! `compile/spec_expressions.rs`): compiled by us and by glslang from the same
+//! finished GLSL, run on lavapipe with the same random inputs, outputs
+//! compared.
+
+use ncnn_glsl_runtime::SpecValue;
+use ncnn_glsl_testkit::differential::{run, Case, Cmp, Fill, Io};
+
+/// The subgroup built-ins (one read in a function other than `main`) and
+/// every subgroup function this compiler provides (`subgroups.rs`, the
+/// barriers in `memory_barriers.rs`), against glslang's blob of the same
+/// text. lavapipe's subgroups have 8 lanes, so the 64 invocations of a
+/// workgroup are 8 subgroups.
+#[test]
+fn subgroup_operations() {
+    let src = "#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_shuffle_relative : require
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_quad : require
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { float a[]; };
+layout(binding = 1) writeonly buffer B { vec4 b[]; };
+layout(binding = 2) writeonly buffer C { uvec4 c[]; };
+uint lane() { return gl_SubgroupInvocationID; }
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    float x = a[i];
+    float s = subgroupAdd(x);
+    float m = subgroupInclusiveAdd(x) * subgroupMul(x);
+    vec2 e = subgroupExclusiveAdd(vec2(x, 1.0)) + subgroupInclusiveMul(vec2(x, 2.0));
+    int k = subgroupMin(int(x * 10.0)) + subgroupMax(int(x * 3.0)) + subgroupExclusiveMul(int(x));
+    uint o = subgroupOr(uint(x + 4.0) + lane()) ^ subgroupAnd(uint(x + 8.0)) ^ subgroupXor(lane());
+    bool v = subgroupAll(x > -3.5) && subgroupAny(x > 3.0);
+    uvec4 bal = subgroupBallot(x > 0.0);
+    float f = subgroupBroadcastFirst(x);
+    float br = subgroupBroadcast(x, 3u);
+    float sh = subgroupShuffle(x, (lane() + 1u) % gl_SubgroupSize);
+    float sx = subgroupShuffleXor(x, 1u);
+    float up = subgroupShuffleUp(x, 1u);
+    float dn = subgroupShuffleDown(x, 2u);
+    float q = subgroupQuadSwapHorizontal(x) + subgroupQuadSwapVertical(x) * 2.0
+        + subgroupQuadSwapDiagonal(x) * 4.0 + subgroupQuadBroadcast(x, 1u) * 8.0;
+    subgroupBarrier();
+    subgroupMemoryBarrier();
+    subgroupMemoryBarrierBuffer();
+    b[i] = vec4(s, m, e.x + e.y, float(k));
+    b[i + 128u] = vec4(f, br, sh, sx);
+    b[i + 256u] = vec4(up, dn, q, v ? 1.0 : 0.0);
+    c[i] = bal + uvec4(o, gl_SubgroupSize, gl_NumSubgroups, gl_SubgroupID * 64u + lane());
+}
+";
+    let mut case = Case::new(
+        "subgroup operations",
+        src,
+        "fp32",
+        vec![
+            Io::In(4 * 128, Fill::F32(-4.0, 4.0)),
+            Io::Out(16 * 384, Cmp::Exact),
+            Io::Out(16 * 128, Cmp::Exact),
+        ],
+    );
+    case.groups = [2, 1, 1];
+    run(&case);
+}
+
+/// A two-level reduction as ncnn writes one: a subgroup sum per subgroup,
+/// the sums through `shared` memory behind `subgroupMemoryBarrierShared`
+/// and `barrier()`, plus per-lane maxima and shuffles, on the extension's
+/// types in every float mode (fp16 arithmetic: `float16_t` subgroup
+/// operations, which need `shaderSubgroupExtendedTypes`).
+#[test]
+fn subgroup_reductions_in_every_float_mode() {
+    let src = "#version 450
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_subgroup_extended_types_float16 : require
+#endif
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { sfp a[]; };
+layout(binding = 1) writeonly buffer B { sfp b[]; };
+layout(binding = 2) writeonly buffer S { float sums[]; };
+shared float partial[64];
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    afp x = buffer_ld1(a, i);
+    afp s = subgroupAdd(x);
+    if (gl_SubgroupInvocationID == 0u)
+        partial[gl_SubgroupID] = float(s);
+    subgroupMemoryBarrierShared();
+    barrier();
+    if (gl_LocalInvocationID.x == 0u) {
+        float t = 0.0;
+        for (uint k = 0u; k < gl_NumSubgroups; k++)
+            t += partial[k];
+        sums[gl_WorkGroupID.x] = t;
+    }
+    buffer_st1(b, i, subgroupMax(x) + subgroupShuffleXor(x, 1u) * afp(0.5));
+}
+";
+    for (mode, fill) in [
+        ("fp32", Fill::F32(-2.0, 2.0)),
+        ("fp16p", Fill::F16(-2.0, 2.0)),
+        ("fp16s", Fill::F16(-2.0, 2.0)),
+        ("fp16s+fp16a", Fill::F16(-2.0, 2.0)),
+        ("fp16p+fp16a", Fill::F16(-2.0, 2.0)),
+    ] {
+        let bytes = if mode == "fp32" { 4 * 256 } else { 2 * 256 };
+        let mut case = Case::new(
+            &format!("subgroup reduction {mode}"),
+            src,
+            mode,
+            vec![
+                Io::In(bytes, fill),
+                Io::Out(bytes, Cmp::Exact),
+                Io::Out(4 * 4, Cmp::Exact),
+            ],
+        );
+        case.groups = [4, 1, 1];
+        run(&case);
+    }
+}
+
+/// Specialization constants sizing `shared` and local arrays and computing
+/// global constants (`OpSpecConstantOp`), as ncnn's unrolled kernels use
+/// them: one read only by a size, one by a size and the code, a constant
+/// derived from another derived one; at the defaults and at other values
+/// (larger arrays than the defaults: the sizes follow the pipeline's
+/// values, or the writes past the default size would be lost).
+#[test]
+fn specialization_constants_in_sizes_and_constants() {
+    let src = "#version 450
+layout (constant_id = 0) const int UNROLL = 2;
+layout (constant_id = 1) const uint LANES = 4u;
+const int N = UNROLL * 4;
+const int M = N + (UNROLL << 1) - 1;
+layout (local_size_x = 64) in;
+layout (binding = 0) readonly buffer A { float a[]; };
+layout (binding = 1) writeonly buffer B { float b[]; };
+layout (binding = 2) writeonly buffer C { int c[]; };
+shared float tmp[UNROLL * 32];
+shared vec4 lanes[LANES * 16u];
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    uint l = gl_LocalInvocationID.x;
+    float acc[M];
+    for (int k = 0; k < M; k++)
+        acc[k] = a[(i + uint(k)) % 256u];
+    for (int k = 0; k < UNROLL * 32; k += 64)
+        tmp[uint(k) + l] = acc[(l + uint(k)) % uint(M)];
+    lanes[l % (LANES * 16u)] = vec4(float(N), float(M), float(l), 1.0);
+    barrier();
+    float s = 0.0;
+    for (int k = 0; k < UNROLL * 32; k++)
+        s += tmp[k];
+    b[i] = s + lanes[(l + 1u) % (LANES * 16u)].z;
+    c[i] = N * 1000 + M;
+}
+";
+    let specs: Vec<Vec<(u32, SpecValue)>> = vec![
+        vec![],
+        vec![(0, SpecValue::Int(4))],
+        vec![(0, SpecValue::Int(6)), (1, SpecValue::Uint(1))],
+    ];
+    for spec in specs {
+        let mut case = Case::new(
+            "specialization constants in sizes and constants",
+            src,
+            "fp32",
+            vec![
+                Io::In(4 * 256, Fill::F32(-4.0, 4.0)),
+                Io::Out(4 * 256, Cmp::Exact),
+                Io::Out(4 * 256, Cmp::Exact),
+            ],
+        );
+        case.groups = [4, 1, 1];
+        case.specialization = spec;
+        run(&case);
+    }
+}
