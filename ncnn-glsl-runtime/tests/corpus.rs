@@ -119,7 +119,8 @@ const LOCAL_MODES: &[&str] = &[
 ];
 
 /// The device descriptions whose targets the corpus runs too: what ncnn's
-/// default options and every option narrow to on each.
+/// default options and every option narrow to on each, with and without
+/// shader local memory.
 const DEVICES: &[&str] = &["devices/h200.json", "devices/lavapipe.json"];
 
 /// The targets of [`DEVICES`] that neither the spec's modes nor
@@ -132,7 +133,14 @@ fn device_targets() -> Vec<Target> {
         let caps =
             ncnn_glsl_core::DeviceCaps::from_json(&text).unwrap_or_else(|e| panic!("{d}: {e}"));
         for wanted in [Options::NCNN_DEFAULT, Options::ALL] {
-            out.push(Target::for_device(wanted, &caps));
+            for local in [true, false] {
+                let wanted = if local {
+                    wanted
+                } else {
+                    wanted.without(ncnn_glsl_core::Flag::ShaderLocalMemory)
+                };
+                out.push(Target::for_device(wanted, &caps));
+            }
         }
     }
     out
@@ -732,6 +740,20 @@ fn corpus() -> Vec<Shader> {
             ],
         },
         Shader {
+            name: "innerproduct_int8_dot",
+            bindings: vec![
+                B::In(I32, 40, 0.0, 0.0),
+                B::Out(I32, 6),
+                B::In(I32, 6 * 40, 0.0, 0.0),
+                B::In(I32, 6, 0.0, 0.0),
+            ],
+            local: [16, 1, 1],
+            groups: [1, 1, 1],
+            shape_id: 1,
+            extra_push: vec![],
+            entries: entries(vec![vec![], vec![int(0, 1)]], &[40, 6]),
+        },
+        Shader {
             name: "dequantize_pack4",
             bindings: vec![
                 B::In(I32, pack4(3, 36), 0.0, 0.0),
@@ -974,6 +996,31 @@ fn fallback(
     )))
 }
 
+/// The finished text as glslang 12 is given it: the same, but for what
+/// glslang 12 lacks and writes out by hand. `dotPacked4x8EXT`
+/// (GL_EXT_integer_dot_product, which glslang 12 does not know) becomes the
+/// sum of the four lane products through `bitfieldExtract`, which
+/// sign-extends `int` lanes and zero-extends `uint` ones, as the dot
+/// products do.
+fn for_glslang(text: &str) -> String {
+    const LINE: &str = "#extension GL_EXT_integer_dot_product : require\n";
+    const BY_HAND: &str = "int ncnn_dot4x8(int a, int b) { int s = 0; for (int k = 0; k < 32; k += 8) s += bitfieldExtract(a, k, 8) * bitfieldExtract(b, k, 8); return s; }\n\
+        uint ncnn_dot4x8(uint a, uint b) { uint s = 0u; for (int k = 0; k < 32; k += 8) s += bitfieldExtract(a, k, 8) * bitfieldExtract(b, k, 8); return s; }\n";
+    if !text.contains(LINE) {
+        return text.to_string();
+    }
+    let text = text
+        .replace(LINE, "")
+        .replace("dotPacked4x8EXT(", "ncnn_dot4x8(");
+    // After the directives, before the first declaration.
+    let at = text
+        .match_indices('\n')
+        .map(|(k, _)| k + 1)
+        .find(|&k| text[k..].starts_with("layout"))
+        .unwrap_or(text.len());
+    format!("{}{BY_HAND}{}", &text[..at], &text[at..])
+}
+
 /// A left-out text: our blob of what runs instead, glslang's of the text.
 fn compile_left_out(t: &Text, source: &str, name: &str, reason: &str) -> Compiled {
     for target in &t.targets {
@@ -1004,7 +1051,7 @@ fn compile_left_out(t: &Text, source: &str, name: &str, reason: &str) -> Compile
         against,
         compared: Err(why),
     };
-    let theirs = match ncnn_glsl_testkit::differential::glslang_result(&text) {
+    let theirs = match ncnn_glsl_testkit::differential::glslang_result(&for_glslang(&text)) {
         None => return Err(not_compared("glslangValidator is not installed".into())),
         Some(Err(m)) => {
             // `ERROR: /tmp/NAME.comp:LINE: MESSAGE`: the message, without the scratch file.
@@ -1051,7 +1098,7 @@ fn compile_text(t: &Text, source: &str, name: &str) -> Compiled {
     if let Some(Err(v)) = ncnn_glsl_testkit::differential::spirv_val(&ours.spirv) {
         return Err(Outcome::Failed(format!("spirv-val rejects our blob:\n{v}")));
     }
-    let theirs = match ncnn_glsl_testkit::differential::glslang_result(first.text()) {
+    let theirs = match ncnn_glsl_testkit::differential::glslang_result(&for_glslang(first.text())) {
         None => {
             return Err(Outcome::NotRunnable(
                 "glslangValidator is not installed".into(),
@@ -1375,11 +1422,14 @@ fn render(
          {n} shaders of `tests/corpus/` is expanded in every mode of the spec \
          (`ncnn_glsl_core::ext::spec_targets`), with `local` beside fp16p, fp16s and \
          fp16s+fp16a, and in the targets ncnn's default options and every option narrow to on \
-         the device descriptions `devices/h200.json` and `devices/lavapipe.json`, and compiled \
+         the device descriptions `devices/h200.json` and `devices/lavapipe.json` (with and \
+         without `local`), and compiled \
          through naga; where that compiles, \
          our blob and glslangValidator's blob of the same finished GLSL run on lavapipe with the \
          same random inputs under every specialization the test lists, and must agree (integers \
-         identical, floats within one ulp of the storage type). Modes whose finished texts differ at \
+         identical, floats within one ulp of the storage type; glslang 12 has no \
+         `GL_EXT_integer_dot_product`, so its text has `dotPacked4x8EXT` written out with \
+         `bitfieldExtract`, `for_glslang`). Modes whose finished texts differ at \
          most in their `#extension` lines are run once (naga must give each the same blob or \
          error; glslang compiles the first one's text). A mode a variant set leaves out for a \
          shader (the extension defines a name the shader uses there with a type naga does not \
@@ -1508,7 +1558,9 @@ fn render(
     writeln!(
         out,
         "Compiled texts whose blob (ours) declares other SPIR-V capabilities than glslang's blob \
-         of the same text: each capability is a device feature the runtime demands.\n"
+         of the same text: each capability is a device feature the runtime demands. (A text \
+         glslang 12 is given written out by hand, `for_glslang`, is not the same text: left out \
+         here.)\n"
     )
     .unwrap();
     any = false;
@@ -1516,7 +1568,7 @@ fn render(
         let Some(Ok(pair)) = &t.compiled else {
             continue;
         };
-        if pair.left_out.is_some() {
+        if pair.left_out.is_some() || for_glslang(&t.text) != t.text {
             continue;
         }
         let names = |caps: &[ncnn_glsl_core::reflection::Str]| -> BTreeSet<String> {

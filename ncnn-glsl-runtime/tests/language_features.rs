@@ -5,8 +5,9 @@
 //! finished GLSL, run on lavapipe with the same random inputs, outputs
 //! compared.
 
+use ncnn_glsl_core::compile::reflect::requirements;
 use ncnn_glsl_runtime::SpecValue;
-use ncnn_glsl_testkit::differential::{run, Case, Cmp, Fill, Io};
+use ncnn_glsl_testkit::differential::{compile_both, run, Case, Cmp, Fill, Io};
 
 /// The subgroup built-ins (one read in a function other than `main`) and
 /// every subgroup function this compiler provides (`subgroups.rs`, the
@@ -67,6 +68,19 @@ void main() {
     );
     case.groups = [2, 1, 1];
     run(&case);
+    // The capabilities, so the subgroup operations the device must have, are glslang's.
+    if let Some((ours, _, theirs)) = compile_both(&case) {
+        let caps = |w: &[u32]| {
+            let mut c: Vec<String> = requirements(w)
+                .spirv_capabilities
+                .iter()
+                .map(|c| c.to_string())
+                .collect();
+            c.sort();
+            c
+        };
+        assert_eq!(caps(&ours), caps(&theirs));
+    }
 }
 
 /// A two-level reduction as ncnn writes one: a subgroup sum per subgroup,

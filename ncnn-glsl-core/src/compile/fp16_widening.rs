@@ -16,7 +16,11 @@
 //! The same ranking makes naga convert the other way where GLSL converts
 //! none: in `h * 0.5` or `h * y` (`h` a `float16_t`, `y` a `float`) GLSL
 //! promotes `h` and multiplies in 32 bits, naga demotes `0.5` or `y` and
-//! multiplies in 16. [`demotions`] finds those conversions (an `As` to 16
+//! multiplies in 16; the same in `c ? h : 0.1` (naga selects between 16-bit
+//! values, so the `float` result is `0.0999755859375`) and in the arguments
+//! of a builtin (`pow(h, 0.5)`; where the value is a literal that 16 bits
+//! hold exactly, `c ? h : 0.0` and `clamp(h, 0.0, 6.0)` give back one of
+//! their values, the same either way, and pass). [`demotions`] finds those conversions (an `As` to 16
 //! bits with its operand's span, or a 16-bit literal whose text is a plain
 //! number; an explicit `float16_t(y)` spans the call) so that they are
 //! refused: a converted store of such a product would otherwise hide it.
@@ -24,8 +28,8 @@
 use naga::front::Typifier;
 use naga::proc::ResolveContext;
 use naga::{
-    Arena, Block, Expression, Function, Handle, Literal, Module, Scalar, ScalarKind, Span,
-    Statement, TypeInner, VectorSize,
+    Arena, Block, Expression, Function, Handle, Literal, MathFunction, Module, Scalar, ScalarKind,
+    Span, Statement, TypeInner, VectorSize,
 };
 
 /// Converts the value of every store of a `float16_t` scalar or vector into
@@ -161,8 +165,36 @@ fn widen_block(block: &mut Block, exprs: &mut Arena<Expression>, narrow: &[Store
     n
 }
 
+/// The values of every `Store` in `block`, nested blocks included.
+fn store_values(block: &Block, out: &mut Vec<Handle<Expression>>) {
+    for s in block.iter() {
+        match s {
+            Statement::Store { value, .. } => out.push(*value),
+            Statement::Block(b) => store_values(b, out),
+            Statement::If { accept, reject, .. } => {
+                store_values(accept, out);
+                store_values(reject, out);
+            }
+            Statement::Switch { cases, .. } => {
+                for c in cases {
+                    store_values(&c.body, out);
+                }
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                store_values(body, out);
+                store_values(continuing, out);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The implicit conversions of a 32-bit float to 16 bits in `module`'s
-/// functions that feed a binary operator (see the module's doc), by span;
+/// functions that feed a binary operator, a builtin function or a store
+/// (`clamp(h, 0.1, 1.0)`, `c ? h : 0.1`: GLSL promotes `h` there, or refuses
+/// the call or the store; see the module's doc), by span;
 /// `text` is the text naga parsed. A constructor's argument converts the
 /// same way with the same span (`f16vec4(0.5)`, `f16vec4(y)`), but feeds the
 /// constructor, not an operator: GLSL converts there too.
@@ -172,7 +204,9 @@ pub(crate) fn demotions(module: &Module, text: &str) -> Vec<Span> {
     for f in functions.chain(module.entry_points.iter().map(|e| &e.function)) {
         let mut types = Typifier::new();
         let cx = ResolveContext::with_locals(module, &f.local_variables, &f.arguments);
-        let mut implicit = Vec::new();
+        // The demoted values, and whether each is a literal that 16 bits
+        // hold exactly (`0.0`, `6.0`).
+        let mut implicit: Vec<(Handle<Expression>, bool)> = Vec::new();
         for (h, e) in f.expressions.iter() {
             if types.grow(h, &f.expressions, &cx).is_err() {
                 break;
@@ -185,25 +219,67 @@ pub(crate) fn demotions(module: &Module, text: &str) -> Vec<Span> {
                     convert: Some(2),
                 } => {
                     let from = types[expr].inner_with(&module.types).scalar();
-                    from.is_some_and(|s| s.kind == ScalarKind::Float && s.width == 4)
-                        && f.expressions.get_span(expr) == span
+                    (from.is_some_and(|s| s.kind == ScalarKind::Float && s.width == 4)
+                        && f.expressions.get_span(expr) == span)
+                        .then_some(false)
                 }
-                Expression::Literal(Literal::F16(_)) => {
-                    span.to_range().and_then(|r| text.get(r)).is_some_and(|t| {
+                Expression::Literal(Literal::F16(v)) => span
+                    .to_range()
+                    .and_then(|r| text.get(r))
+                    .filter(|t| {
                         t.contains('.') && t.starts_with(|c: char| c.is_ascii_digit() || c == '.')
                     })
-                }
-                _ => false,
+                    .map(|t| {
+                        let written = t.trim_end_matches(['f', 'F']).parse::<f64>().ok();
+                        written == Some(f64::from(v))
+                    }),
+                _ => None,
             };
-            if converted {
-                implicit.push(h);
+            if let Some(exact) = converted {
+                implicit.push((h, exact));
             }
-            if let Expression::Binary { left, right, .. } = *e {
-                for operand in [left, right] {
-                    if implicit.contains(&operand) {
+            // Each operand, and whether an exact literal is harmless there:
+            // a `?:` or a `min`/`max`/`clamp` gives back one of its values,
+            // the same in 16 bits as in 32.
+            let operands: Vec<(Handle<Expression>, bool)> = match *e {
+                Expression::Binary { left, right, .. } => vec![(left, false), (right, false)],
+                Expression::Select { accept, reject, .. } => vec![(accept, true), (reject, true)],
+                Expression::Math {
+                    fun,
+                    arg,
+                    arg1,
+                    arg2,
+                    arg3,
+                } => {
+                    let picks = matches!(
+                        fun,
+                        MathFunction::Min | MathFunction::Max | MathFunction::Clamp
+                    );
+                    [Some(arg), arg1, arg2, arg3]
+                        .into_iter()
+                        .flatten()
+                        .map(|a| (a, picks))
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            for (operand, exact_is_fine) in operands {
+                if let Some(&(_, exact)) = implicit.iter().find(|(d, _)| *d == operand) {
+                    if !(exact && exact_is_fine) {
                         out.push(f.expressions.get_span(operand));
                     }
                 }
+            }
+        }
+        // Stored into a 16-bit variable: naga's frontend writes `c ? h : 0.1`
+        // as a branch storing into a temporary, and GLSL refuses a `float`
+        // stored into a `float16_t` (glslang: "cannot convert"); a literal 16
+        // bits hold exactly is the same value either way.
+        let mut stored = Vec::new();
+        store_values(&f.body, &mut stored);
+        for value in stored {
+            if implicit.iter().any(|&(d, exact)| d == value && !exact) {
+                out.push(f.expressions.get_span(value));
             }
         }
     }

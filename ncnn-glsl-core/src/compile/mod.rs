@@ -56,6 +56,7 @@ mod spec_constants;
 mod spec_expressions;
 mod spirv_edit;
 mod spirv_limits;
+mod subgroup_broadcast;
 mod subgroups;
 mod switch_fallthrough;
 mod text_stage;

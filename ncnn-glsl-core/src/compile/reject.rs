@@ -244,9 +244,10 @@ pub const RULES: &[Rule] = &[
         pattern: Pattern::SpecConstantInConstExpr,
         reason: "a specialization constant in a global `const` initializer or an array size \
                  other than in integer arithmetic (`+ - * / % << >> & | ^ ~` and parentheses over \
-                 `int`/`uint` specialization constants, constants and literals), or the \
-                 `length()` of an array it sizes: this compiler writes those as `OpSpecConstantOp` \
-                 and reads no other expression there (naga needs a constant)",
+                 `int`/`uint` specialization constants, constants and literals), in the size of a \
+                 block's or struct's member, or the `length()` of an array it sizes: this compiler \
+                 writes those as `OpSpecConstantOp` for `shared` and local arrays and global \
+                 constants only (naga needs a constant)",
         advice: "compute it in `main` (a plain or `const` local is fine), write the size as such \
                  arithmetic, or use a `#define` or a build-time axis (`#pragma ncnn_glsl axis NAME \
                  v1 v2`); for `length()`, use the size's expression",

@@ -20,8 +20,10 @@
 //!    instead. The declarations are then put in an order where each comes
 //!    after what it uses ([`super::spirv_edit::Rewrite::order_globals`]).
 //!
-//! What this cannot read stays refused (`reject.rs`), as does the
-//! `length()` of such an array (naga folds it to the placeholder).
+//! What this cannot read stays refused (`reject.rs`), as do a block's or
+//! struct's member sized so (the reflection reads buffer and push-constant
+//! sizes from naga's types) and the `length()` of such an array (naga
+//! folds it to the placeholder).
 
 use std::collections::HashMap;
 
@@ -267,6 +269,9 @@ struct Use<'a> {
     range: std::ops::Range<usize>,
     /// The index of its first token.
     at: usize,
+    /// Whether it is inside a block or a struct (a member's size, which
+    /// the reflection reads from naga's types: refused).
+    in_block: bool,
     toks: &'a [Token],
     /// For a `const`: its name, its type and the token of `const`.
     decl: Option<(&'a str, &'a str, usize)>,
@@ -285,6 +290,16 @@ fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
         } else {
             end[k + 1]
         };
+    }
+    // Per token: whether it is inside the braces of a block or a struct at
+    // global scope (not a function's body, whose `{` follows a `)`).
+    let mut in_block = vec![false; toks.len()];
+    let mut inside = false;
+    for (k, t) in toks.iter().enumerate() {
+        if depth[k] == 0 && t.is_punct(src, '{') {
+            inside = !(k > 0 && toks[k - 1].is_punct(src, ')'));
+        }
+        in_block[k] = inside && depth[k] > 0;
     }
     let mut out = Vec::new();
     for (k, t) in toks.iter().enumerate() {
@@ -308,6 +323,7 @@ fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
             out.push(Use {
                 range: toks[k + 4].start..toks[semi - 1].end,
                 at: k + 4,
+                in_block: false,
                 toks: &toks[k + 4..semi],
                 decl: Some((toks[k + 2].text(src), toks[k + 1].text(src), k)),
             });
@@ -328,6 +344,7 @@ fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
                 out.push(Use {
                     range: toks[k + 1].start..toks[close - 1].end,
                     at: k + 1,
+                    in_block: in_block[k],
                     toks: &toks[k + 1..close],
                     decl: None,
                 });
@@ -433,7 +450,7 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
                 }
             }
             None => match parsed {
-                Some(e) if specialized(&e) => {
+                Some(e) if specialized(&e) && !u.in_block => {
                     a.sizes.push((u.range.clone(), e));
                     // The array's name: the identifier before `[`.
                     if u.at >= 2 {
@@ -838,12 +855,12 @@ mod tests {
 
     #[test]
     fn what_cannot_be_written_is_refused_with_length() {
-        let src = "const float f = s * 2.0;\nconst int g = max(n, 2);\nshared float t[n];\nvoid main() { int k = t.length(); const int ok = n; }\n";
+        let src = "const float f = s * 2.0;\nconst int g = max(n, 2);\nshared float t[n];\nlayout(std430) buffer B { float d[n]; };\nstruct S { int v[n * 2]; };\nvoid main() { int k = t.length(); const int ok = n; float l[n]; }\n";
         let got: Vec<&str> = refused(src, &tokenize(src), &[decl("n", "int"), decl("s", "float")])
             .into_iter()
             .map(|(a, b)| &src[a..b])
             .collect();
-        assert_eq!(got, ["s", "n", "t.length"]);
+        assert_eq!(got, ["s", "n", "n", "n", "t.length"]);
     }
 
     #[test]

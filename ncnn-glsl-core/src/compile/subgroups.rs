@@ -14,10 +14,8 @@
 //! The writer derives the capabilities from the statements (`GroupNonUniform`,
 //! `...Arithmetic`, `...Ballot`, ...), and the reflection turns them into the
 //! subgroup operations the device must support (`Requirements::subgroup_operations`).
-//! One divergence from glslang, by naga's writer: `subgroupBroadcast` is
-//! written as `OpGroupNonUniformShuffle` (a constant index is only required
-//! before SPIR-V 1.5), so it needs the shuffle operations where glslang's
-//! needs ballot.
+//! naga's writer emits `subgroupBroadcast` as `OpGroupNonUniformShuffle`;
+//! `subgroup_broadcast.rs` writes glslang's `OpGroupNonUniformBroadcast`.
 
 use naga::{
     Barrier, Binding, BuiltIn, CollectiveOperation, Direction, Expression, FunctionArgument,

@@ -1428,6 +1428,9 @@ fn float16_demotions_are_refused_and_stores_widened() {
         ("    a[2] = h * 0.5;", 16, "0.5"),
         ("    a[2] = h * y;", 16, "y"),
         ("    float r = y + h;\n    a[2] = r;", 15, "y"),
+        ("    a[2] = y > 0.0 ? h : 0.1;", 26, "0.1"),
+        ("    a[2] = clamp(h, 0.1, 6.0);", 21, "0.1"),
+        ("    a[2] = pow(h, 0.5);", 19, "0.5"),
     ] {
         let d = errs(&shader(body), "fp16s+fp16a");
         let (line, col) = span(&d.0[0]);
@@ -1438,7 +1441,7 @@ fn float16_demotions_are_refused_and_stores_widened() {
             "{d}"
         );
     }
-    let fine = shader("    float r = float(h) * y + float(h);\n    float16_t s = h * float16_t(0.5) + float16_t(y);\n    a[2] = r + float(s);");
+    let fine = shader("    float r = float(h) * y + float(h);\n    float16_t s = h * float16_t(0.5) + float16_t(y);\n    a[2] = r + float(s);\n    a[3] = y > 0.0 ? h : 0.0;\n    a[4] = clamp(h, 0.0, 6.0);");
     assert_valid(&ok_mode(&fine, "fp16s+fp16a").spirv);
 }
 

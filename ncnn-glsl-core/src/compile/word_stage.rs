@@ -11,7 +11,7 @@ use super::text_stage::EditedText;
 use super::CompileOptions;
 use super::{
     component_loads, round_half_away, spec_constants, spec_expressions, spirv_limits,
-    trim_capabilities, workgroup_size, writeonly_decoration,
+    subgroup_broadcast, trim_capabilities, workgroup_size, writeonly_decoration,
 };
 use crate::diag::{Diagnostic, Diagnostics};
 use std::collections::HashMap;
@@ -83,6 +83,8 @@ pub(crate) fn run(
     workgroup_size::fix_workgroup_size(&mut spirv, checked.local_size, edited.local_size_spec_ids)
         .map_err(internal)?;
     component_loads::load_components(&mut spirv).map_err(internal)?;
+    subgroup_broadcast::write_broadcasts(&mut spirv, &subgroup_broadcast::gathers(module))
+        .map_err(internal)?;
     trim_capabilities::trim_capabilities(&mut spirv).map_err(internal)?;
     // Not on a buffer atomics read (compare-and-swap stores of packed lanes).
     let never_read: Vec<(u32, u32)> = edited
