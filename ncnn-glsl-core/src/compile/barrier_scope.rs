@@ -23,26 +23,14 @@ pub(crate) fn fix_barrier_scope(module: &mut Module) -> usize {
 
 fn fix_block(block: &mut Block) -> usize {
     let mut n = 0;
-    for (s, _) in block.span_iter_mut() {
-        match s {
-            // GLSL has no other source of a control barrier than `barrier()`.
-            Statement::ControlBarrier(flags) if *flags == Barrier::all() => {
+    super::ir_walk::each_mut(block, &mut |s, _| {
+        // GLSL has no other source of a control barrier than `barrier()`.
+        if let Statement::ControlBarrier(flags) = s {
+            if *flags == Barrier::all() {
                 *flags = Barrier::WORK_GROUP;
                 n += 1;
             }
-            Statement::Block(b) => n += fix_block(b),
-            Statement::If { accept, reject, .. } => n += fix_block(accept) + fix_block(reject),
-            Statement::Switch { cases, .. } => {
-                n += cases
-                    .iter_mut()
-                    .map(|c| fix_block(&mut c.body))
-                    .sum::<usize>()
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => n += fix_block(body) + fix_block(continuing),
-            _ => {}
         }
-    }
+    });
     n
 }

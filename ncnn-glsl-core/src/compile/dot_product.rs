@@ -80,46 +80,32 @@ fn lower_block(
     exprs: &mut naga::Arena<Expression>,
     protos: &[(Handle<naga::Function>, Option<MathFunction>)],
 ) {
-    for (s, _) in block.span_iter_mut() {
-        match s {
-            Statement::Call {
-                function,
-                arguments,
-                result: Some(result),
-            } if arguments.len() == 2 => {
-                let Some((_, Some(fun))) = protos.iter().find(|(p, _)| p == function) else {
-                    continue;
-                };
-                // The result's handle comes after the arguments': the dot
-                // product takes its place and is emitted where the call was.
-                exprs[*result] = Expression::Math {
-                    fun: *fun,
-                    arg: arguments[0],
-                    arg1: Some(arguments[1]),
-                    arg2: None,
-                    arg3: None,
-                };
-                *s = Statement::Emit(Range::new_from_bounds(*result, *result));
-            }
-            Statement::Block(b) => lower_block(b, exprs, protos),
-            Statement::If { accept, reject, .. } => {
-                lower_block(accept, exprs, protos);
-                lower_block(reject, exprs, protos);
-            }
-            Statement::Switch { cases, .. } => {
-                for c in cases {
-                    lower_block(&mut c.body, exprs, protos);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                lower_block(body, exprs, protos);
-                lower_block(continuing, exprs, protos);
-            }
-            _ => {}
+    super::ir_walk::each_mut(block, &mut |s, _| {
+        let Statement::Call {
+            function,
+            arguments,
+            result: Some(result),
+        } = s
+        else {
+            return;
+        };
+        let Some((_, Some(fun))) = protos.iter().find(|(p, _)| p == function) else {
+            return;
+        };
+        if arguments.len() != 2 {
+            return;
         }
-    }
+        // The result's handle comes after the arguments': the dot product
+        // takes its place and is emitted where the call was.
+        exprs[*result] = Expression::Math {
+            fun: *fun,
+            arg: arguments[0],
+            arg1: Some(arguments[1]),
+            arg2: None,
+            arg3: None,
+        };
+        *s = Statement::Emit(Range::new_from_bounds(*result, *result));
+    });
 }
 
 /// Every call of a mixed-sign overload (the functions that call the refused
@@ -161,9 +147,9 @@ fn calls_any(block: &Block, targets: &[Handle<naga::Function>]) -> bool {
 }
 
 fn call_spans(block: &Block, targets: &[Handle<naga::Function>], out: &mut Vec<Unsupported>) {
-    for (s, span) in block.span_iter() {
-        match s {
-            Statement::Call { function, .. } if targets.contains(function) => {
+    super::ir_walk::each(block, &mut |s, span| {
+        if let Statement::Call { function, .. } = s {
+            if targets.contains(function) {
                 out.push(Unsupported {
                     span: *span,
                     what: "`dotPacked4x8EXT` of an `int` and a `uint` word (the mixed-sign \
@@ -172,23 +158,6 @@ fn call_spans(block: &Block, targets: &[Handle<naga::Function>], out: &mut Vec<U
                         .into(),
                 });
             }
-            Statement::Block(b) => call_spans(b, targets, out),
-            Statement::If { accept, reject, .. } => {
-                call_spans(accept, targets, out);
-                call_spans(reject, targets, out);
-            }
-            Statement::Switch { cases, .. } => {
-                for c in cases {
-                    call_spans(&c.body, targets, out);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                call_spans(body, targets, out);
-                call_spans(continuing, targets, out);
-            }
-            _ => {}
         }
-    }
+    });
 }

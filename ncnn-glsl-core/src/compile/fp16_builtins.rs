@@ -231,51 +231,40 @@ fn lower_block(
     protos: &HashMap<Handle<Function>, Lowered>,
 ) -> usize {
     let mut n = 0;
-    for (s, _) in block.span_iter_mut() {
-        match s {
-            Statement::Call {
-                function,
-                arguments,
-                result: Some(r),
-            } if protos.contains_key(function) => {
-                let a = |i: usize| arguments.get(i).copied();
-                // The arguments are older than the call's result: no forward reference.
-                exprs[*r] = match protos[function] {
-                    Lowered::Math(fun) => Expression::Math {
-                        fun,
-                        arg: arguments[0],
-                        arg1: a(1),
-                        arg2: a(2),
-                        arg3: None,
-                    },
-                    Lowered::Compare(op) => Expression::Binary {
-                        op,
-                        left: arguments[0],
-                        right: arguments[1],
-                    },
-                    Lowered::Select => Expression::Select {
-                        condition: arguments[2],
-                        accept: arguments[1],
-                        reject: arguments[0],
-                    },
-                };
-                *s = Statement::Emit(naga::Range::new_from_bounds(*r, *r));
-                n += 1;
+    super::ir_walk::each_mut(block, &mut |s, _| {
+        if let Statement::Call {
+            function,
+            arguments,
+            result: Some(r),
+        } = s
+        {
+            if !protos.contains_key(function) {
+                return;
             }
-            Statement::Block(b) => n += lower_block(b, exprs, protos),
-            Statement::If { accept, reject, .. } => {
-                n += lower_block(accept, exprs, protos) + lower_block(reject, exprs, protos)
-            }
-            Statement::Switch { cases, .. } => {
-                for c in cases.iter_mut() {
-                    n += lower_block(&mut c.body, exprs, protos);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => n += lower_block(body, exprs, protos) + lower_block(continuing, exprs, protos),
-            _ => {}
+            let a = |i: usize| arguments.get(i).copied();
+            // The arguments are older than the call's result: no forward reference.
+            exprs[*r] = match protos[function] {
+                Lowered::Math(fun) => Expression::Math {
+                    fun,
+                    arg: arguments[0],
+                    arg1: a(1),
+                    arg2: a(2),
+                    arg3: None,
+                },
+                Lowered::Compare(op) => Expression::Binary {
+                    op,
+                    left: arguments[0],
+                    right: arguments[1],
+                },
+                Lowered::Select => Expression::Select {
+                    condition: arguments[2],
+                    accept: arguments[1],
+                    reject: arguments[0],
+                },
+            };
+            *s = Statement::Emit(naga::Range::new_from_bounds(*r, *r));
+            n += 1;
         }
-    }
+    });
     n
 }

@@ -167,28 +167,11 @@ fn widen_block(block: &mut Block, exprs: &mut Arena<Expression>, narrow: &[Store
 
 /// The values of every `Store` in `block`, nested blocks included.
 fn store_values(block: &Block, out: &mut Vec<Handle<Expression>>) {
-    for s in block.iter() {
-        match s {
-            Statement::Store { value, .. } => out.push(*value),
-            Statement::Block(b) => store_values(b, out),
-            Statement::If { accept, reject, .. } => {
-                store_values(accept, out);
-                store_values(reject, out);
-            }
-            Statement::Switch { cases, .. } => {
-                for c in cases {
-                    store_values(&c.body, out);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                store_values(body, out);
-                store_values(continuing, out);
-            }
-            _ => {}
+    super::ir_walk::each(block, &mut |s, _| {
+        if let Statement::Store { value, .. } = s {
+            out.push(*value);
         }
-    }
+    });
 }
 
 /// The implicit conversions of a 32-bit float to 16 bits in `module`'s

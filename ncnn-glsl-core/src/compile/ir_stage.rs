@@ -56,14 +56,7 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     let mut unsupported = atomics::lower(&mut module);
     unsupported.extend(dot_product::refused_calls(&module));
     dot_product::lower(&mut module);
-    let unsupported: Vec<Diagnostic> = unsupported
-        .into_iter()
-        .take(MAX_ERRORS)
-        .map(|u| naga_run::at(&origin, u.span.to_range(), u.what))
-        .collect();
-    if !unsupported.is_empty() {
-        return Err(Diagnostics(unsupported));
-    }
+    none_unsupported(&origin, unsupported)?;
     // After the atomics are statements: the buffers they reach are read (by
     // the atomics only: a plain load of one is still refused).
     let read_by_atomics = writeonly_reads::atomic_targets(&module, &edited.writeonly);
@@ -131,14 +124,7 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     barrier_scope::fix_barrier_scope(&mut module);
     // After the scope fix: `subgroupBarrier()` is the one control barrier
     // whose execution scope must stay the subgroup.
-    let unsupported: Vec<Diagnostic> = subgroups::lower(&mut module)
-        .into_iter()
-        .take(MAX_ERRORS)
-        .map(|u| naga_run::at(&origin, u.span.to_range(), u.what))
-        .collect();
-    if !unsupported.is_empty() {
-        return Err(Diagnostics(unsupported));
-    }
+    none_unsupported(&origin, subgroups::lower(&mut module))?;
     memory_barriers::lower(&mut module);
     fp16_builtins::lower(&mut module);
     let demoted = fp16_widening::demotions(&module, &naga_text);
@@ -198,6 +184,24 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
         push_constants: resources.push_constants,
         read_by_atomics,
     })
+}
+
+/// `Ok` when a pass found nothing it cannot lower; else an error at each
+/// construct.
+fn none_unsupported(
+    origin: &Origin,
+    unsupported: Vec<atomics::Unsupported>,
+) -> Result<(), Diagnostics> {
+    let d: Vec<Diagnostic> = unsupported
+        .into_iter()
+        .take(MAX_ERRORS)
+        .map(|u| naga_run::at(origin, u.span.to_range(), u.what))
+        .collect();
+    if d.is_empty() {
+        Ok(())
+    } else {
+        Err(Diagnostics(d))
+    }
 }
 
 /// A refusal after parsing at each of `spans` (offsets into `naga_text`),

@@ -112,31 +112,18 @@ pub(crate) fn lower(module: &mut Module) -> usize {
 
 fn lower_block(block: &mut Block, protos: &HashMap<Handle<naga::Function>, Barrier>) -> usize {
     let mut n = 0;
-    for (s, _) in block.span_iter_mut() {
-        match s {
-            Statement::Call {
-                function,
-                result: None,
-                ..
-            } if protos.contains_key(function) => {
-                *s = Statement::MemoryBarrier(protos[function]);
+    super::ir_walk::each_mut(block, &mut |s, _| {
+        if let Statement::Call {
+            function,
+            result: None,
+            ..
+        } = s
+        {
+            if let Some(&barrier) = protos.get(function) {
+                *s = Statement::MemoryBarrier(barrier);
                 n += 1;
             }
-            Statement::Block(b) => n += lower_block(b, protos),
-            Statement::If { accept, reject, .. } => {
-                n += lower_block(accept, protos) + lower_block(reject, protos)
-            }
-            Statement::Switch { cases, .. } => {
-                n += cases
-                    .iter_mut()
-                    .map(|c| lower_block(&mut c.body, protos))
-                    .sum::<usize>()
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => n += lower_block(body, protos) + lower_block(continuing, protos),
-            _ => {}
         }
-    }
+    });
     n
 }

@@ -41,6 +41,7 @@ mod fp16_widening;
 pub mod inexpressible;
 mod int_literals;
 mod ir_stage;
+mod ir_walk;
 mod layout_copies;
 mod local_size_id;
 mod memory_barriers;

@@ -424,42 +424,25 @@ fn stores(
     module: &Module,
     problems: &mut Vec<Problem>,
 ) {
-    for (s, span) in block.span_iter() {
-        match s {
-            Statement::Store { pointer, .. } => {
-                if let Expression::GlobalVariable(g) = exprs[*pointer] {
-                    if globals.contains(&g) {
-                        let name = module.global_variables[g].name.clone().unwrap_or_default();
-                        problems.push(Problem {
-                            span: *span,
-                            what: if derived.contains(&name.as_str()) {
-                                format!("assignment to constant `{name}`")
-                            } else {
-                                format!("assignment to specialization constant `{name}`")
-                            },
-                        });
-                    }
-                }
-            }
-            Statement::Block(b) => stores(b, exprs, globals, derived, module, problems),
-            Statement::If { accept, reject, .. } => {
-                stores(accept, exprs, globals, derived, module, problems);
-                stores(reject, exprs, globals, derived, module, problems);
-            }
-            Statement::Switch { cases, .. } => {
-                for c in cases {
-                    stores(&c.body, exprs, globals, derived, module, problems);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                stores(body, exprs, globals, derived, module, problems);
-                stores(continuing, exprs, globals, derived, module, problems);
-            }
-            _ => {}
+    super::ir_walk::each(block, &mut |s, span| {
+        let Statement::Store { pointer, .. } = s else {
+            return;
+        };
+        let Expression::GlobalVariable(g) = exprs[*pointer] else {
+            return;
+        };
+        if globals.contains(&g) {
+            let name = module.global_variables[g].name.clone().unwrap_or_default();
+            problems.push(Problem {
+                span: *span,
+                what: if derived.contains(&name.as_str()) {
+                    format!("assignment to constant `{name}`")
+                } else {
+                    format!("assignment to specialization constant `{name}`")
+                },
+            });
         }
-    }
+    });
 }
 
 /// The word pass. `private` lists, in module order, whether each `Private`

@@ -59,28 +59,11 @@ pub(crate) fn gathers(module: &Module) -> Vec<(u16, bool)> {
 }
 
 fn walk(block: &Block, out: &mut Vec<(u16, bool)>) {
-    for s in block.iter() {
-        match s {
-            Statement::SubgroupGather { mode, .. } => out.push(written_as(mode)),
-            Statement::Block(b) => walk(b, out),
-            Statement::If { accept, reject, .. } => {
-                walk(accept, out);
-                walk(reject, out);
-            }
-            Statement::Switch { cases, .. } => {
-                for c in cases {
-                    walk(&c.body, out);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                walk(body, out);
-                walk(continuing, out);
-            }
-            _ => {}
+    super::ir_walk::each(block, &mut |s, _| {
+        if let Statement::SubgroupGather { mode, .. } = s {
+            out.push(written_as(mode));
         }
-    }
+    });
 }
 
 /// Rewrites the broadcasts among `gathers` (from [`gathers`]) into

@@ -331,49 +331,32 @@ struct Lowering<'a> {
 
 impl Lowering<'_> {
     fn block(&mut self, block: &mut naga::Block, exprs: &mut naga::Arena<Expression>) {
-        for (s, span) in block.span_iter_mut() {
-            match s {
-                Statement::Call {
-                    function,
-                    arguments,
-                    result,
-                } => {
-                    let Some(k) = self.protos.iter().position(|(p, _)| p == function) else {
-                        continue;
-                    };
-                    let form = self.protos[k].1;
-                    if let Form::Logical = form {
-                        self.refused.push(Unsupported {
-                            span: span.map_or(Span::UNDEFINED, |s| *s),
-                            what: "`subgroupAnd`, `subgroupOr` or `subgroupXor` of a `bool`: \
-                                   naga's IR has no logical subgroup operations"
-                                .into(),
-                        });
-                    } else if let Some(new) =
-                        statement(form, arguments, *result, self.result_types[k], exprs)
-                    {
-                        *s = new;
-                    }
-                }
-                Statement::Block(b) => self.block(b, exprs),
-                Statement::If { accept, reject, .. } => {
-                    self.block(accept, exprs);
-                    self.block(reject, exprs);
-                }
-                Statement::Switch { cases, .. } => {
-                    for c in cases {
-                        self.block(&mut c.body, exprs);
-                    }
-                }
-                Statement::Loop {
-                    body, continuing, ..
-                } => {
-                    self.block(body, exprs);
-                    self.block(continuing, exprs);
-                }
-                _ => {}
+        super::ir_walk::each_mut(block, &mut |s, span| {
+            let Statement::Call {
+                function,
+                arguments,
+                result,
+            } = s
+            else {
+                return;
+            };
+            let Some(k) = self.protos.iter().position(|(p, _)| p == function) else {
+                return;
+            };
+            let form = self.protos[k].1;
+            if let Form::Logical = form {
+                self.refused.push(Unsupported {
+                    span,
+                    what: "`subgroupAnd`, `subgroupOr` or `subgroupXor` of a `bool`: naga's IR \
+                           has no logical subgroup operations"
+                        .into(),
+                });
+            } else if let Some(new) =
+                statement(form, arguments, *result, self.result_types[k], exprs)
+            {
+                *s = new;
             }
-        }
+        });
     }
 }
 

@@ -175,6 +175,12 @@ void main() {
         return;
     };
     // Scope Workgroup = 2, semantics AcquireRelease|WorkgroupMemory = 0x8|0x100 = 264.
+    assert_eq!(control_barriers(&d), vec![vec!["2", "2", "264"]; 2], "{d}");
+}
+
+/// The operands of each `OpControlBarrier` of a disassembly, as the values
+/// of the constants they name.
+pub(super) fn control_barriers(d: &str) -> Vec<Vec<&str>> {
     let consts: std::collections::HashMap<&str, &str> = d
         .lines()
         .filter_map(|l| {
@@ -182,12 +188,10 @@ void main() {
             Some((id, rest.split_whitespace().nth(1)?))
         })
         .collect();
-    let barriers: Vec<Vec<&str>> = d
-        .lines()
+    d.lines()
         .filter_map(|l| l.trim().strip_prefix("OpControlBarrier "))
         .map(|ops| ops.split_whitespace().map(|id| consts[id]).collect())
-        .collect();
-    assert_eq!(barriers, vec![vec!["2", "2", "264"]; 2], "{d}");
+        .collect()
 }
 
 /// One line of code for each rule of the table, and the construct it must be reported at.

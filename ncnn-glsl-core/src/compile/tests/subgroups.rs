@@ -4,7 +4,7 @@
 //! checked on lavapipe against glslang (ncnn-glsl-runtime/tests/repairs.rs,
 //! `subgroup_operations`).
 
-use super::{disassemble, errs, ok};
+use super::{control_barriers, disassemble, errs, ok};
 
 const SHADER: &str = "#version 450
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -89,23 +89,11 @@ fn subgroup_barrier_keeps_subgroup_execution_scope() {
     let Some(d) = disassemble(&ok(&text).spirv) else {
         return;
     };
-    let consts: std::collections::HashMap<&str, &str> = d
-        .lines()
-        .filter_map(|l| {
-            let (id, rest) = l.trim().split_once(" = OpConstant %")?;
-            Some((id, rest.split_whitespace().nth(1)?))
-        })
-        .collect();
-    let barriers: Vec<Vec<&str>> = d
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("OpControlBarrier "))
-        .map(|ops| ops.split_whitespace().map(|id| consts[id]).collect())
-        .collect();
     // `subgroupBarrier`: Subgroup (3) execution, Device (1) memory, AcquireRelease
     // with uniform, subgroup, workgroup and image memory (0x9c8); `barrier`:
     // glslang's Workgroup barrier.
     assert_eq!(
-        barriers,
+        control_barriers(&d),
         vec![vec!["3", "1", "2504"], vec!["2", "2", "264"]],
         "{d}"
     );
