@@ -33,6 +33,12 @@ cases={
  'comment': H+"/*"+"*"*(1<<19)+"\nvoid main(){}\n",
  'idents': H+"void main(){"+"".join(f"int v{i};" for i in range(N))+"}\n",
  'locals2d': H+"void main(){"+"".join(f"float[4] a{i}[2];" for i in range(N//2))+"}\n",
+ # specialization-constant expressions (spec_expressions.rs): sizes, derived constants
+ 'specsizes': H+"layout (constant_id = 0) const int s = 1;\nvoid main(){"+"".join(f"float a{i}[s + {i}];" for i in range(N//8))+"}\n",
+ 'specshared': H+"layout (constant_id = 0) const int s = 1;\n"+"".join(f"shared float t{i}[s * {i + 1}];\n" for i in range(N//8))+"void main(){}\n",
+ 'specderived': H+"layout (constant_id = 0) const int s = 1;\n"+"".join(f"const int c{i} = s + {i};\n" for i in range(1900))+"shared float t[c1899];\nvoid main(){ t[0] = 1.0; }\n",
+ # subgroups (subgroups.rs)
+ 'subgroups': H+"layout (binding = 0) buffer B { float d[]; };\nvoid main(){ float x = d[0];"+"x = subgroupAdd(x) + float(gl_SubgroupSize);"*(N//8)+"d[1] = x; }\n",
 }
 extra = {
  'ifdefs': H+"#if 1\n"*N+"void main(){}\n",

@@ -238,7 +238,17 @@ fn lower_block(
             result: Some(r),
         } = s
         {
-            if !protos.contains_key(function) {
+            let Some(lowered) = protos.get(function) else {
+                return;
+            };
+            // A prototype of the user's own with that name may take fewer
+            // arguments: left as a call (naga refuses a call of a body-less function).
+            let needed = match lowered {
+                Lowered::Math(_) => 1,
+                Lowered::Compare(_) => 2,
+                Lowered::Select => 3,
+            };
+            if arguments.len() < needed {
                 return;
             }
             let a = |i: usize| arguments.get(i).copied();

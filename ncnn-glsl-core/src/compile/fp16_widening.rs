@@ -189,7 +189,8 @@ pub(crate) fn demotions(module: &Module, text: &str) -> Vec<Span> {
         let cx = ResolveContext::with_locals(module, &f.local_variables, &f.arguments);
         // The demoted values, and whether each is a literal that 16 bits
         // hold exactly (`0.0`, `6.0`).
-        let mut implicit: Vec<(Handle<Expression>, bool)> = Vec::new();
+        let mut implicit: std::collections::HashMap<Handle<Expression>, bool> =
+            std::collections::HashMap::new();
         for (h, e) in f.expressions.iter() {
             if types.grow(h, &f.expressions, &cx).is_err() {
                 break;
@@ -219,7 +220,7 @@ pub(crate) fn demotions(module: &Module, text: &str) -> Vec<Span> {
                 _ => None,
             };
             if let Some(exact) = converted {
-                implicit.push((h, exact));
+                implicit.insert(h, exact);
             }
             // Each operand, and whether an exact literal is harmless there:
             // a `?:` or a `min`/`max`/`clamp` gives back one of its values,
@@ -247,7 +248,7 @@ pub(crate) fn demotions(module: &Module, text: &str) -> Vec<Span> {
                 _ => Vec::new(),
             };
             for (operand, exact_is_fine) in operands {
-                if let Some(&(_, exact)) = implicit.iter().find(|(d, _)| *d == operand) {
+                if let Some(&exact) = implicit.get(&operand) {
                     if !(exact && exact_is_fine) {
                         out.push(f.expressions.get_span(operand));
                     }
@@ -261,7 +262,7 @@ pub(crate) fn demotions(module: &Module, text: &str) -> Vec<Span> {
         let mut stored = Vec::new();
         store_values(&f.body, &mut stored);
         for value in stored {
-            if implicit.iter().any(|&(d, exact)| d == value && !exact) {
+            if implicit.get(&value) == Some(&false) {
                 out.push(f.expressions.get_span(value));
             }
         }

@@ -122,9 +122,6 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
         return Err(Diagnostics(bad));
     }
     barrier_scope::fix_barrier_scope(&mut module);
-    // After the scope fix: `subgroupBarrier()` is the one control barrier
-    // whose execution scope must stay the subgroup.
-    none_unsupported(&origin, subgroups::lower(&mut module))?;
     memory_barriers::lower(&mut module);
     fp16_builtins::lower(&mut module);
     let demoted = fp16_widening::demotions(&module, &naga_text);
@@ -138,6 +135,12 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     }
     fp16_widening::widen_stores(&mut module);
     let splatted = vector_modulo::splat_scalar_operands(&mut module);
+    // After the scope fix (`subgroupBarrier()` is the one control barrier
+    // whose execution scope must stay the subgroup) and after the passes
+    // that rebuild blocks knowing naga's frontend's statements only.
+    if edited.subgroups {
+        none_unsupported(&origin, subgroups::lower(&mut module))?;
+    }
     let bad_switches = switch_fallthrough::check(&origin, &module);
     if !bad_switches.is_empty() {
         return Err(Diagnostics(bad_switches));

@@ -234,7 +234,11 @@ fn subgroup_operations_on_narrow_types(insts: &[crate::spirv::Inst]) -> bool {
     let mut width = std::collections::HashMap::new();
     for i in insts {
         match (i.op, i.operand(0), i.operand(1)) {
-            (op::TYPE_INT | op::TYPE_FLOAT, Some(id), Some(w)) => {
+            // Vulkan's extended types: 8, 16, 64-bit integers, 16-bit floats.
+            (op::TYPE_INT, Some(id), Some(w)) => {
+                width.insert(id, w);
+            }
+            (op::TYPE_FLOAT, Some(id), Some(w)) if w != 64 => {
                 width.insert(id, w);
             }
             (op::TYPE_VECTOR, Some(id), Some(component)) => {

@@ -282,11 +282,18 @@ pub(crate) fn movable(src: &str, toks: &[Token]) -> Vec<String> {
 /// pipeline creation, and naga wants a constant initializer for a `const`.
 /// The same local without `const` computes the same value.
 pub(crate) fn drop_local_consts(text: &mut String, toks: &[Token]) {
-    let src = text.clone();
-    let names = names(&src, toks);
+    let names = names(text, toks);
+    drop_local_consts_reading(text, toks, &names);
+}
+
+/// [`drop_local_consts`] for the local `const`s that read one of `names`
+/// (the constants `spec_expressions` derives are specialization constants
+/// too).
+pub(crate) fn drop_local_consts_reading(text: &mut String, toks: &[Token], names: &[String]) {
     if names.is_empty() {
         return;
     }
+    let src = text.clone();
     let names: HashSet<&str> = names.iter().map(String::as_str).collect();
     let depth = brace_depths(&src, toks);
     // Per token: whether a specialization constant is named from it to the

@@ -25,10 +25,10 @@
 //! sizes from naga's types) and the `length()` of such an array (naga
 //! folds it to the placeholder).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::naga_run::Insert;
-use super::source_text::{brace_depths, int_literal, matching, overwrite};
+use super::source_text::{brace_depths, int_literal, matching, opening, overwrite};
 use super::spec_constants::SpecDecl;
 use super::spirv_edit::{inst, Rewrite};
 use super::tokens::{is_type_name, Kind, Token};
@@ -270,7 +270,8 @@ struct Use<'a> {
     /// The index of its first token.
     at: usize,
     /// Whether it is inside a block or a struct (a member's size, which
-    /// the reflection reads from naga's types: refused).
+    /// the reflection reads from naga's types), or one of several
+    /// dimensions (naga's outer strides would keep the placeholder): refused.
     in_block: bool,
     toks: &'a [Token],
     /// For a `const`: its name, its type and the token of `const`.
@@ -281,15 +282,14 @@ struct Use<'a> {
 /// text order, whether or not it reads a specialization constant.
 fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
     let depth = brace_depths(src, toks);
-    // Per token: the first `;` or `{` at or after it (one backward pass, not
-    // a scan per `const`).
+    // Per token: the first `;`, `{` or `}` at or after it (one backward
+    // pass, not a scan per `const`; a `}` ends the slice too, so slices
+    // never overlap).
     let mut end = vec![None; toks.len() + 1];
     for k in (0..toks.len()).rev() {
-        end[k] = if toks[k].is_punct(src, ';') || toks[k].is_punct(src, '{') {
-            Some(k)
-        } else {
-            end[k + 1]
-        };
+        let stop =
+            toks[k].is_punct(src, ';') || toks[k].is_punct(src, '{') || toks[k].is_punct(src, '}');
+        end[k] = if stop { Some(k) } else { end[k + 1] };
     }
     // Per token: whether it is inside the braces of a block or a struct at
     // global scope (not a function's body, whose `{` follows a `)`).
@@ -312,9 +312,7 @@ fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
             if !shape {
                 continue;
             }
-            let Some(semi) = (k + 4..toks.len())
-                .find(|&j| toks[j].is_punct(src, ';') || toks[j].is_punct(src, '{'))
-            else {
+            let Some(semi) = end[k + 4] else {
                 continue;
             };
             if !toks[semi].is_punct(src, ';') || semi == k + 4 {
@@ -328,23 +326,43 @@ fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
                 decl: Some((toks[k + 2].text(src), toks[k + 1].text(src), k)),
             });
         } else if t.is_punct(src, '[') {
-            let decl = k >= 2
-                && toks[k - 1].kind == Kind::Ident
-                && toks[k - 2].kind == Kind::Ident
-                && !["return", "else", "case"].contains(&toks[k - 2].text(src));
-            let type_array =
-                k >= 1 && toks[k - 1].kind == Kind::Ident && is_type_name(toks[k - 1].text(src));
-            if !(decl || type_array) {
+            let after_type = |j: usize| {
+                toks[j].kind == Kind::Ident
+                    && !["return", "else", "case", "do"].contains(&toks[j].text(src))
+                    || toks[j].is_punct(src, ']')
+            };
+            let decl = |k: usize| k >= 2 && toks[k - 1].kind == Kind::Ident && after_type(k - 2);
+            let type_array = |k: usize| {
+                k >= 1 && toks[k - 1].kind == Kind::Ident && is_type_name(toks[k - 1].text(src))
+            };
+            // A dimension after another of a declaration (`t[4][N]`): the
+            // first `[` of the run declares.
+            let mut first = k;
+            while first >= 1 && toks[first - 1].is_punct(src, ']') {
+                match opening(src, toks, first - 1, '[', ']') {
+                    Some(o) => first = o,
+                    None => break,
+                }
+            }
+            let next_dim = first != k && (decl(first) || type_array(first));
+            let (decl, type_array) = (decl(k), type_array(k));
+            if !(decl || type_array || next_dim) {
                 continue;
             }
             let Some(close) = matching(src, toks, k, '[', ']') else {
                 continue;
             };
+            let multi = next_dim
+                || (decl && toks[k - 2].is_punct(src, ']'))
+                || toks.get(close + 1).is_some_and(|n| n.is_punct(src, '['))
+                || (type_array
+                    && toks.get(close + 1).is_some_and(|n| n.kind == Kind::Ident)
+                    && toks.get(close + 2).is_some_and(|n| n.is_punct(src, '[')));
             if close > k + 1 {
                 out.push(Use {
                     range: toks[k + 1].start..toks[close - 1].end,
                     at: k + 1,
-                    in_block: in_block[k],
+                    in_block: in_block[k] || multi,
                     toks: &toks[k + 1..close],
                     decl: None,
                 });
@@ -405,7 +423,7 @@ struct Analysis<'a> {
 
 fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<'a> {
     let mut scope = scope_of(decls);
-    let all_spec: Vec<&str> = decls.iter().map(|d| d.name.as_str()).collect();
+    let all_spec: HashSet<&str> = decls.iter().map(|d| d.name.as_str()).collect();
     let mut a = Analysis {
         derived: Vec::new(),
         sizes: Vec::new(),
@@ -413,12 +431,11 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
         refused: Vec::new(),
         const_tokens: Vec::new(),
     };
-    let mut derived_names: Vec<String> = Vec::new();
+    let mut derived_names: HashSet<String> = HashSet::new();
     for u in uses(src, toks) {
         let reads_spec = u.toks.iter().any(|t| {
             t.kind == Kind::Ident
-                && (all_spec.contains(&t.text(src))
-                    || derived_names.iter().any(|d| d == t.text(src)))
+                && (all_spec.contains(t.text(src)) || derived_names.contains(t.text(src)))
         });
         let parsed = parse(src, u.toks, &scope);
         match u.decl {
@@ -427,7 +444,7 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
                 match parsed {
                     Some(e) if integer && specialized(&e) => {
                         scope.insert(name, Named::Specialized);
-                        derived_names.push(name.to_string());
+                        derived_names.insert(name.to_string());
                         a.derived.push(Derived {
                             name: name.to_string(),
                             uint: ty == "uint",
@@ -468,11 +485,15 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
     a
 }
 
-fn first_spec_use(src: &str, toks: &[Token], spec: &[&str], derived: &[String]) -> (usize, usize) {
+fn first_spec_use(
+    src: &str,
+    toks: &[Token],
+    spec: &HashSet<&str>,
+    derived: &HashSet<String>,
+) -> (usize, usize) {
     toks.iter()
         .find(|t| {
-            t.kind == Kind::Ident
-                && (spec.contains(&t.text(src)) || derived.iter().any(|d| d == t.text(src)))
+            t.kind == Kind::Ident && (spec.contains(t.text(src)) || derived.contains(t.text(src)))
         })
         .map_or((0, 0), |t| (t.start, t.end))
 }
@@ -556,10 +577,11 @@ fn emit(
                 .names
                 .get(n)
                 .ok_or_else(|| format!("no constant `{n}`"))?;
-            if result.is_none() {
+            if result.is_none() && uint_of(n) == as_uint {
                 return Ok(named);
             }
-            // A name as the whole expression, under its own id: `n + 0`.
+            // A name as the whole expression, under its own id, or in the
+            // other signedness (an operand of OpUDiv, OpUMod): `n + 0`.
             let zero = m.fresh_id();
             out.push(inst(op::CONSTANT, &[ty, zero, 0]));
             out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, 128, named, zero]));
@@ -575,10 +597,26 @@ fn emit(
         }
         Expr::Binary(o, a, b) => {
             let (ua, ub) = (is_uint(a, &uint_of), is_uint(b, &uint_of));
-            let x = emit(m, a, None, ua, ids, out)?;
-            let y = emit(m, b, None, ub, ids, out)?;
             let code = opcode(*o, is_uint(e, &uint_of), ua);
-            out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, code, x, y]));
+            // OpUDiv and OpUMod take and give `uint` only; the other
+            // operations any signedness.
+            let unsigned_only = matches!(code, 134 | 137);
+            let (ta, tb) = if unsigned_only {
+                (true, true)
+            } else {
+                (ua, ub)
+            };
+            let x = emit(m, a, None, ta, ids, out)?;
+            let y = emit(m, b, None, tb, ids, out)?;
+            if unsigned_only && !as_uint {
+                let q = m.fresh_id();
+                let zero = m.fresh_id();
+                out.push(inst(op::SPEC_CONSTANT_OP, &[ids.uint, q, code, x, y]));
+                out.push(inst(op::CONSTANT, &[ty, zero, 0]));
+                out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, 128, q, zero]));
+            } else {
+                out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, code, x, y]));
+            }
         }
     }
     Ok(id)
@@ -681,7 +719,11 @@ pub(crate) fn write(
     }
     let mut names: HashMap<String, (u32, bool)> = HashMap::new();
     let mut decorations = Vec::new();
-    for (name, w) in spec {
+    // In SpecId order: the ids given to re-declared constants, and so the
+    // blob, are the same on every run.
+    let mut in_order: Vec<(&String, &SpecWord)> = spec.iter().collect();
+    in_order.sort_by_key(|(_, w)| w.spec_id);
+    for (name, w) in in_order {
         let id = match w.id {
             Some(id) => id,
             None if read.contains(&name.as_str()) => {
@@ -741,45 +783,49 @@ pub(crate) fn write(
         names: &names,
     };
     let uint_of = |n: &str| names.get(n).is_some_and(|x| x.1);
-    let mut done: Vec<u32> = Vec::new();
+    // One chain per placeholder, in the text's order, all before the first
+    // function (order_globals puts them in place); each pass over the
+    // module is one pass, whatever the number of sizes.
+    let mut length_of: HashMap<u32, u32> = HashMap::new();
+    let mut chains = Vec::new();
     for s in &found.sized {
-        if done.contains(&s.placeholder) {
+        if length_of.contains_key(&s.placeholder) {
             continue;
         }
-        done.push(s.placeholder);
-        let lengths: Vec<u32> = m
-            .insts
-            .iter()
-            .filter(|w| Rewrite::op(w) == op::CONSTANT && w.len() == 4 && w[3] == s.placeholder)
-            .map(|w| w[2])
-            .collect();
-        let mut chain = Vec::new();
-        let length = emit(
-            &mut m,
-            &s.expr,
-            None,
-            is_uint(&s.expr, &uint_of),
-            &ids,
-            &mut chain,
-        )?;
-        let at = first_function(&m);
-        m.insts.splice(at..at, chain);
-        for w in m.insts.iter_mut() {
-            if Rewrite::op(w) == op::TYPE_ARRAY && w.len() == 4 && lengths.contains(&w[3]) {
-                w[3] = length;
-            }
-        }
-        // The placeholder itself, unless something else has its value.
-        for id in lengths {
-            let used = m.insts.iter().any(|w| {
-                !(Rewrite::op(w) == op::CONSTANT && w.get(2) == Some(&id)) && w[1..].contains(&id)
-            });
-            if !used {
-                m.insts
-                    .retain(|w| !(Rewrite::op(w) == op::CONSTANT && w.get(2) == Some(&id)));
+        let unsigned = is_uint(&s.expr, &uint_of);
+        let length = emit(&mut m, &s.expr, None, unsigned, &ids, &mut chains)?;
+        length_of.insert(s.placeholder, length);
+    }
+    let at = first_function(&m);
+    m.insts.splice(at..at, chains);
+    // The placeholders' constants, and the array types of those lengths.
+    let placeholder_of: HashMap<u32, u32> = m
+        .insts
+        .iter()
+        .filter(|w| Rewrite::op(w) == op::CONSTANT && w.len() == 4)
+        .filter(|w| length_of.contains_key(&w[3]))
+        .map(|w| (w[2], w[3]))
+        .collect();
+    for w in m.insts.iter_mut() {
+        if Rewrite::op(w) == op::TYPE_ARRAY && w.len() == 4 {
+            if let Some(p) = placeholder_of.get(&w[3]) {
+                w[3] = length_of[p];
             }
         }
     }
+    // A placeholder's constant goes, unless something else names its id.
+    let is_placeholder = |w: &[u32]| {
+        Rewrite::op(w) == op::CONSTANT && w.get(2).is_some_and(|id| placeholder_of.contains_key(id))
+    };
+    let named: HashSet<u32> = m
+        .insts
+        .iter()
+        .filter(|w| !is_placeholder(w))
+        .flat_map(|w| w[1..].iter().copied())
+        .filter(|x| placeholder_of.contains_key(x))
+        .collect();
+    m.insts
+        .retain(|w| !is_placeholder(w) || w.get(2).is_some_and(|id| named.contains(id)));
     m.order_globals()?;
     *words = m.words();
     Ok(())
@@ -855,12 +901,12 @@ mod tests {
 
     #[test]
     fn what_cannot_be_written_is_refused_with_length() {
-        let src = "const float f = s * 2.0;\nconst int g = max(n, 2);\nshared float t[n];\nlayout(std430) buffer B { float d[n]; };\nstruct S { int v[n * 2]; };\nvoid main() { int k = t.length(); const int ok = n; float l[n]; }\n";
+        let src = "const float f = s * 2.0;\nconst int g = max(n, 2);\nshared float t[n];\nlayout(std430) buffer B { float d[n]; };\nstruct S { int v[n * 2]; };\nshared float u[4][n];\nshared float w[n][4];\nshared float[4] x[n];\nvoid main() { int k = t.length(); const int ok = n; float l[n]; x[0][n] = 1.0; do l[n] = 1.0; while (k > 0); }\n";
         let got: Vec<&str> = refused(src, &tokenize(src), &[decl("n", "int"), decl("s", "float")])
             .into_iter()
             .map(|(a, b)| &src[a..b])
             .collect();
-        assert_eq!(got, ["s", "n", "n", "n", "t.length"]);
+        assert_eq!(got, ["s", "n", "n", "n", "n", "n", "n", "t.length"]);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! back together. Reading goes through the crate's one walk
 //! ([`crate::spirv::walk`]), which checks the framing first.
 
-use std::collections::HashSet;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use crate::spirv::{instructions, op, HEADER_WORDS};
 
@@ -158,31 +159,64 @@ impl Rewrite {
             .map_or(self.insts.len(), |k| start + k);
         let section: Vec<Vec<u32>> = self.insts.drain(start..end).collect();
         let defined: HashSet<u32> = section.iter().filter_map(|w| result_id(w)).collect();
-        let mut emitted: HashSet<u32> = HashSet::new();
-        let mut out: Vec<Vec<u32>> = Vec::with_capacity(section.len());
-        let mut waiting: Vec<Vec<u32>> = Vec::new();
-        let ready = |w: &[u32], emitted: &HashSet<u32>| {
-            id_operands(w)
-                .iter()
-                .all(|id| !defined.contains(id) || emitted.contains(id))
-        };
-        for w in section {
-            if !ready(&w, &emitted) {
-                waiting.push(w);
+        // Kahn's order, by position where there is a choice: each
+        // declaration waits for the ids it uses that are declared here
+        // and not yet placed.
+        let mut missing: Vec<usize> = vec![0; section.len()];
+        let mut waiting_on: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut placed: HashSet<u32> = HashSet::new();
+        let mut ready: BinaryHeap<Reverse<usize>> = BinaryHeap::new();
+        for (k, w) in section.iter().enumerate() {
+            let mut uses = id_operands(w);
+            uses.sort_unstable();
+            uses.dedup();
+            for id in uses.into_iter().filter(|id| defined.contains(id)) {
+                missing[k] += 1;
+                waiting_on.entry(id).or_default().push(k);
+            }
+        }
+        // A declaration whose ids are all before it in the module needs
+        // nothing it has not seen: count only the ids not placed yet, in
+        // module order.
+        let mut out_order: Vec<usize> = Vec::with_capacity(section.len());
+        let mut next = 0;
+        let mut done = vec![false; section.len()];
+        while out_order.len() < section.len() {
+            let k = match ready.pop() {
+                Some(Reverse(k)) => k,
+                None => {
+                    while next < section.len() && (done[next] || missing[next] > 0) {
+                        next += 1;
+                    }
+                    if next == section.len() {
+                        return Err("the module's declarations use each other in a cycle".into());
+                    }
+                    next
+                }
+            };
+            if done[k] {
                 continue;
             }
-            emitted.extend(result_id(&w));
-            out.push(w);
-            // What waited on it, in the module's order, as far as it goes.
-            while let Some(k) = waiting.iter().position(|x| ready(x, &emitted)) {
-                let x = waiting.remove(k);
-                emitted.extend(result_id(&x));
-                out.push(x);
+            done[k] = true;
+            out_order.push(k);
+            if let Some(id) = result_id(&section[k]) {
+                if placed.insert(id) {
+                    for &d in waiting_on.get(&id).map_or(&[][..], Vec::as_slice) {
+                        missing[d] -= 1;
+                        // Placed as soon as it can be when it waited (it
+                        // was passed over), else in its turn.
+                        if missing[d] == 0 && d < next {
+                            ready.push(Reverse(d));
+                        }
+                    }
+                }
             }
         }
-        if !waiting.is_empty() {
-            return Err("the module's declarations use each other in a cycle".into());
-        }
+        let mut section: Vec<Option<Vec<u32>>> = section.into_iter().map(Some).collect();
+        let out: Vec<Vec<u32>> = out_order
+            .into_iter()
+            .filter_map(|k| section[k].take())
+            .collect();
         self.insts.splice(start..start, out);
         Ok(())
     }

@@ -10,6 +10,11 @@
 //! lists the IR's gathers in that order ([`gathers`]) and changes the
 //! opcode of those that are broadcasts. Where the words' gathers do not
 //! match the list one for one (count and instruction), nothing changes.
+//!
+//! [`basic_capability`]: naga declares no capability for a barrier of
+//! subgroup execution scope (`subgroupBarrier()` alone), where glslang
+//! declares `GroupNonUniform`, which the runtime turns into the device's
+//! basic subgroup operations.
 
 use naga::{Block, GatherMode, Module, Statement};
 
@@ -138,4 +143,40 @@ pub(crate) fn write_broadcasts(
     }
     *words = m.words();
     Ok(n)
+}
+
+/// `OpControlBarrier`, and the `Subgroup` scope.
+const CONTROL_BARRIER: u16 = 224;
+const SCOPE_SUBGROUP: u32 = 3;
+/// `GroupNonUniform`.
+const CAP_BASIC: u32 = 61;
+
+/// Declares `GroupNonUniform` where a control barrier has subgroup
+/// execution scope and the module does not; returns whether it did.
+pub(crate) fn basic_capability(words: &mut Vec<u32>) -> Result<bool, String> {
+    let mut m = Rewrite::new(words)?;
+    let subgroup_scope: Vec<u32> = m
+        .insts
+        .iter()
+        .filter(|w| Rewrite::op(w) == op::CONSTANT && w.len() == 4 && w[3] == SCOPE_SUBGROUP)
+        .map(|w| w[2])
+        .collect();
+    let barrier = m.insts.iter().any(|w| {
+        Rewrite::op(w) == CONTROL_BARRIER && w.get(1).is_some_and(|s| subgroup_scope.contains(s))
+    });
+    let declared = m
+        .insts
+        .iter()
+        .any(|w| Rewrite::op(w) == op::CAPABILITY && w.get(1) == Some(&CAP_BASIC));
+    if !barrier || declared {
+        return Ok(false);
+    }
+    let last = m
+        .insts
+        .iter()
+        .rposition(|w| Rewrite::op(w) == op::CAPABILITY)
+        .map_or(0, |k| k + 1);
+    m.insts.insert(last, inst(op::CAPABILITY, &[CAP_BASIC]));
+    *words = m.words();
+    Ok(true)
 }

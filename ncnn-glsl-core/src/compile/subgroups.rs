@@ -371,6 +371,16 @@ fn statement(
     result_ty: Option<Handle<naga::Type>>,
     exprs: &mut naga::Arena<Expression>,
 ) -> Option<Statement> {
+    // The prototypes' arities: a body-less function of the user's own with
+    // the name and another arity stays a call (naga refuses it).
+    let arity = match form {
+        Form::Barrier => 0,
+        Form::Gather(Some(_), _) => 2,
+        _ => 1,
+    };
+    if arguments.len() != arity {
+        return None;
+    }
     if let Form::Barrier = form {
         // glslang orders uniform, workgroup and image memory at subgroup
         // scope; naga widens the memory scope to the device when storage

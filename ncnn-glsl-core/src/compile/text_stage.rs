@@ -33,6 +33,9 @@ pub(crate) struct EditedText {
     /// The array sizes and global constants computed from specialization
     /// constants (their placeholders are inserts too).
     pub spec_exprs: SpecExprs,
+    /// Whether the text uses subgroups (its built-ins were renamed and the
+    /// prototypes inserted).
+    pub subgroups: bool,
     /// The naga-only prototypes of the atomics, memory barriers, dot
     /// products and subgroup functions (and the globals of the subgroup
     /// built-ins) the text uses, to go after `#version`; empty when none.
@@ -159,6 +162,9 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     duplicate_spec_ids(expanded, &spec_decls, local_size_spec_ids)?;
     let toks = tokenize(&text);
     let spec_exprs = spec_expressions::rewrite(&mut text, &toks, &spec_decls);
+    let derived: Vec<String> = spec_exprs.derived.iter().map(|d| d.name.clone()).collect();
+    let toks = tokenize(&text);
+    spec_constants::drop_local_consts_reading(&mut text, &toks, &derived);
     let toks = tokenize(&text);
     let uses_subgroups = subgroups::used(&text, &toks);
     if uses_subgroups {
@@ -196,6 +202,7 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
         spec_decls,
         moved,
         spec_exprs,
+        subgroups: uses_subgroups,
         prototypes,
     })
 }

@@ -85,6 +85,7 @@ pub(crate) fn run(
     component_loads::load_components(&mut spirv).map_err(internal)?;
     subgroup_broadcast::write_broadcasts(&mut spirv, &subgroup_broadcast::gathers(module))
         .map_err(internal)?;
+    subgroup_broadcast::basic_capability(&mut spirv).map_err(internal)?;
     trim_capabilities::trim_capabilities(&mut spirv).map_err(internal)?;
     // Not on a buffer atomics read (compare-and-swap stores of packed lanes).
     let never_read: Vec<(u32, u32)> = edited

@@ -4,7 +4,7 @@
 //! What the blob computes is checked on lavapipe against glslang
 //! (ncnn-glsl-runtime/tests/language_features.rs).
 
-use super::{disassemble, errs, ok};
+use super::{assert_valid, disassemble, errs, ok};
 use crate::spirv_interface::read_specialized;
 
 const SHADER: &str = "#version 450
@@ -66,5 +66,29 @@ fn a_size_not_positive_at_the_defaults_is_refused_at_the_size() {
         e.span.as_ref().map(|s| (s.line, s.column)),
         Some((7, 18)),
         "{e}"
+    );
+}
+
+#[test]
+fn mixed_signedness_and_local_constants_compile_to_valid_words() {
+    // `UNROLL / 2u`: OpUDiv takes `uint` operands, so the `int` constant is
+    // converted first; a local `const` reading a derived one loses its `const`.
+    let text = SHADER
+        .replace(
+            "shared vec4 other[only_in_a_size];",
+            "shared vec4 other[UNROLL / 2u];",
+        )
+        .replace(
+            "    uint i = gl_GlobalInvocationID.x;",
+            "    uint i = gl_GlobalInvocationID.x;\n    const int j = N + 1;",
+        )
+        .replace("+ float(N)", "+ float(j)");
+    let c = ok(&text);
+    assert_valid(&c.spirv);
+    assert_eq!(
+        read_specialized(&c.spirv, &[(0, 6)])
+            .unwrap()
+            .workgroup_bytes,
+        4 * 96 + 16 * 3
     );
 }

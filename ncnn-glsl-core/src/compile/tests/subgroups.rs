@@ -114,3 +114,19 @@ fn logical_operations_on_bool_are_refused_at_the_call() {
         "{e}"
     );
 }
+
+#[test]
+fn a_subgroup_barrier_alone_asks_for_basic_subgroup_operations() {
+    let text = "#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+layout (local_size_x = 64) in;
+layout (binding = 0) buffer a_blob { float a[]; };
+void main()
+{
+    a[gl_GlobalInvocationID.x] = 1.0;
+    subgroupBarrier();
+}
+";
+    let req = ok(text).reflection.requirements;
+    assert_eq!(req.subgroup_operations(), 0x1, "{req:?}");
+}
