@@ -168,7 +168,8 @@ void main() {
         acc[k] = a[(i + uint(k)) % 256u];
     for (int k = 0; k < UNROLL * 32; k += 64)
         tmp[uint(k) + l] = acc[(l + uint(k)) % uint(M)];
-    lanes[l % (LANES * 16u)] = vec4(float(N), float(M), float(l), 1.0);
+    if (l < LANES * 16u)
+        lanes[l] = vec4(float(N), float(M), float(l), 1.0);
     barrier();
     float s = 0.0;
     for (int k = 0; k < UNROLL * 32; k++)

@@ -102,7 +102,10 @@ void main() {
         for (int j = 0; j < 3; j++) {
             typed[i][j] = uint(i * 3 + j) + a[g].y;
             for (int k = 0; k < 5; k++) loc[i][j][k] = uint(i * 100 + j * 10 + k) * a[g].y;
-            for (int k = 0; k < 2; k++) four[k][i][1 - k][j] = uint(k * 1000 + i * 10 + j);
+            for (int k = 0; k < 2; k++) {
+                four[k][i][1 - k][j] = uint(k * 1000 + i * 10 + j);
+                four[k][i][k][j] = uint(k * 2000 + i * 20 + j);
+            }
         }
     barrier();
     uint x = t3[l % 4u][(l / 4u) % 4u][l / 16u] ^ t3[3u - l / 16u][l % 4u][(l / 4u) % 4u];
