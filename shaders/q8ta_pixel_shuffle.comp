@@ -48,6 +48,7 @@ layout (push_constant) uniform parameter
     int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
     int z_stride;   // 40 the same on z
     uint local_count; // 44 invocations per workgroup (the product of the local size)
+    float ratio;    // 48 scale_in / scale_out as an f32, for REQUANT_TABLE == 2 only
 } p;
 
 // Set by the host at pipeline creation (Rust: q8ta::PixelShuffle::specialization), so the
@@ -62,12 +63,11 @@ layout (constant_id = 3) const int IN_LAYOUT = 0;
 layout (constant_id = 4) const int OUT_LAYOUT = 0;
 layout (constant_id = 5) const int PASSTHROUGH = 0;
 layout (constant_id = 6) const int PATH = 0;
-// REQUANT_TABLE (the host's choice per device type, q8ta::launch::requantization): 0 computes
-// requant() per lane (lavapipe: its shared-memory lookups and barrier cost more than the
-// arithmetic, 2-4x on the README's demo shape; BENCHMARKS.md); 1 builds requant() of every byte
-// into a shared table of 256 words per workgroup, behind a barrier, and looks each lane up
-// (GPUs: the arithmetic per lane made the kernel ALU-bound on an H200; so did a table packed
-// four results to a word, against bank conflicts: BENCHMARKS.md). The same bytes either way.
+// REQUANT_TABLE (the host's choice, q8ta::launch::requantization): 0 computes requant() per lane
+// in integers; 1 builds requant() of every byte into a shared table of 256 words per workgroup,
+// behind a barrier, and looks each lane up; 2 computes each lane in f32 (requant_float), which
+// the host allows only for the scales it has proven it exact for, every input byte and every
+// rounding the Vulkan spec allows (q8ta::Requant::float_exact). The same bytes every way.
 layout (constant_id = 7) const int REQUANT_TABLE = 1;
 // BLOCKS_ON_Y (the host's choice, q8ta::launch::block_axis): 1 swaps the grid's x and y axes, so
 // that the width runs on x and the output channel blocks on y. lavapipe runs a workgroup 8
@@ -123,6 +123,22 @@ int requant(int q)
     return clamp(r, -128, 127);
 }
 
+// requant() of 4 lanes in f32 (REQUANT_TABLE == 2), each lane's byte as the low 8 bits of its
+// result (the bits above are not zero). u holds the 4 bytes offset by 128 (unsigned). Every step
+// but two is exact whatever the device's rounding mode and whether it fuses the multiply-add:
+// 2^23 + u is an f32 by its bits, minus 2^23 + 128 + zp_in it is q - zp_in exactly; floor, the
+// clamp and the addition of 1.5 * 2^23 to an integer are exact, and the last leaves the integer's
+// two's complement byte as the low 8 bits. The two rounded steps, the product and the sum with
+// zp_out + 1/2, the host bounds (an ulp each, at either rounding, plus the ratio's own error) and
+// allows this path only where no input byte's exact value lies that close to an integer, and
+// floor(x + 1/2) is the round half away from zero of x then (no input is a tie).
+uvec4 requant_float(uvec4 u)
+{
+    vec4 d = uintBitsToFloat((u & 255u) | 0x4B000000u) - (8388736.0 + float(p.zp_in));
+    vec4 y = clamp(floor(d * p.ratio + (float(p.zp_out) + 0.5)), -128.0, 127.0);
+    return floatBitsToUint(y + 12582912.0);
+}
+
 // requant() of every int8 value, indexed by its byte (two's complement): 256 requant() calls
 // per workgroup instead of 16 per invocation, which made the kernel ALU-bound. LUT_COPIES = 32
 // (the host's choice, q8ta::Requantization::Banked) keeps one copy of the table per shared-memory
@@ -150,6 +166,11 @@ uint lut_at(uint b)
 // Each lane of word w requantized: computed, or through the table.
 uint requant_word(uint w)
 {
+    if (REQUANT_TABLE == 2)
+    {
+        uvec4 r = requant_float(uvec4(w, w >> 8, w >> 16, w >> 24) ^ 0x80u) & 255u;
+        return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
+    }
     if (REQUANT_TABLE == 0)
         return (uint(requant(int(w << 24) >> 24)) & 255u)
             | ((uint(requant(int(w << 16) >> 24)) & 255u) << 8)
@@ -157,6 +178,21 @@ uint requant_word(uint w)
             | (uint(requant(int(w) >> 24)) << 24);
     return lut_at(w & 255u) | (lut_at((w >> 8) & 255u) << 8) | (lut_at((w >> 16) & 255u) << 16)
         | (lut_at(w >> 24) << 24);
+}
+
+// Output word s of the transpose of requantized v: lane j is byte s of v[j] requantized. The
+// transpose costs nothing here, each result's byte goes straight to its lane.
+uint requant_lanes_of(uvec4 v, uint s)
+{
+    uvec4 r;
+    if (REQUANT_TABLE == 2)
+        r = requant_float((v >> (8u * s)) ^ 0x80u) & 255u;
+    else
+    {
+        uvec4 b = (v >> (8u * s)) & 255u;
+        r = uvec4(lut_at(b.x), lut_at(b.y), lut_at(b.z), lut_at(b.w));
+    }
+    return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
 }
 
 // The 4x4 byte transpose: word s of the result holds byte s of w0, w1, w2, w3 as lanes 0..3.
@@ -230,6 +266,9 @@ void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
 // pixel whose 4 input words (lane j = channel block 4k + j) are v.
 uvec4 shuffle_pixel(uvec4 v)
 {
+    if (PASSTHROUGH == 0 && REQUANT_TABLE != 0)
+        return uvec4(requant_lanes_of(v, 0u), requant_lanes_of(v, 1u), requant_lanes_of(v, 2u),
+                     requant_lanes_of(v, 3u));
     if (PASSTHROUGH == 0)
     {
     v = uvec4(requant_word(v.x), requant_word(v.y), requant_word(v.z), requant_word(v.w));

@@ -41,6 +41,7 @@ layout (push_constant) uniform parameter
     int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
     int z_stride;   // 40 the same on z
     uint local_count; // 44 unused here (the other shader's requantization table)
+    float ratio;    // 48 unused here (the other shader's f32 requantization)
 } p;
 
 // Word index of (n, channel block cb, y, x) in a tensor of height hh, width ww, cc4 channel

@@ -3,7 +3,27 @@
 //! workgroup shapes give them.
 
 use ncnn_glsl_runtime::q8ta::launch::Axes;
-use ncnn_glsl_runtime::q8ta::{Layout, Shape};
+use ncnn_glsl_runtime::q8ta::{Layout, QuantParams, Requant, Shape};
+
+use crate::error::Fail;
+
+/// The input's and the output's quantization of every case: the output keeps
+/// the input's when passthrough.
+pub fn quantization(passthrough: bool) -> Result<(QuantParams, QuantParams), Fail> {
+    let q_in = QuantParams::new(0.02, 3, "input")?;
+    if passthrough {
+        return Ok((q_in, q_in));
+    }
+    Ok((q_in, QuantParams::new(0.05, -7, "output")?))
+}
+
+/// Whether the f32 requantization is exact for the requantizing cases' scales
+/// (`q8ta::Requant::float_exact`, which the runtime's choice depends on).
+pub fn float_exact() -> bool {
+    quantization(false)
+        .and_then(|(i, o)| Ok(Requant::new(i, o)?))
+        .is_ok_and(|r| r.float_exact)
+}
 
 /// The sides of the seed's square tensors (`[1,256,H,H]`).
 const SEED_SIDES: [usize; 9] = [16, 24, 32, 48, 64, 96, 128, 192, 256];

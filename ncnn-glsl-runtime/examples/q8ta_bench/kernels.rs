@@ -14,7 +14,7 @@ use ncnn_glsl_runtime::q8ta::{
 use ncnn_glsl_runtime::{Blob, Pipeline, PipelineOptions, Variant};
 
 use crate::args::Args;
-use crate::cases::{pair_key, Case};
+use crate::cases::{self, pair_key, Case};
 use crate::error::Fail;
 
 /// A kernel under test: a pipeline and the rewrite's choices (`None`: the
@@ -69,10 +69,11 @@ impl<'a> Kernels<'a> {
         ShufflePath::ALL
             .iter()
             .map(|&path| {
-                let mut k = Rewrite::on(path, case.shape, case.axes, device);
+                let exact = cases::float_exact();
+                let mut k = Rewrite::on(path, case.shape, case.axes, device, exact);
                 k.requant = a
                     .requantization
-                    .unwrap_or_else(|| self.ops.requantization(case.shape, case.axes));
+                    .unwrap_or_else(|| self.ops.requantization(case.shape, case.axes, exact));
                 if let Some(b) = a.blocks {
                     k.blocks = b;
                 }

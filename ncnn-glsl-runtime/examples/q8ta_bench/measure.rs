@@ -6,7 +6,7 @@ use ncnn_glsl_runtime::{Buffer, Dispatch, Pipeline, Sequence};
 use ncnn_glsl_testkit::bench::{CopyLaunch, Heater};
 use ncnn_glsl_testkit::Rng;
 
-use crate::cases::{quant_name, Case};
+use crate::cases::{self, quant_name, Case};
 use crate::error::Fail;
 use crate::kernels::Kernel;
 use crate::record::{add_rewrite, spread, Record};
@@ -86,12 +86,7 @@ impl Bench<'_> {
     /// reference's output for it.
     fn input(&mut self, case: Case) -> Result<Input, Fail> {
         let (shape, il, ol) = (case.shape, case.axes.in_layout, case.axes.out_layout);
-        let q_in = QuantParams::new(0.02, 3, "input")?;
-        let q_out = if case.axes.passthrough {
-            q_in
-        } else {
-            QuantParams::new(0.05, -7, "output")?
-        };
+        let (q_in, q_out) = cases::quantization(case.axes.passthrough)?;
         let os = reference::shuffle_output_shape(shape)?;
         // The low 32 bits of each draw, as since the first recorded runs.
         let words: Vec<u32> = (0..il.word_count(shape))

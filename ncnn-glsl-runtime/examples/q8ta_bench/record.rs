@@ -4,7 +4,7 @@
 use ncnn_glsl_runtime::q8ta::Rewrite;
 use ncnn_glsl_runtime::DeviceType;
 
-use crate::cases::Case;
+use crate::cases::{self, Case};
 
 /// Median and the 10th / 90th percentiles of GPU times, in microseconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,7 +62,7 @@ impl Record {
 pub fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
     let mut extra = Vec::new();
     for r in records.iter() {
-        let k = Rewrite::choose(r.case.shape, r.case.axes, device);
+        let k = Rewrite::choose(r.case.shape, r.case.axes, device, cases::float_exact());
         let chosen = match k.rows {
             1 => k.path.name().to_string(),
             rows => format!("{} rows {rows}", k.path.name()),

@@ -12,6 +12,7 @@ use ncnn_glsl_runtime::{Blob, Context, ContextOptions, Options, Pipeline, Pipeli
 use serde_json::{json, Value};
 
 use crate::args::Args;
+use crate::cases;
 use crate::error::Fail;
 
 /// Wall-clock start-up: context creation, then the first pixel shuffle's
@@ -54,7 +55,7 @@ pub fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
     };
     let k = Rewrite {
         path: ShufflePath::Words,
-        requant: ops.requantization(shape, axes),
+        requant: ops.requantization(shape, axes, cases::float_exact()),
         blocks: BlockAxis::X,
         rows: 1,
     };

@@ -87,6 +87,12 @@ pub enum Q8taError {
         /// The device's limit.
         max: u32,
     },
+    /// The f32 requantization asked for scales it is not proven exact for
+    /// ([`super::Requant::float_exact`]).
+    FloatInexact {
+        /// `scale_in / scale_out` as an f32.
+        ratio: f32,
+    },
     /// A buffer shorter than its tensor needs.
     BufferTooSmall {
         /// Which buffer.
@@ -151,6 +157,12 @@ impl fmt::Display for Q8taError {
                 f,
                 "the `{requantization}` requantization needs {needs} bytes of shared memory, \
                  maxComputeSharedMemorySize is {max}"
+            ),
+            Q8taError::FloatInexact { ratio } => write!(
+                f,
+                "the `float` requantization is not exact for the scale ratio {ratio:e} \
+                 (some input byte lies within the f32 rounding of a rounding boundary, or the \
+                 ratio is out of its range): use `table`, `banked` or `lanes`"
             ),
             Q8taError::Path { path, needs } => {
                 write!(f, "the kernel's `{path}` path needs {needs}")

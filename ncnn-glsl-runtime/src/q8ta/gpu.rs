@@ -250,10 +250,12 @@ impl Q8taOps {
     }
 
     /// How the new kernel requantizes `input` shuffled as `axes` on this
-    /// device ([`launch::requantization`] for the device's type; the table
-    /// where the banked one does not fit the device's shared memory).
-    pub fn requantization(&self, input: Shape, axes: Axes) -> Requantization {
-        let r = launch::requantization(input, axes, self.ctx.caps().device_type);
+    /// device, for scales the f32 requantization is exact for or not
+    /// ([`launch::requantization`] for the device's type; the table where the
+    /// banked one does not fit the device's shared memory).
+    pub fn requantization(&self, input: Shape, axes: Axes, float_exact: bool) -> Requantization {
+        let device = self.ctx.caps().device_type;
+        let r = launch::requantization(input, axes, device, float_exact);
         if self.shared_memory_for(r).is_err() {
             Requantization::Table
         } else {
@@ -274,9 +276,17 @@ impl Q8taOps {
 
     /// The same on `path` ([`Rewrite::on`], with [`Q8taOps::requantization`]).
     fn rewrite_on(&self, ps: &PixelShuffle, path: ShufflePath) -> Rewrite {
+        let exact = ps.requant.float_exact;
+        let k = Rewrite::on(
+            path,
+            ps.input,
+            ps.axes(),
+            self.ctx.caps().device_type,
+            exact,
+        );
         Rewrite {
-            requant: self.requantization(ps.input, ps.axes()),
-            ..Rewrite::on(path, ps.input, ps.axes(), self.ctx.caps().device_type)
+            requant: self.requantization(ps.input, ps.axes(), exact),
+            ..k
         }
     }
 

@@ -36,6 +36,9 @@ pub enum Requantization {
     /// reading its own: no two lanes of a subgroup of 32 wait for one bank.
     /// 32 KiB of shared memory ([`BANKED_SHARED_BYTES`]).
     Banked,
+    /// Each lane computed in f32 (a multiply, an add, `floor`): only for the
+    /// scales it is proven exact for ([`super::Requant::float_exact`]).
+    Float,
 }
 
 /// The shared memory the banked table takes: 32 copies of 256 words.
@@ -43,10 +46,11 @@ pub const BANKED_SHARED_BYTES: u32 = 32 * 256 * 4;
 
 impl Requantization {
     /// Every way.
-    pub const ALL: [Requantization; 3] = [
+    pub const ALL: [Requantization; 4] = [
         Requantization::Lanes,
         Requantization::Table,
         Requantization::Banked,
+        Requantization::Float,
     ];
 
     /// Its name in benchmarks.
@@ -55,22 +59,24 @@ impl Requantization {
             Requantization::Lanes => "lanes",
             Requantization::Table => "table",
             Requantization::Banked => "banked",
+            Requantization::Float => "float",
         }
     }
 
-    /// The value of `REQUANT_TABLE`: 0 per lane, 1 through a table.
+    /// The value of `REQUANT_TABLE`: 0 per lane, 1 through a table, 2 in f32.
     pub const fn spec_value(self) -> i32 {
         match self {
             Requantization::Lanes => 0,
             Requantization::Table | Requantization::Banked => 1,
+            Requantization::Float => 2,
         }
     }
 
-    /// The shared memory its blob declares, in bytes (per lane runs the
-    /// one-table blob, which declares the table it does not use).
+    /// The shared memory its blob declares, in bytes (per lane and in f32 run
+    /// the one-table blob, which declares the table they do not use).
     pub const fn shared_bytes(self) -> u32 {
         match self {
-            Requantization::Lanes | Requantization::Table => 256 * 4,
+            Requantization::Lanes | Requantization::Table | Requantization::Float => 256 * 4,
             Requantization::Banked => BANKED_SHARED_BYTES,
         }
     }
@@ -94,21 +100,31 @@ impl Requantization {
     pub const fn lut_copies(self) -> i64 {
         match self {
             Requantization::Banked => 32,
-            Requantization::Lanes | Requantization::Table => 1,
+            Requantization::Lanes | Requantization::Table | Requantization::Float => 1,
         }
     }
 }
 
 /// The requantization for `input` shuffled as `axes` on a device of type
-/// `device`: per lane on a CPU device, where lavapipe's shared-memory lookups
-/// and barrier cost more than the arithmetic (the table made the requantizing
-/// shuffle 0.5x the baseline on `[1,64,64,64]`, per lane 2.4-3.2x;
-/// `bench/lavapipe.json`); the banked table where [`LARGE_ON_DISCRETE`] has a
-/// requantizing row for the pair; the table elsewhere (per lane the kernel
-/// was ALU-bound on an H200). A device without [`BANKED_SHARED_BYTES`] of
-/// shared memory takes the table instead ([`super::Q8taOps`] checks).
-pub fn requantization(input: Shape, axes: Axes, device: DeviceType) -> Requantization {
-    if device == DeviceType::Cpu {
+/// `device`, for scales the f32 requantization is exact for (`float_exact`,
+/// [`super::Requant::float_exact`]) or not. In f32 where it is exact and
+/// [`float_is_faster`]; otherwise per lane on a CPU device, where lavapipe's
+/// shared-memory lookups and barrier cost more than the arithmetic (the table
+/// made the requantizing shuffle 0.5x the baseline on `[1,64,64,64]`, per
+/// lane 2.4-3.2x; `bench/lavapipe.json`); the banked table where
+/// [`LARGE_ON_DISCRETE`] has a requantizing row for the pair; the table
+/// elsewhere (per lane the kernel was ALU-bound on an H200). A device without
+/// [`BANKED_SHARED_BYTES`] of shared memory takes the table instead of the
+/// banked one ([`super::Q8taOps`] checks).
+pub fn requantization(
+    input: Shape,
+    axes: Axes,
+    device: DeviceType,
+    float_exact: bool,
+) -> Requantization {
+    if float_exact && !axes.passthrough && float_is_faster(input, axes, device) {
+        Requantization::Float
+    } else if device == DeviceType::Cpu {
         Requantization::Lanes
     } else if !axes.passthrough && large_on_discrete(input, axes, device).is_some() {
         Requantization::Banked
@@ -116,6 +132,30 @@ pub fn requantization(input: Shape, axes: Axes, device: DeviceType) -> Requantiz
         Requantization::Table
     }
 }
+
+/// Where the f32 requantization was measured faster than the other ways
+/// (BENCHMARKS.md, "The f32 requantization"): on a CPU device (lavapipe, than
+/// per lane: 1.2x in the geometric mean of 36 cases), and on a discrete GPU
+/// from [`FLOAT_ELEMENTS`] (an H200, than the table: at `[1,256,256,256]`
+/// 1.09-1.46x, `[1,256,96,96]` 0.95-1.13x; below it within 7% either way, the
+/// dispatch's cost) except on [`LARGE_ON_DISCRETE`]'s tensors into 4C1W, where
+/// the banked table was faster (4C -> 4C1W 87.4% of a copy at 256 MiB, in
+/// f32 69.9%; elsewhere in f32 86.6-99.2%, banked 78.0-94.6%).
+pub fn float_is_faster(input: Shape, axes: Axes, device: DeviceType) -> bool {
+    match device {
+        DeviceType::Cpu => true,
+        DeviceType::DiscreteGpu => {
+            input.elements() >= FLOAT_ELEMENTS
+                && !(axes.out_layout == Layout::Packed4C1W
+                    && large_on_discrete(input, axes, device).is_some())
+        }
+        _ => false,
+    }
+}
+
+/// The tensors from which a discrete GPU requantizes in f32: 2^21 elements
+/// (`[1,256,96,96]` is the first of the seed's sizes).
+pub const FLOAT_ELEMENTS: usize = 1 << 21;
 
 /// One row of [`LARGE_ON_DISCRETE`]: a layout pair and quantization, and
 /// what a discrete GPU runs it with.
@@ -266,20 +306,39 @@ pub struct Rewrite {
 
 impl Rewrite {
     /// What the runtime runs for `input` shuffled as `axes` on a device of
-    /// type `device`: [`shuffle_path`], [`requantization`], [`block_axis`],
+    /// type `device`, for scales the f32 requantization is exact for or not
+    /// (`float_exact`): [`shuffle_path`], [`requantization`], [`block_axis`],
     /// [`rows_per_invocation`].
-    pub fn choose(input: Shape, axes: Axes, device: DeviceType) -> Self {
-        Rewrite::on(shuffle_path(input, axes, device), input, axes, device)
+    pub fn choose(input: Shape, axes: Axes, device: DeviceType, float_exact: bool) -> Self {
+        Rewrite::on(
+            shuffle_path(input, axes, device),
+            input,
+            axes,
+            device,
+            float_exact,
+        )
     }
 
     /// `path` with the requantization, block axis and rows the runtime takes
-    /// with it for `input` shuffled as `axes` on a device of type `device`.
-    pub fn on(path: ShufflePath, input: Shape, axes: Axes, device: DeviceType) -> Self {
+    /// with it for `input` shuffled as `axes` on a device of type `device`;
+    /// one row per invocation in f32, which has no table to share (8 rows
+    /// made it 8-18% slower on an H200 at 256 MiB, BENCHMARKS.md).
+    pub fn on(
+        path: ShufflePath,
+        input: Shape,
+        axes: Axes,
+        device: DeviceType,
+        float_exact: bool,
+    ) -> Self {
+        let requant = requantization(input, axes, device, float_exact);
         Rewrite {
             path,
-            requant: requantization(input, axes, device),
+            requant,
             blocks: block_axis(input, axes, path, device),
-            rows: rows_per_invocation(input, axes, path, device),
+            rows: match requant {
+                Requantization::Float => 1,
+                _ => rows_per_invocation(input, axes, path, device),
+            },
         }
     }
 }

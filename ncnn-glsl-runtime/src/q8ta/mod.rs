@@ -43,7 +43,7 @@
 //!
 //! | shader | axes | push constants | local size | grid (invocations) |
 //! |---|---|---|---|---|
-//! | `q8ta_pixel_shuffle.comp` | `LUT_COPIES` 1, 32 (the requantization table's copies: [`shuffle_axes`]), a blob each; `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH`, `PATH`, `REQUANT_TABLE`, `BLOCKS_ON_Y` are specialization constants 3 to 8 ([`shuffle_specialization`]) | [`push::ShufflePush`], 48 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per pair and path: [`launch::shuffle_local_size`] | [`launch::shuffle_grid`] |
+//! | `q8ta_pixel_shuffle.comp` | `LUT_COPIES` 1, 32 (the requantization table's copies: [`shuffle_axes`]), a blob each; `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH`, `PATH`, `REQUANT_TABLE`, `BLOCKS_ON_Y` are specialization constants 3 to 8 ([`shuffle_specialization`]) | [`push::ShufflePush`], 52 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per pair and path: [`launch::shuffle_local_size`] | [`launch::shuffle_grid`] |
 //! | `q8ta_pixel_shuffle_baseline.comp` | `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` | the same | 64x1x1 | [`launch::baseline_grid`] |
 //! | `q8ta_quantize.comp` | `OUT_LAYOUT` | [`push::QuantizePush`], 32 B | 64x1x1 | [`launch::quantize_grid`] |
 //! | `q8ta_dequantize.comp` | `IN_LAYOUT`, `VEC` ([`launch::dequantize_vec_width`]) | [`push::DequantizePush`], 24 B | 64x1x1 | [`launch::dequantize_grid`] |

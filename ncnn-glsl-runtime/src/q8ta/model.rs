@@ -22,6 +22,8 @@ fn requant(p: &ShufflePush, passthrough: bool) -> Requant {
         mult_lo: p.mult_lo,
         shift: p.shift,
         passthrough,
+        ratio: p.ratio,
+        float_exact: false,
     }
 }
 

@@ -7,7 +7,9 @@ use ncnn_glsl_core::DeviceType;
 
 use super::check::check_shuffle_shapes;
 use super::error::Q8taError;
-use super::launch::{self, shuffle_local_size, Axes, BlockAxis, Rewrite, ShufflePath};
+use super::launch::{
+    self, shuffle_local_size, Axes, BlockAxis, Requantization, Rewrite, ShufflePath,
+};
 use super::layout::Layout;
 use super::push::ShufflePush;
 use super::quant::{QuantParams, Requant};
@@ -111,7 +113,7 @@ impl PixelShuffle {
     /// Everything the runtime chooses for the new kernel on a device of type
     /// `device` ([`Rewrite::choose`]).
     pub fn rewrite(&self, device: DeviceType) -> Rewrite {
-        Rewrite::choose(self.input, self.axes(), device)
+        Rewrite::choose(self.input, self.axes(), device, self.requant.float_exact)
     }
 
     /// The new kernel's grid in invocations (not workgroups) on `path`, the
@@ -164,7 +166,7 @@ pub fn shuffle_axes(k: Rewrite) -> [(&'static str, i64); 1] {
 }
 
 /// A dispatch of one shuffle kernel: the workgroups to launch and its push constants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Launch {
     /// Workgroups per axis, the blocks' axis never clamped to the device's
     /// maximum (the shaders do not loop over it), the others clamped.
@@ -195,6 +197,13 @@ impl PixelShuffle {
                     path: k.path.name(),
                     needs,
                 })?;
+                if k.requant == Requantization::Float
+                    && !(self.requant.passthrough || self.requant.float_exact)
+                {
+                    return Err(Q8taError::FloatInexact {
+                        ratio: self.requant.ratio,
+                    });
+                }
                 let grid = self.grid(k.path, k.blocks);
                 let per_group = u64::from(local[2].max(1)) * u64::from(k.rows.max(1));
                 let z = u64::from(grid[2]).div_ceil(per_group).max(1);

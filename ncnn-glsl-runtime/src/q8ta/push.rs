@@ -6,8 +6,8 @@ use super::quant::{QuantParams, QuantizeConsts, Requant};
 use super::shape::Shape;
 
 /// The push-constant block of `q8ta_pixel_shuffle.comp` and
-/// `q8ta_pixel_shuffle_baseline.comp`: twelve 32-bit scalars, std430, 48 bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `q8ta_pixel_shuffle_baseline.comp`: thirteen 32-bit scalars, std430, 52 bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct ShufflePush {
     /// Offset 0: batch.
@@ -36,11 +36,13 @@ pub struct ShufflePush {
     /// Offset 44: invocations per workgroup (the new kernel fills its
     /// requantization table with this stride).
     pub local_count: u32,
+    /// Offset 48: [`Requant::ratio`] (the new kernel's f32 requantization).
+    pub ratio: f32,
 }
 
 impl ShufflePush {
     /// Size of the block in bytes.
-    pub const SIZE: usize = 48;
+    pub const SIZE: usize = 52;
 
     /// The block for an input shape (validated by the caller), a
     /// requantization, the invocations launched per axis (workgroups times
@@ -60,6 +62,7 @@ impl ShufflePush {
             y_stride: launched[1] as i32,
             z_stride: launched[2] as i32,
             local_count: local.iter().fold(1u32, |a, &l| a.saturating_mul(l)),
+            ratio: r.ratio,
         }
     }
 
@@ -78,6 +81,7 @@ impl ShufflePush {
             self.y_stride as u32,
             self.z_stride as u32,
             self.local_count,
+            self.ratio.to_bits(),
         ])
     }
 }

@@ -106,7 +106,7 @@ const MAX_LOG2: i32 = 8;
 
 /// The host side of the shader's requantization: multiplier, shift and zero
 /// points, as the shader's push constants carry them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Requant {
     /// Input zero point.
     pub zp_in: i32,
@@ -121,6 +121,13 @@ pub struct Requant {
     /// `scale_in == scale_out` and `zp_in == zp_out`: the identity, and the
     /// shaders' `PASSTHROUGH = 1` variant.
     pub passthrough: bool,
+    /// `scale_in / scale_out` rounded to f32: the multiplier of the shader's
+    /// f32 requantization ([`Requant::apply_float`]).
+    pub ratio: f32,
+    /// Whether the f32 requantization gives [`Requant::apply`]'s byte for
+    /// every input byte on every Vulkan device ([`Requant::float_is_exact`]),
+    /// which the runtime's `Requantization::Float` needs.
+    pub float_exact: bool,
 }
 
 impl Requant {
@@ -152,14 +159,18 @@ impl Requant {
             }
         };
         debug_assert!((MIN_SHIFT..=57).contains(&shift) && m < 1 << 48);
-        Ok(Requant {
+        let mut r = Requant {
             zp_in: input.zero_point,
             zp_out: output.zero_point,
             mult_hi: (m >> 24) as u32,
             mult_lo: (m & 0xff_ffff) as u32,
             shift,
             passthrough: input.scale == output.scale && input.zero_point == output.zero_point,
-        })
+            ratio: (input.scale as f64 / output.scale as f64) as f32,
+            float_exact: false,
+        };
+        r.float_exact = r.float_is_exact();
+        Ok(r)
     }
 
     /// The multiplier `M` (48 bits).
@@ -199,6 +210,50 @@ impl Requant {
     /// The 256-entry table of [`Requant::apply`], indexed by `q as u8`.
     pub fn table(&self) -> [i8; 256] {
         std::array::from_fn(|i| self.apply(i as u8 as i8))
+    }
+
+    /// The shader's f32 requantization of one value (`requant_float`), its
+    /// product and sum rounded to nearest each (`fused == false`) or once
+    /// (`fused`). `q - zp_in` is exact, `floor`, the clamp and the last
+    /// addition too: `clamp(floor((q - zp_in) * ratio + zp_out + 1/2), -128,
+    /// 127)`, which is [`Requant::apply`]'s byte wherever
+    /// [`Requant::float_is_exact`] holds.
+    pub fn apply_float(&self, q: i8, fused: bool) -> i8 {
+        let u = (i32::from(q) + 128) as u32;
+        let d = f32::from_bits(u | 0x4B00_0000) - (8_388_736.0 + self.zp_in as f32);
+        let c = self.zp_out as f32 + 0.5;
+        let t = if fused {
+            d.mul_add(self.ratio, c)
+        } else {
+            d * self.ratio + c
+        };
+        let y = t.floor().clamp(-128.0, 127.0);
+        ((y + 12_582_912.0).to_bits() & 255) as u8 as i8
+    }
+
+    /// Whether the f32 requantization ([`Requant::apply_float`]) gives
+    /// [`Requant::apply`]'s byte for every input byte, whatever a Vulkan
+    /// device does with its two rounded steps: round to nearest or toward
+    /// zero, the multiply-add fused or not (Vulkan allows each), each an
+    /// error of at most one ulp. For each byte the value before `floor` lies
+    /// within that bound of the exact `(q - zp_in) * ratio + zp_out + 1/2`
+    /// (computed here in f64, exactly up to 2^-52 of its size); both ends of
+    /// the interval must floor and clamp to the exact byte. False where the
+    /// ratio is not a normal f32 of at most 2^17, and where an exact value is
+    /// a tie below zero: `floor(x + 1/2)` rounds it up, not away from zero
+    /// (equal exponents of the two scales, for example, make such ties).
+    pub fn float_is_exact(&self) -> bool {
+        if !self.ratio.is_normal() || self.ratio > 131_072.0 {
+            return false;
+        }
+        let c = self.zp_out as f64 + 0.5;
+        (-128..=127i32).all(|q| {
+            let x = (f64::from(q) - f64::from(self.zp_in)) * f64::from(self.ratio);
+            let e = (2.0 * x.abs() + c.abs() + 1.0) * 2f64.powi(-22);
+            let at = |t: f64| t.floor().clamp(-128.0, 127.0);
+            let want = f64::from(self.apply(q as i8));
+            at(x + c - e) == want && at(x + c + e) == want
+        })
     }
 }
 

@@ -19,6 +19,7 @@ layout (push_constant) uniform parameter
     int y_stride;
     int z_stride;
     uint local_count;
+    float ratio;
 } p;
 
 layout (constant_id = 3) const int IN_LAYOUT = 0;
@@ -68,6 +69,13 @@ int requant(int q)
     int r = d < 0 ? p.zp_out - y : p.zp_out + y;
     return clamp(r, -128, 127);
 }
+
+uvec4 requant_float(uvec4 u)
+{
+    vec4 d = uintBitsToFloat((u & 255u) | 0x4B000000u) - (8388736.0 + float(p.zp_in));
+    vec4 y = clamp(floor(d * p.ratio + (float(p.zp_out) + 0.5)), -128.0, 127.0);
+    return floatBitsToUint(y + 12582912.0);
+}
 shared uint lut[8192];
 
 uint lut_at(uint b)
@@ -77,6 +85,11 @@ uint lut_at(uint b)
 
 uint requant_word(uint w)
 {
+    if (REQUANT_TABLE == 2)
+    {
+        uvec4 r = requant_float(uvec4(w, w >> 8, w >> 16, w >> 24) ^ 0x80u) & 255u;
+        return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
+    }
     if (REQUANT_TABLE == 0)
         return (uint(requant(int(w << 24) >> 24)) & 255u)
             | ((uint(requant(int(w << 16) >> 24)) & 255u) << 8)
@@ -84,6 +97,19 @@ uint requant_word(uint w)
             | (uint(requant(int(w) >> 24)) << 24);
     return lut_at(w & 255u) | (lut_at((w >> 8) & 255u) << 8) | (lut_at((w >> 16) & 255u) << 16)
         | (lut_at(w >> 24) << 24);
+}
+
+uint requant_lanes_of(uvec4 v, uint s)
+{
+    uvec4 r;
+    if (REQUANT_TABLE == 2)
+        r = requant_float((v >> (8u * s)) ^ 0x80u) & 255u;
+    else
+    {
+        uvec4 b = (v >> (8u * s)) & 255u;
+        r = uvec4(lut_at(b.x), lut_at(b.y), lut_at(b.z), lut_at(b.w));
+    }
+    return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
 }
 
 uvec4 transpose_bytes(uint w0, uint w1, uint w2, uint w3)
@@ -140,6 +166,9 @@ void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
 
 uvec4 shuffle_pixel(uvec4 v)
 {
+    if (PASSTHROUGH == 0 && REQUANT_TABLE != 0)
+        return uvec4(requant_lanes_of(v, 0u), requant_lanes_of(v, 1u), requant_lanes_of(v, 2u),
+                     requant_lanes_of(v, 3u));
     if (PASSTHROUGH == 0)
     {
     v = uvec4(requant_word(v.x), requant_word(v.y), requant_word(v.z), requant_word(v.w));

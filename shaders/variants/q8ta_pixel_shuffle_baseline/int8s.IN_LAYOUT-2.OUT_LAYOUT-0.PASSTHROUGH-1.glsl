@@ -21,6 +21,7 @@ layout (push_constant) uniform parameter
     int y_stride;
     int z_stride;
     uint local_count;
+    float ratio;
 } p;
 
 int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)

@@ -148,11 +148,39 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(rows(huge, C, C, true, GPU), 1);
     assert_eq!(rows(huge, C, C, false, DeviceType::Cpu), 1);
     assert_eq!(rows(Shape::new(1, 256, 256, 256), C, C, false, GPU), 1);
-    assert_eq!(Rewrite::choose(huge, axes(C, C, false), GPU).rows, 8);
+    assert_eq!(Rewrite::choose(huge, axes(C, C, false), GPU, false).rows, 8);
+    // In f32 (scales it is exact for), one row: it has no table to share.
+    let k = Rewrite::choose(huge, axes(C, C, false), GPU, true);
+    assert_eq!((k.requant, k.rows), (Requantization::Float, 1));
+    let k = Rewrite::choose(huge, axes(C, C1W, false), GPU, true);
+    assert_eq!((k.requant, k.rows), (Requantization::Banked, 8));
     // The tile path is not the row's: one row per invocation.
     let tile = launch::rows_per_invocation(huge, axes(C, C, false), ShufflePath::Tile, GPU);
     assert_eq!(tile, 1);
-    let requantization = |s, pass, d| launch::requantization(s, axes(C, C, pass), d);
+    // Where f32 was measured faster, for scales it is exact for only.
+    let float = |s, o, d| launch::requantization(s, axes(C, o, false), d, true);
+    assert_eq!(float(huge, C, DeviceType::Cpu), Requantization::Float);
+    assert_eq!(
+        float(Shape::new(1, 8, 4, 4), C, DeviceType::Cpu),
+        Requantization::Float
+    );
+    assert_eq!(float(huge, C, GPU), Requantization::Float);
+    assert_eq!(float(huge, C1W, GPU), Requantization::Banked);
+    assert_eq!(
+        float(Shape::new(1, 256, 96, 96), C1W, GPU),
+        Requantization::Float
+    );
+    assert_eq!(
+        float(Shape::new(1, 256, 64, 64), C, GPU),
+        Requantization::Table
+    );
+    assert_eq!(
+        float(huge, C, DeviceType::IntegratedGpu),
+        Requantization::Table
+    );
+    let pass = launch::requantization(huge, axes(C, C, true), DeviceType::Cpu, true);
+    assert_eq!(pass, Requantization::Lanes);
+    let requantization = |s, pass, d| launch::requantization(s, axes(C, C, pass), d, false);
     assert_eq!(
         requantization(huge, false, DeviceType::Cpu),
         Requantization::Lanes
@@ -389,7 +417,7 @@ fn shuffle_specialization_matches_the_shipped_blob() {
                                     (4, SpecValue::Int(outl as i32)),
                                     (5, SpecValue::Int(pass as i32)),
                                     (6, SpecValue::Int(path as i32)),
-                                    (7, SpecValue::Int((requant != Requantization::Lanes) as i32)),
+                                    (7, SpecValue::Int(requant.spec_value())),
                                     (8, SpecValue::Int(blocks as i32))
                                 ]
                             );

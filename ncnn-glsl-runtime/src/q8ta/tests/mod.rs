@@ -10,6 +10,7 @@ use crate::SpecValue;
 use ncnn_glsl_core::DeviceType;
 use ncnn_glsl_testkit::Rng;
 
+mod float;
 mod geometry;
 
 /// The seed of a test's inputs: fresh each run, `NCNN_SEED` repeats one.
@@ -71,7 +72,7 @@ fn f64_requant(q: i8, i: QuantParams, o: QuantParams) -> f64 {
     (round_half_away(v) + o.zero_point as f64).clamp(-128.0, 127.0)
 }
 
-fn check_requant(i: QuantParams, o: QuantParams) {
+pub(super) fn check_requant(i: QuantParams, o: QuantParams) {
     let r = Requant::new(i, o).unwrap();
     for q in -128..=127i8 {
         let got = r.apply(q);
@@ -81,6 +82,15 @@ fn check_requant(i: QuantParams, o: QuantParams) {
         }
         let want = exact_requant(q, i, o);
         assert_eq!(got, want, "q {q}, in {i:?}, out {o:?}, {r:?}");
+        if r.float_exact {
+            for fused in [false, true] {
+                let f = r.apply_float(q, fused);
+                assert_eq!(
+                    f, want,
+                    "f32 (fused {fused}): q {q}, in {i:?}, out {o:?}, {r:?}"
+                );
+            }
+        }
         let f = f64_requant(q, i, o);
         assert!(
             (got as f64 - f).abs() <= 1.0,
@@ -788,9 +798,18 @@ fn public_helpers_take_any_value_without_panicking() {
         mult_lo: u32::MAX,
         shift: 0,
         passthrough: false,
+        ratio: f32::NAN,
+        float_exact: true,
     };
     for q in i8::MIN..=i8::MAX {
         let _ = bad.apply(q);
+        let _ = bad.apply_float(q, true);
     }
+    assert!(!bad.float_is_exact());
+    let _ = Requant {
+        ratio: f32::MAX,
+        ..bad
+    }
+    .float_is_exact();
     let _ = ShufflePush::new(huge, &bad, [u32::MAX; 3], [65536, 65536, 1]);
 }

@@ -1,0 +1,63 @@
+//! The f32 requantization: where the host allows it, and that it is exact there.
+
+use super::{check_requant, qp, seed};
+use crate::q8ta::launch::{BlockAxis, Requantization, Rewrite, ShufflePath};
+use crate::q8ta::{Layout, PixelShuffle, Q8taError, Requant, Shape};
+use ncnn_glsl_testkit::Rng;
+
+/// The f32 requantization: refused at ties below zero (equal exponents make
+/// them), allowed for most scale pairs, and wherever allowed exact in either
+/// rounding of its multiply-add (`check_requant` checks every byte).
+#[test]
+fn float_requant_is_exact_where_allowed() {
+    let r = Requant::new(qp(1.0, 0), qp(2.0, 0)).unwrap();
+    assert_eq!(r.apply(-1), -1);
+    assert_eq!(r.apply_float(-1, false), 0);
+    assert!(!r.float_exact);
+    let e = Requantization::Float;
+    assert_eq!(e.spec_value(), 2);
+    assert_eq!(e.shared_bytes(), 1024);
+    let s = seed();
+    eprintln!("seed {s}");
+    let mut g = Rng::new(s);
+    let mut exact = 0;
+    let n = 400;
+    for _ in 0..n {
+        let scale = |g: &mut Rng| {
+            f32::from_bits(((118 + g.below(16) as u32) << 23) | (g.next_u64() as u32 & 0x7f_ffff))
+        };
+        let zp = |g: &mut Rng| g.below(256) as i32 - 128;
+        let (i, o) = (qp(scale(&mut g), zp(&mut g)), qp(scale(&mut g), zp(&mut g)));
+        exact += Requant::new(i, o).unwrap().float_exact as usize;
+        check_requant(i, o);
+    }
+    eprintln!("f32 requantization exact for {exact} of {n} random scale pairs");
+    assert!(exact * 10 >= n * 9, "{exact} of {n}");
+}
+
+/// Asked for scales it is not exact for, the launch is an error naming the
+/// ratio; with passthrough (no requantization) it is allowed.
+#[test]
+fn float_requant_is_refused_where_not_exact() {
+    let input = Shape::new(1, 16, 4, 4);
+    let output = Shape::new(1, 4, 8, 8);
+    let k = Rewrite {
+        path: ShufflePath::Quad,
+        requant: Requantization::Float,
+        blocks: BlockAxis::X,
+        rows: 1,
+    };
+    let (c, c1w) = (Layout::Packed4C, Layout::Packed4C1W);
+    let ps = PixelShuffle::new(input, output, 2, c, c1w, qp(1.0, 0), qp(2.0, 0)).unwrap();
+    let e = ps.launch(Some(k), [4, 4, 1], [65535; 3]).unwrap_err();
+    assert_eq!(e, Q8taError::FloatInexact { ratio: 0.5 });
+    assert!(
+        e.to_string().contains("not exact for the scale ratio 5e-1"),
+        "{e}"
+    );
+    let same = PixelShuffle::new(input, output, 2, c, c1w, qp(1.0, 0), qp(1.0, 0)).unwrap();
+    assert!(same.launch(Some(k), [4, 4, 1], [65535; 3]).is_ok());
+    let exact = PixelShuffle::new(input, output, 2, c, c1w, qp(0.02, 3), qp(0.05, -7)).unwrap();
+    assert!(exact.requant.float_exact);
+    assert!(exact.launch(Some(k), [4, 4, 1], [65535; 3]).is_ok());
+}
