@@ -314,6 +314,7 @@ fn pixel_shuffle_specializations_match_glslang() {
             .collect();
         let mut runs = Vec::new();
         let mut specializations = 0;
+        let mut inexact = 0;
         for in_l in Layout::ALL {
             for out_l in Layout::ALL {
                 for passthrough in [false, true] {
@@ -323,12 +324,20 @@ fn pixel_shuffle_specializations_match_glslang() {
                             .into_iter()
                             .flat_map(|p| requants.iter().map(move |&r| (p, r)))
                         {
-                            if passthrough && requant == Requantization::Lanes {
-                                continue; // the same code: no requantization
+                            let same =
+                                matches!(requant, Requantization::Lanes | Requantization::Float);
+                            if passthrough && same {
+                                continue; // the same code as the table's: no requantization
                             }
                             let input = Shape::from_dims(*dims);
                             let ps = shuffle_between(in_l, out_l, passthrough, input, rng);
                             if path.check(ps.input).is_err() {
+                                continue;
+                            }
+                            // In f32 only for the scales it is proven exact for.
+                            let exact = ps.requant.passthrough || ps.requant.float_exact;
+                            if requant == Requantization::Float && !exact {
+                                inexact += 1;
                                 continue;
                             }
                             // The odd shape with its blocks on y and the
@@ -371,9 +380,10 @@ fn pixel_shuffle_specializations_match_glslang() {
         }
         // Every pair and quantization: the full shape on every path, the odd
         // shape word by word; requantizing, each way of this blob (the table
-        // and per lane, or the banked table).
+        // and per lane and in f32 where the random scales allow it, or the
+        // banked table).
         assert_eq!(specializations, 18);
-        assert_eq!(runs.len(), 9 * (3 + 1) * (1 + requants.len()));
+        assert_eq!(runs.len() + inexact, 9 * (3 + 1) * (1 + requants.len()));
         runs
     });
 }
