@@ -26,10 +26,10 @@ pub type LocalsFile = BTreeMap<String, [u32; 3]>;
 /// The synopsis, as the benchmark always printed it.
 const USAGE: &str = "q8ta_bench [--cases seed|large|all|N,C,H,W;...] \
      [--quant passthrough|requant|both] [--reps R] [--warmup W] [--device SELECTOR] \
-     [--validation] [--glslang DIR] [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] \
+     [--validation] [--glslang DIR] [--sweep X,Y,Z;...] [--sweep-path words|tile|quad|staged] \
      [--best FILE] [--locals FILE] [--json FILE] [--svg FILE] [--from-json FILE] \
      [--heat-ms MS] [--executables FILE] [--cold] [--pairs IN->OUT,...] \
-     [--requantization lanes|table|banked] [--blocks x|y] [--rows R,...]";
+     [--requantization lanes|table|banked|float] [--blocks x|y] [--rows R,...]";
 
 /// `--quant`'s values and the quantizations each runs, in run order.
 const QUANT: [(&str, &[bool]); 3] = [
@@ -76,7 +76,7 @@ pub struct Args {
     #[arg(long, value_name = "X,Y,Z;...", value_parser = parse_sweep)]
     pub sweep: Option<LocalSizes>,
     /// The path `--sweep` and `--locals` apply to.
-    #[arg(long, value_name = "words|tile|quad", default_value = "tile",
+    #[arg(long, value_name = "words|tile|quad|staged", default_value = "tile",
           value_parser = parse_path)]
     pub sweep_path: ShufflePath,
     /// Writes the sweep's best shape per pair to FILE (a `--locals` file).
@@ -111,7 +111,7 @@ pub struct Args {
     #[arg(long, value_name = "IN->OUT,...", value_parser = parse_pairs)]
     pub pairs: Option<Pairs>,
     /// The rewrite's requantization instead of the device's.
-    #[arg(long, value_name = "lanes|table|banked", value_parser = parse_requantization)]
+    #[arg(long, value_name = "lanes|table|banked|float", value_parser = parse_requantization)]
     pub requantization: Option<Requantization>,
     /// The grid axis of the rewrite's output channel blocks instead of the
     /// device's (`q8ta::BlockAxis`).
@@ -159,18 +159,24 @@ fn parse_sweep(spec: &str) -> Result<LocalSizes, String> {
         .collect()
 }
 
+/// "expected a, b or c".
+fn expected<const N: usize>(names: [&str; N]) -> String {
+    let (last, rest) = names.split_last().expect("a name");
+    format!("expected {} or {last}", rest.join(", "))
+}
+
 fn parse_path(name: &str) -> Result<ShufflePath, String> {
     ShufflePath::ALL
         .into_iter()
         .find(|p| p.name() == name)
-        .ok_or_else(|| "expected words, tile or quad".to_string())
+        .ok_or_else(|| expected(ShufflePath::ALL.map(ShufflePath::name)))
 }
 
 fn parse_requantization(name: &str) -> Result<Requantization, String> {
     Requantization::ALL
         .into_iter()
         .find(|r| r.name() == name)
-        .ok_or_else(|| "expected lanes, table or banked".to_string())
+        .ok_or_else(|| expected(Requantization::ALL.map(Requantization::name)))
 }
 
 fn parse_blocks(name: &str) -> Result<BlockAxis, String> {

@@ -53,6 +53,36 @@ pub fn run(a: &Args, k: &Kernels, start: Value) -> Result<(), Fail> {
     };
     let mut records = Vec::new();
     let mut skipped = Vec::new();
+    // The JSON of the records so far: written after every (pair,
+    // quantization), so that a run cut short keeps what it measured
+    // (`"complete": false`), and at the end.
+    let write_json = |records: &[_], skipped: &[Value], complete: bool| -> Result<(), Fail> {
+        let Some(path) = &a.json else {
+            return Ok(());
+        };
+        let doc = json!({
+            "command": std::env::args().collect::<Vec<_>>().join(" "),
+            "device": caps.name,
+            "vendor_id": caps.vendor_id,
+            "device_type": format!("{:?}", caps.device_type),
+            "driver_version": caps.driver_version,
+            "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs(),
+            "seed": seed,
+            "reps": a.reps,
+            "heat_ms": heat_ms,
+            "cold": a.cold,
+            "warmup": a.warmup,
+            "startup": start,
+            "skipped": skipped,
+            "complete": complete,
+            "records": report(records).json,
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")?;
+        if complete {
+            eprintln!("wrote {}", path.display());
+        }
+        Ok(())
+    };
     for &pair in &pairs {
         for &pt in &a.quant {
             let axes = cases::axes(pair, pt);
@@ -88,6 +118,7 @@ pub fn run(a: &Args, k: &Kernels, start: Value) -> Result<(), Fail> {
                 }
                 bar.inc(1);
             }
+            write_json(&records, &skipped, false)?;
         }
     }
     bar.finish_and_clear();
@@ -96,26 +127,7 @@ pub fn run(a: &Args, k: &Kernels, start: Value) -> Result<(), Fail> {
     if a.sweep.is_some() {
         sweep::print_best(&records, a.best.as_deref())?;
     }
-    if let Some(path) = &a.json {
-        let doc = json!({
-            "command": std::env::args().collect::<Vec<_>>().join(" "),
-            "device": caps.name,
-            "vendor_id": caps.vendor_id,
-            "device_type": format!("{:?}", caps.device_type),
-            "driver_version": caps.driver_version,
-            "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs(),
-            "seed": seed,
-            "reps": a.reps,
-            "heat_ms": heat_ms,
-            "cold": a.cold,
-            "warmup": a.warmup,
-            "startup": start,
-            "skipped": skipped,
-            "records": out.json,
-        });
-        std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")?;
-        eprintln!("wrote {}", path.display());
-    }
+    write_json(&records, &skipped, true)?;
     if let Some(path) = &a.svg {
         std::fs::write(path, svg(&records, &caps.name))?;
         eprintln!("wrote {}", path.display());

@@ -285,7 +285,9 @@ impl Q8taOps {
             exact,
         );
         Rewrite {
-            requant: self.requantization(ps.input, ps.axes(), exact),
+            requant: self
+                .requantization(ps.input, ps.axes(), exact)
+                .on_path(path),
             ..k
         }
     }
