@@ -54,9 +54,9 @@ layout (push_constant) uniform parameter
 // Set by the host at pipeline creation (Rust: q8ta::PixelShuffle::specialization), so the
 // driver folds every branch on them: the layouts (codes above), PASSTHROUGH = 1 when
 // (scale_in, zp_in) == (scale_out, zp_out), which drops the requantization, and the PATH:
-// 0 word by word, 1 4 blocks x 4 pixels, 2 1 block x 4 pixels, 3 a tile per workgroup staged in
-// shared memory (the host's choice, q8ta::launch::shuffle_path; 1, 2 and 3 need W % 4 == 0, 1
-// also C_out % 16 == 0, 2 and 3 also C_out % 4 == 0). The path is a constant, not a push constant, so that each pipeline holds
+// 0 word by word, 1 4 blocks x 4 pixels, 2 1 block x 4 pixels (the host's choice,
+// q8ta::model::shuffle_path; 1 and 2 need W % 4 == 0, 1 also C_out % 16 == 0, 2 also
+// C_out % 4 == 0). The path is a constant, not a push constant, so that each pipeline holds
 // the code of one path only: with all three, the word-by-word path took 8-10% longer than the
 // baseline on the smallest tensors on an H200, where a dispatch takes 4-5 us (BENCHMARKS.md).
 layout (constant_id = 3) const int IN_LAYOUT = 0;
@@ -155,16 +155,6 @@ shared uint lut[8192];
 #else
 shared uint lut[256];
 #define LUT_SHIFT 0u
-#endif
-
-// The staged path (PATH 3) and its tile are in their own blob (the axis STAGE_TILE): the tile's
-// 8320 bytes of shared memory would count against every other path's pipelines, and the banked
-// table's 32 KiB leave it no room (the host never asks for both; that blob is the banked one).
-#pragma ncnn_glsl axis STAGE_TILE 0 1
-#if STAGE_TILE == 1 && LUT_COPIES == 1
-#define HAS_STAGE 1
-#else
-#define HAS_STAGE 0
 #endif
 
 // The table's entry for byte b in this invocation's copy.
@@ -435,150 +425,6 @@ void shuffle_tile(uint kq, uint n, uint y, uint xq)
     }
 }
 
-#if HAS_STAGE
-// The tile: STAGE_BLOCKS output channel blocks (4 * STAGE_BLOCKS input blocks) x STAGE_PIXELS
-// input pixels of one row, input word (block b, pixel x) at b * STAGE_ROW + x; the row's one
-// extra word puts the words that neighbouring invocations store or load in different
-// shared-memory banks.
-#define STAGE_BLOCKS 8u
-#define STAGE_PIXELS 64u
-#define STAGE_ROW 65u
-shared uint stage[2080];
-
-// Path 3, staged: one workgroup per tile (STAGE_BLOCKS output blocks k0.., STAGE_PIXELS input
-// pixels x0.. of input row `row`). The quad path's loads or stores run across lines on some
-// layout pairs (into 4C1W from 4C, the width is innermost on one side and the channel blocks on
-// the other); here every global load and store of a workgroup walks its tensor's innermost
-// direction, and the transpose between the two happens in shared memory.
-
-// The tile's input words from global memory, each 16-byte load at the place that makes
-// neighbouring invocations read neighbouring quads in the input's layout.
-void stage_load(uint row, uint k0, uint x0)
-{
-    uint w = uint(p.w);
-    uint c4_in = uint(p.c_out);
-    uint kn = min(STAGE_BLOCKS, c4_in / 4u - k0); // output blocks in this tile
-    uint xn = min(STAGE_PIXELS, w - x0);          // input pixels in this tile, a multiple of 4
-    for (uint u = gl_LocalInvocationIndex; u < STAGE_BLOCKS * STAGE_PIXELS; u += p.local_count)
-    {
-        if (IN_LAYOUT == 1)
-        {
-            // 4C: at each pixel the tile's 4 * kn input blocks are kn consecutive quads, one per
-            // output block.
-            uint q = u % STAGE_BLOCKS;
-            uint x = u / STAGE_BLOCKS;
-            if (q >= kn || x >= xn)
-                continue;
-            uvec4 v = in_data[(row * w + x0 + x) * (c4_in / 4u) + k0 + q];
-            uint b = 4u * q * STAGE_ROW + x;
-            stage[b] = v.x;
-            stage[b + STAGE_ROW] = v.y;
-            stage[b + 2u * STAGE_ROW] = v.z;
-            stage[b + 3u * STAGE_ROW] = v.w;
-        }
-        else
-        {
-            // 4C1W: each input block's pixels are consecutive (quads q of the width fastest);
-            // 4W4C: each quad of pixels holds the blocks consecutively (blocks fastest).
-            uint quads = STAGE_PIXELS / 4u;
-            uint cb = IN_LAYOUT == 2 ? u / quads : u % (4u * STAGE_BLOCKS);
-            uint q = IN_LAYOUT == 2 ? u % quads : u / (4u * STAGE_BLOCKS);
-            if (cb >= 4u * kn || 4u * q >= xn)
-                continue;
-            uvec4 v = IN_LAYOUT == 2
-                ? in_data[((row * c4_in + 4u * k0 + cb) * w + x0) / 4u + q]
-                : in_data[(row * (w / 4u) + x0 / 4u + q) * c4_in + 4u * k0 + cb];
-            uint b = cb * STAGE_ROW + 4u * q;
-            stage[b] = v.x;
-            stage[b + 1u] = v.y;
-            stage[b + 2u] = v.z;
-            stage[b + 3u] = v.w;
-        }
-    }
-}
-
-// The 4 input words of tile block k (lane j: input block 4k + j) at tile pixel x.
-uvec4 stage_pixel(uint k, uint x)
-{
-    uint b = 4u * k * STAGE_ROW + x;
-    return uvec4(stage[b], stage[b + STAGE_ROW], stage[b + 2u * STAGE_ROW], stage[b + 3u * STAGE_ROW]);
-}
-
-// The tile's output words to global memory: requantized and transposed from the tile, stored
-// so that neighbouring invocations write neighbouring words in the output's layout.
-void stage_store(uint row, uint k0, uint x0)
-{
-    uint w = uint(p.w);
-    uint ow = 2u * w;
-    uint c4_out = uint(p.c_out) / 4u;
-    uint kn = min(STAGE_BLOCKS, c4_out - k0);
-    uint xn = min(STAGE_PIXELS, w - x0);
-    uint orow = 2u * row;
-    if (OUT_LAYOUT == 1)
-    {
-        // 4C: one (block, pixel) each, blocks fastest; a word per output pixel.
-        for (uint i = gl_LocalInvocationIndex; i < STAGE_BLOCKS * STAGE_PIXELS; i += p.local_count)
-        {
-            uint k = i % STAGE_BLOCKS;
-            uint x = i / STAGE_BLOCKS;
-            if (k >= kn || x >= xn)
-                continue;
-            uvec4 o = shuffle_pixel(stage_pixel(k, x));
-            uint top = (orow * ow + 2u * (x0 + x)) * c4_out + k0 + k;
-            store_pixel_words(top, top + ow * c4_out, c4_out, o);
-        }
-        return;
-    }
-    // 4C1W and 4W4C: one (block, pair of pixels) each, its 4 output widths a quad in each of
-    // the two output rows; the width fastest into 4C1W, the blocks fastest into 4W4C.
-    uint pairs = STAGE_PIXELS / 2u;
-    for (uint i = gl_LocalInvocationIndex; i < STAGE_BLOCKS * pairs; i += p.local_count)
-    {
-        uint k = OUT_LAYOUT == 2 ? i / pairs : i % STAGE_BLOCKS;
-        uint x = 2u * (OUT_LAYOUT == 2 ? i % pairs : i / STAGE_BLOCKS);
-        if (k >= kn || x >= xn)
-            continue;
-        uvec4 a = shuffle_pixel(stage_pixel(k, x));
-        uvec4 b = shuffle_pixel(stage_pixel(k, x + 1u));
-        uint ox = 2u * (x0 + x);
-        uint kk = k0 + k;
-        uint top = OUT_LAYOUT == 2 ? ((orow * c4_out + kk) * ow + ox) / 4u
-                                   : (orow * (ow / 4u) + ox / 4u) * c4_out + kk;
-        // The next output row, in either layout: c4_out * ow / 4 quads on.
-        uint bottom = top + c4_out * (ow / 4u);
-        out_data[top] = uvec4(a.x, a.y, b.x, b.y);
-        out_data[bottom] = uvec4(a.z, a.w, b.z, b.w);
-    }
-}
-
-// Path 3: every tile of the workgroup's block tile k0, its rows and width tiles strided by the
-// workgroups launched (gl_NumWorkGroups: the host clamps y and z). Each workgroup walks the
-// same tiles, so the barriers are in uniform control flow.
-void shuffle_staged()
-{
-    uvec3 g = BLOCKS_ON_Y == 1 ? gl_WorkGroupID.yxz : gl_WorkGroupID;
-    uvec3 ng = BLOCKS_ON_Y == 1 ? gl_NumWorkGroups.yxz : gl_NumWorkGroups;
-    uint k0 = g.x * STAGE_BLOCKS;
-    // The host launches one workgroup per block tile on this axis; a workgroup past them (none)
-    // would read past the tensor. Uniform in the workgroup, so before any barrier.
-    if (k0 >= uint(p.c_out) / 4u)
-        return;
-    uint hn = uint(p.h) * uint(p.n);
-    uint tiles = (uint(p.w) + STAGE_PIXELS - 1u) / STAGE_PIXELS;
-    for (uint row = g.z; row < hn; row += ng.z)
-    {
-        for (uint t = g.y; t < tiles; t += ng.y)
-        {
-            stage_load(row, k0, t * STAGE_PIXELS);
-            barrier();
-            stage_store(row, k0, t * STAGE_PIXELS);
-            // The next tile's loads overwrite what this one reads.
-            barrier();
-        }
-    }
-}
-#endif
-
 void main()
 {
     if (PASSTHROUGH == 0 && REQUANT_TABLE == 1)
@@ -594,20 +440,11 @@ void main()
     barrier();
     }
     // Grid: (output channel blocks, input width, input height x batch); path 1: (quads of
-    // output channel blocks, quads of input width, rows); path 2: (blocks, quads, rows); path 3,
-    // in workgroups: (tiles of blocks, tiles of width, rows); x and y swapped when
-    // BLOCKS_ON_Y == 1. The host clamps the launched grid to
+    // output channel blocks, quads of input width, rows); path 2: (blocks, quads, rows); x and
+    // y swapped when BLOCKS_ON_Y == 1. The host clamps the launched grid to
     // maxComputeWorkGroupCount (which also bounds vkCmdDispatchBase), so the width and z axes
     // are grid-stride loops with the launched invocation counts as steps (y_stride: the
     // width's axis).
-    if (PATH == 3)
-    {
-        // Only the staged blob has the path; the host runs it nowhere else.
-#if HAS_STAGE
-        shuffle_staged();
-#endif
-        return;
-    }
     uvec3 g = BLOCKS_ON_Y == 1 ? gl_GlobalInvocationID.yxz : gl_GlobalInvocationID;
     uint c4_out = (uint(p.c_out) + 3u) / 4u;
     uint kx = g.x;

@@ -294,28 +294,23 @@ const CLAMPED: [u32; 3] = [65535, 1, 2];
 /// The same with the new kernel's blocks on y: its width, on x, is clamped.
 const CLAMPED_X: [u32; 3] = [1, 65535, 2];
 
-/// The new kernel: one blob per shared-memory layout (the axes `LUT_COPIES`
-/// and `STAGE_TILE`), run under each of its 18 layout pair and passthrough
-/// specializations, on every path of that blob each shape allows (the path is
-/// the fourth constant), with each requantization of that blob.
+/// The new kernel: one blob per requantization table size (the axis
+/// `LUT_COPIES`), run under each of its 18 layout pair and passthrough
+/// specializations, on every path each shape allows (the path is the fourth
+/// constant), with each requantization of that blob.
 #[test]
 fn pixel_shuffle_specializations_match_glslang() {
     let set = PIXEL_SHUFFLE;
     let axes: Vec<&str> = set.axes.iter().map(|a| a.name).collect();
     assert_eq!(
         axes,
-        ["LUT_COPIES", "STAGE_TILE"],
+        ["LUT_COPIES"],
         "the layouts are specialization constants"
     );
     check_set(set, |v, rng| {
         let requants: Vec<Requantization> = Requantization::ALL
             .into_iter()
             .filter(|r| r.lut_copies() == v.axes[0])
-            .collect();
-        // The staged path is its blob's only path.
-        let paths: Vec<ShufflePath> = ShufflePath::ALL
-            .into_iter()
-            .filter(|&p| (p == ShufflePath::Staged) == (v.axes[1] == 1))
             .collect();
         let mut runs = Vec::new();
         let mut specializations = 0;
@@ -325,9 +320,9 @@ fn pixel_shuffle_specializations_match_glslang() {
                 for passthrough in [false, true] {
                     specializations += 1;
                     for (k, dims) in SHUFFLE_SHAPES.iter().enumerate() {
-                        for (path, requant) in paths
-                            .iter()
-                            .flat_map(|&p| requants.iter().map(move |&r| (p, r)))
+                        for (path, requant) in ShufflePath::ALL
+                            .into_iter()
+                            .flat_map(|p| requants.iter().map(move |&r| (p, r)))
                         {
                             let same =
                                 matches!(requant, Requantization::Lanes | Requantization::Float);
@@ -388,11 +383,7 @@ fn pixel_shuffle_specializations_match_glslang() {
         // and per lane and in f32 where the random scales allow it, or the
         // banked table).
         assert_eq!(specializations, 18);
-        let odd = usize::from(paths.contains(&ShufflePath::Words));
-        assert_eq!(
-            runs.len() + inexact,
-            9 * (paths.len() + odd) * (1 + requants.len())
-        );
+        assert_eq!(runs.len() + inexact, 9 * (3 + 1) * (1 + requants.len()));
         runs
     });
 }

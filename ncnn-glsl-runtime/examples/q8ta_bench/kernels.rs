@@ -42,8 +42,8 @@ pub struct Kernels<'a> {
     pub ops: &'a Q8taOps,
     /// `--sweep`, `--sweep-path`, `--locals`.
     args: &'a Args,
-    /// `--glslang`'s blobs, by their variant's axis values ([`shuffle_axes`]).
-    glslang: Vec<([(&'static str, i64); 2], Blob)>,
+    /// `--glslang`'s blobs, by the requantization's `lut_copies()`.
+    glslang: Vec<(i64, Blob)>,
 }
 
 impl<'a> Kernels<'a> {
@@ -51,10 +51,9 @@ impl<'a> Kernels<'a> {
     pub fn new(ops: &'a Q8taOps, args: &'a Args) -> Result<Kernels<'a>, Fail> {
         let mut glslang = Vec::new();
         if let Some(dir) = &args.glslang {
-            for [copies, stage] in [[1, 0], [32, 0], [1, 1]] {
-                let axes = [("LUT_COPIES", copies), ("STAGE_TILE", stage)];
-                let v = ops.variant(PIXEL_SHUFFLE, &axes)?;
-                glslang.push((axes, glslang_blob(dir, v)?));
+            for copies in [1, 32] {
+                let v = ops.variant(PIXEL_SHUFFLE, &[("LUT_COPIES", copies)])?;
+                glslang.push((copies, glslang_blob(dir, v)?));
             }
         }
         Ok(Kernels { ops, args, glslang })
@@ -72,11 +71,9 @@ impl<'a> Kernels<'a> {
             .map(|&path| {
                 let exact = cases::float_exact();
                 let mut k = Rewrite::on(path, case.shape, case.axes, device, exact);
-                // The staged path takes the table where the banked one is asked for.
                 k.requant = a
                     .requantization
-                    .unwrap_or_else(|| self.ops.requantization(case.shape, case.axes, exact))
-                    .on_path(path);
+                    .unwrap_or_else(|| self.ops.requantization(case.shape, case.axes, exact));
                 if let Some(b) = a.blocks {
                     k.blocks = b;
                 }
@@ -157,8 +154,8 @@ impl<'a> Kernels<'a> {
                     }),
                 });
             }
-            let axes = shuffle_axes(rewrites[path as usize]);
-            if let Some((_, blob)) = self.glslang.iter().find(|(a, _)| *a == axes) {
+            let copies = rewrites[path as usize].requant.lut_copies();
+            if let Some((_, blob)) = self.glslang.iter().find(|(c, _)| *c == copies) {
                 out.push(Kernel {
                     name: format!("path {} (glslang)", path.name()),
                     pipeline: Arc::new(Pipeline::new(
@@ -176,15 +173,15 @@ impl<'a> Kernels<'a> {
 }
 
 /// The glslang-built blob of `variant` from `dir`: the artifact file name
-/// with `.spv` (`<target>.LUT_COPIES-<copies>.STAGE_TILE-<0|1>.spv`). glslang turns
+/// with `.spv` (`<target>.LUT_COPIES-<copies>.spv`). glslang turns
 /// `local_size_*_id` into specialization constants 0, 1, 2, which the
 /// pipeline sets from the local size (as for ours), and keeps the ids 3 to 8
 /// of the layouts, passthrough, path, requantization and block axis; the same GLSL has the same
 /// bindings and constants: our reflection serves.
 fn glslang_blob(dir: &Path, variant: &Variant) -> Result<Blob, Fail> {
     let path = dir.join("q8ta_pixel_shuffle").join(format!(
-        "{}.LUT_COPIES-{}.STAGE_TILE-{}.spv",
-        variant.target, variant.axes[0], variant.axes[1]
+        "{}.LUT_COPIES-{}.spv",
+        variant.target, variant.axes[0]
     ));
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let words: Vec<u32> = bytes

@@ -285,9 +285,7 @@ impl Q8taOps {
             exact,
         );
         Rewrite {
-            requant: self
-                .requantization(ps.input, ps.axes(), exact)
-                .on_path(path),
+            requant: self.requantization(ps.input, ps.axes(), exact),
             ..k
         }
     }

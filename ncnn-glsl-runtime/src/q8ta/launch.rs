@@ -20,18 +20,7 @@ pub enum ShufflePath {
     /// One per (output channel block, 4 input pixels): 16-byte loads and stores,
     /// neighbouring blocks in neighbouring invocations.
     Quad = 2,
-    /// One workgroup per tile of [`STAGE_BLOCKS`] output channel blocks x
-    /// [`STAGE_PIXELS`] input pixels of a row, staged in shared memory:
-    /// 16-byte loads along the input's innermost direction, the transpose
-    /// through the tile, stores along the output's.
-    Staged = 3,
 }
-
-/// Output channel blocks in a tile of the staged path.
-pub const STAGE_BLOCKS: usize = 8;
-
-/// Input pixels of a row in a tile of the staged path.
-pub const STAGE_PIXELS: usize = 64;
 
 /// How the new kernel requantizes (the shader's specialization constant
 /// `REQUANT_TABLE`, id 7, and its axis `LUT_COPIES`); the same bytes every
@@ -45,8 +34,7 @@ pub enum Requantization {
     Table,
     /// The table in 32 copies, one per shared-memory bank, each invocation
     /// reading its own: no two lanes of a subgroup of 32 wait for one bank.
-    /// 32 KiB of shared memory ([`BANKED_SHARED_BYTES`]); not with the staged
-    /// path, whose tile it leaves no room for ([`Requantization::on_path`]).
+    /// 32 KiB of shared memory ([`BANKED_SHARED_BYTES`]).
     Banked,
     /// Each lane computed in f32 (a multiply, an add, `floor`): only for the
     /// scales it is proven exact for ([`super::Requant::float_exact`]).
@@ -104,16 +92,6 @@ impl Requantization {
                 needs: self.shared_bytes(),
                 max,
             })
-        }
-    }
-
-    /// What `path` runs instead of this requantization: the table instead of
-    /// the banked one on the staged path (its blob holds one copy of the
-    /// table beside the tile), else this one.
-    pub const fn on_path(self, path: ShufflePath) -> Requantization {
-        match (self, path) {
-            (Requantization::Banked, ShufflePath::Staged) => Requantization::Table,
-            _ => self,
         }
     }
 
@@ -301,10 +279,7 @@ impl BlockAxis {
 pub fn block_axis(input: Shape, axes: Axes, path: ShufflePath, device: DeviceType) -> BlockAxis {
     if let Some(r) = large_on_discrete(input, axes, device).filter(|r| r.path == path) {
         r.blocks
-    } else if device == DeviceType::Cpu
-        && path != ShufflePath::Staged
-        && shuffle_grid(input, path, BlockAxis::X)[0] < 8
-    {
+    } else if device == DeviceType::Cpu && shuffle_grid(input, path, BlockAxis::X)[0] < 8 {
         BlockAxis::Y
     } else {
         BlockAxis::X
@@ -355,7 +330,7 @@ impl Rewrite {
         device: DeviceType,
         float_exact: bool,
     ) -> Self {
-        let requant = requantization(input, axes, device, float_exact).on_path(path);
+        let requant = requantization(input, axes, device, float_exact);
         Rewrite {
             path,
             requant,
@@ -402,12 +377,7 @@ pub fn rows_per_invocation(input: Shape, axes: Axes, path: ShufflePath, device: 
 
 impl ShufflePath {
     /// Every path.
-    pub const ALL: [ShufflePath; 4] = [
-        ShufflePath::Words,
-        ShufflePath::Tile,
-        ShufflePath::Quad,
-        ShufflePath::Staged,
-    ];
+    pub const ALL: [ShufflePath; 3] = [ShufflePath::Words, ShufflePath::Tile, ShufflePath::Quad];
 
     /// Its name in benchmarks and errors.
     pub const fn name(self) -> &'static str {
@@ -415,7 +385,6 @@ impl ShufflePath {
             ShufflePath::Words => "words",
             ShufflePath::Tile => "tile",
             ShufflePath::Quad => "quad",
-            ShufflePath::Staged => "staged",
         }
     }
 
@@ -428,7 +397,7 @@ impl ShufflePath {
             ShufflePath::Tile if input.w % 4 != 0 || c_out % 16 != 0 => {
                 Err("W % 4 == 0 and C_out % 16 == 0")
             }
-            ShufflePath::Quad | ShufflePath::Staged if input.w % 4 != 0 || c_out % 4 != 0 => {
+            ShufflePath::Quad if input.w % 4 != 0 || c_out % 4 != 0 => {
                 Err("W % 4 == 0 and C_out % 4 == 0")
             }
             _ => Ok(()),
@@ -475,11 +444,10 @@ pub fn shuffle_path(input: Shape, axes: Axes, device: DeviceType) -> ShufflePath
     }
 }
 
-/// The new kernel's global grid for `path` (which must be allowed,
-/// [`ShufflePath::check`]): (output channel blocks, input width, input
-/// height x batch), in invocations with quads of blocks (tile) and of width
-/// (tile, quad), in workgroups with tiles of blocks and width (staged,
-/// [`shuffle_invocations`]); the first two swapped when the blocks are on y.
+/// The new kernel's global grid in invocations for `path` (which must be
+/// allowed, [`ShufflePath::check`]): (output channel blocks, input width,
+/// input height x batch), with quads of blocks (tile) and of width (tile,
+/// quad); the first two swapped when the blocks are on y.
 pub fn shuffle_grid(input: Shape, path: ShufflePath, blocks: BlockAxis) -> [u32; 3] {
     let c4_out = dim((input.c / 4).div_ceil(4));
     let rows = dim(input.h.saturating_mul(input.n));
@@ -488,32 +456,10 @@ pub fn shuffle_grid(input: Shape, path: ShufflePath, blocks: BlockAxis) -> [u32;
         ShufflePath::Words => [c4_out, w, rows],
         ShufflePath::Tile => [c4_out / 4, w / 4, rows],
         ShufflePath::Quad => [c4_out, w / 4, rows],
-        ShufflePath::Staged => [
-            c4_out.div_ceil(STAGE_BLOCKS as u32),
-            w.div_ceil(STAGE_PIXELS as u32),
-            rows,
-        ],
     };
     match blocks {
         BlockAxis::X => [b, x, z],
         BlockAxis::Y => [x, b, z],
-    }
-}
-
-/// The new kernel's grid in invocations for `path` at workgroup shape
-/// `local`: [`shuffle_grid`], whose staged grid counts workgroups (one per
-/// tile, whatever its shape) and is multiplied out here.
-pub fn shuffle_invocations(
-    input: Shape,
-    path: ShufflePath,
-    blocks: BlockAxis,
-    local: [u32; 3],
-) -> [u32; 3] {
-    let grid = shuffle_grid(input, path, blocks);
-    if path == ShufflePath::Staged {
-        std::array::from_fn(|i| grid[i].saturating_mul(local[i].max(1)))
-    } else {
-        grid
     }
 }
 
@@ -635,10 +581,6 @@ pub fn shuffle_local_size_on(
     path: ShufflePath,
     blocks: BlockAxis,
 ) -> [u32; 3] {
-    if path == ShufflePath::Staged {
-        // A workgroup per tile, whatever the grid: nothing to fit.
-        return gpu_local_size(input, axes.in_layout, axes.out_layout, path);
-    }
     let grid = shuffle_grid(input, path, blocks);
     if device == DeviceType::Cpu {
         // lavapipe, every pair: 8x8x1 beat the H200's shapes below and 16x4x1
@@ -705,9 +647,6 @@ pub fn shuffle_local_size(
     path: ShufflePath,
 ) -> [u32; 3] {
     let local = gpu_local_size(input, in_layout, out_layout, path);
-    if path == ShufflePath::Staged {
-        return local;
-    }
     fit_to_grid(local, shuffle_grid(input, path, BlockAxis::X), 1)
 }
 
@@ -733,8 +672,6 @@ fn gpu_local_size(
             (C1W, C) => [16, 8, 1],
             _ => [8, 4, 1],
         },
-        // 256 invocations: two of the tile's 512 quads each.
-        ShufflePath::Staged => [256, 1, 1],
         ShufflePath::Words => match (in_layout, out_layout) {
             (C1W | W4C, C1W) if input.elements() >= 1 << 25 && input.w >= 128 => [1, 128, 1],
             (C, C1W) if input.elements() >= 1 << 25 => [4, 32, 2],

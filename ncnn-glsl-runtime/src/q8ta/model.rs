@@ -8,9 +8,7 @@
 //! recorded reads and writes show that input padding is never read and every
 //! output word is written exactly once.
 
-use super::launch::{
-    dequantize_vec_width, launch, Axes, BlockAxis, ShufflePath, STAGE_BLOCKS, STAGE_PIXELS,
-};
+use super::launch::{dequantize_vec_width, launch, Axes, BlockAxis, ShufflePath};
 use super::layout::Layout;
 use super::push::{DequantizePush, QuantizePush, ShufflePush};
 use super::quant::{QuantizeConsts, Requant};
@@ -135,9 +133,6 @@ pub fn shuffle_invocation(
                     m,
                 ),
                 ShufflePath::Words => shuffle_one(k, z, x, c4_out, p, a, m),
-                ShufflePath::Staged => {
-                    unreachable!("the staged path is modelled per workgroup: shuffle_staged_group")
-                }
             }
             x += p.y_stride;
         }
@@ -267,183 +262,6 @@ fn shuffle_tile(
                 }
             }
         }
-    }
-}
-
-/// One workgroup of `q8ta_pixel_shuffle.comp` on the staged path: group
-/// `group` of the `groups` launched, of `p.local_count` invocations, its
-/// `shuffle_staged()`. Each phase runs for every invocation before the next
-/// starts, as the barriers make it; the tile starts each time as words no
-/// invocation wrote, and reading one is a bug the model panics on.
-pub fn shuffle_staged_group(
-    group: [u32; 3],
-    groups: [u32; 3],
-    p: &ShufflePush,
-    a: Axes,
-    blocks: BlockAxis,
-    m: &mut Memory,
-) {
-    let swap = |g: [u32; 3]| match blocks {
-        BlockAxis::X => g,
-        BlockAxis::Y => [g[1], g[0], g[2]],
-    };
-    let (g, ng) = (swap(group), swap(groups));
-    let k0 = g[0] as i32 * STAGE_BLOCKS as i32;
-    if k0 >= p.c_out / 4 {
-        return;
-    }
-    let hn = p.h * p.n;
-    let px = STAGE_PIXELS as i32;
-    let tiles = (p.w + px - 1) / px;
-    let mut row = g[2] as i32;
-    while row < hn {
-        let mut t = g[1] as i32;
-        while t < tiles {
-            let mut tile = vec![None; 4 * STAGE_BLOCKS * STAGE_ROW];
-            for inv in 0..p.local_count {
-                stage_load(inv, row, k0, t * px, p, a, &mut tile, m);
-            }
-            for inv in 0..p.local_count {
-                stage_store(inv, row, k0, t * px, p, a, &tile, m);
-            }
-            t += ng[1] as i32;
-        }
-        row += ng[2] as i32;
-    }
-}
-
-/// Words per input block in the staged path's tile (the shader's `STAGE_ROW`).
-const STAGE_ROW: usize = STAGE_PIXELS + 1;
-
-/// The tiles of the staged path: `None` where no invocation wrote.
-type Tile = Vec<Option<i32>>;
-
-/// The shader's `stage_load()` for invocation `inv`.
-#[allow(clippy::too_many_arguments)]
-fn stage_load(
-    inv: u32,
-    row: i32,
-    k0: i32,
-    x0: i32,
-    p: &ShufflePush,
-    a: Axes,
-    tile: &mut Tile,
-    m: &mut Memory,
-) {
-    let (sb, sp, sr) = (STAGE_BLOCKS as i32, STAGE_PIXELS as i32, STAGE_ROW as i32);
-    let c4_in = p.c_out;
-    let kn = sb.min(c4_in / 4 - k0);
-    let xn = sp.min(p.w - x0);
-    let mut u = inv as i32;
-    while u < sb * sp {
-        let this = u;
-        u += p.local_count as i32;
-        // (first tile word, its step between the quad's lanes, the quad's first input word)
-        let (b, step, first) = match a.in_layout {
-            Layout::Packed4C => {
-                let (q, x) = (this % sb, this / sb);
-                if q >= kn || x >= xn {
-                    continue;
-                }
-                let quad = (row * p.w + x0 + x) * (c4_in / 4) + k0 + q;
-                (4 * q * sr + x, sr, 4 * quad)
-            }
-            l => {
-                let quads = sp / 4;
-                let (cb, q) = if l == Layout::Packed4C1W {
-                    (this / quads, this % quads)
-                } else {
-                    (this % (4 * sb), this / (4 * sb))
-                };
-                if cb >= 4 * kn || 4 * q >= xn {
-                    continue;
-                }
-                let quad = if l == Layout::Packed4C1W {
-                    ((row * c4_in + 4 * k0 + cb) * p.w + x0) / 4 + q
-                } else {
-                    (row * (p.w / 4) + x0 / 4 + q) * c4_in + 4 * k0 + cb
-                };
-                (cb * sr + 4 * q, 1, 4 * quad)
-            }
-        };
-        for (l, v) in load_quad(m, first).into_iter().enumerate() {
-            tile[(b + l as i32 * step) as usize] = Some(v);
-        }
-    }
-}
-
-/// The shader's `stage_store()` for invocation `inv`.
-#[allow(clippy::too_many_arguments)]
-fn stage_store(
-    inv: u32,
-    row: i32,
-    k0: i32,
-    x0: i32,
-    p: &ShufflePush,
-    a: Axes,
-    tile: &Tile,
-    m: &mut Memory,
-) {
-    let (sb, sp, sr) = (STAGE_BLOCKS as i32, STAGE_PIXELS as i32, STAGE_ROW as i32);
-    let rq = requant(p, false);
-    let ow = 2 * p.w;
-    let c4_out = p.c_out / 4;
-    let kn = sb.min(c4_out - k0);
-    let xn = sp.min(p.w - x0);
-    let orow = 2 * row;
-    // The 4 input words of tile block k at tile pixel x, each written this tile.
-    let pixel = |k: i32, x: i32| -> [i32; 4] {
-        std::array::from_fn(|j| {
-            let at = ((4 * k + j as i32) * sr + x) as usize;
-            tile[at].unwrap_or_else(|| panic!("tile word {at} read before it was written"))
-        })
-    };
-    let pairs = sp / 2;
-    let count = if a.out_layout == Layout::Packed4C {
-        sb * sp
-    } else {
-        sb * pairs
-    };
-    let mut i = inv as i32;
-    while i < count {
-        let this = i;
-        i += p.local_count as i32;
-        if a.out_layout == Layout::Packed4C {
-            let (k, x) = (this % sb, this / sb);
-            if k >= kn || x >= xn {
-                continue;
-            }
-            let o = shuffle_pixel(pixel(k, x), a, &rq);
-            let top = (orow * ow + 2 * (x0 + x)) * c4_out + k0 + k;
-            let bottom = top + ow * c4_out;
-            for (at, s) in [
-                (top, 0),
-                (top + c4_out, 1),
-                (bottom, 2),
-                (bottom + c4_out, 3),
-            ] {
-                m.st4(at, bytes(o[s]));
-            }
-            continue;
-        }
-        let into_4c1w = a.out_layout == Layout::Packed4C1W;
-        let k = if into_4c1w { this / pairs } else { this % sb };
-        let x = 2 * if into_4c1w { this % pairs } else { this / sb };
-        if k >= kn || x >= xn {
-            continue;
-        }
-        let l = shuffle_pixel(pixel(k, x), a, &rq);
-        let r = shuffle_pixel(pixel(k, x + 1), a, &rq);
-        let ox = 2 * (x0 + x);
-        let kk = k0 + k;
-        let top = if into_4c1w {
-            ((orow * c4_out + kk) * ow + ox) / 4
-        } else {
-            (orow * (ow / 4) + ox / 4) * c4_out + kk
-        };
-        let bottom = top + c4_out * (ow / 4);
-        store_quad(m, 4 * top, [l[0], l[1], r[0], r[1]]);
-        store_quad(m, 4 * bottom, [l[2], l[3], r[2], r[3]]);
     }
 }
 

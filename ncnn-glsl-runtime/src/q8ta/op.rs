@@ -159,14 +159,10 @@ pub fn shuffle_specialization(
     ]
 }
 
-/// The build-time axes of `q8ta_pixel_shuffle.comp`'s variant for `k`, which
-/// size its shared memory: `LUT_COPIES`, the copies of the requantization
-/// table, and `STAGE_TILE`, 1 for the staged path's tile.
-pub fn shuffle_axes(k: Rewrite) -> [(&'static str, i64); 2] {
-    [
-        ("LUT_COPIES", k.requant.lut_copies()),
-        ("STAGE_TILE", i64::from(k.path == ShufflePath::Staged)),
-    ]
+/// The build-time axis of `q8ta_pixel_shuffle.comp`'s variant for `k`:
+/// `LUT_COPIES`, the copies of the requantization table its shared memory holds.
+pub fn shuffle_axes(k: Rewrite) -> [(&'static str, i64); 1] {
+    [("LUT_COPIES", k.requant.lut_copies())]
 }
 
 /// A dispatch of one shuffle kernel: the workgroups to launch and its push constants.
@@ -201,13 +197,6 @@ impl PixelShuffle {
                     path: k.path.name(),
                     needs,
                 })?;
-                if k.requant != k.requant.on_path(k.path) {
-                    return Err(Q8taError::Path {
-                        path: k.path.name(),
-                        needs: "a requantization other than `banked` (its 32 KiB table \
-                                leaves no shared memory for the tile): `table`, `float` or `lanes`",
-                    });
-                }
                 if k.requant == Requantization::Float
                     && !(self.requant.passthrough || self.requant.float_exact)
                 {
@@ -215,7 +204,7 @@ impl PixelShuffle {
                         ratio: self.requant.ratio,
                     });
                 }
-                let grid = launch::shuffle_invocations(self.input, k.path, k.blocks, local);
+                let grid = self.grid(k.path, k.blocks);
                 let per_group = u64::from(local[2].max(1)) * u64::from(k.rows.max(1));
                 let z = u64::from(grid[2]).div_ceil(per_group).max(1);
                 max_groups[2] = max_groups[2].min(z.try_into().unwrap_or(u32::MAX));

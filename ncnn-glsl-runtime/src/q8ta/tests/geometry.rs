@@ -363,31 +363,21 @@ fn pixel_shuffle_plan_validates_and_splits() {
     assert!(writes.iter().all(|&w| w == 1));
 }
 
-/// The shipped shuffle is one blob per shared-memory layout (`LUT_COPIES`
-/// and `STAGE_TILE`, [`super::shuffle_axes`]) whose specialization constants 3
+/// The shipped shuffle is one blob per requantization table size
+/// (`LUT_COPIES`, [`super::shuffle_axes`]) whose specialization constants 3
 /// to 8 are the `int`s `shuffle_specialization` sets, for every layout pair,
 /// passthrough, path, requantization and block axis.
 #[test]
 fn shuffle_specialization_matches_the_shipped_blob() {
     let set = super::sets::PIXEL_SHUFFLE;
-    assert_eq!(set.axes.len(), 2, "the shipped shuffle has two axes");
+    assert_eq!(set.axes.len(), 1, "the shipped shuffle has one axis");
     assert_eq!(
         (set.axes[0].name, set.axes[0].values),
         ("LUT_COPIES", &[1, 32][..])
     );
-    assert_eq!(
-        (set.axes[1].name, set.axes[1].values),
-        ("STAGE_TILE", &[0, 1][..])
-    );
     let blobs: std::collections::HashSet<*const u32> =
         set.variants.iter().map(|v| v.blob.spirv.as_ptr()).collect();
-    // One table, the banked table (the staging tile never beside it: the same text), one
-    // table and the staging tile.
-    assert_eq!(
-        blobs.len(),
-        3,
-        "one blob per shared-memory layout for every target"
-    );
+    assert_eq!(blobs.len(), 2, "one blob per table size for every target");
     for v in set.variants.iter() {
         let consts = &v.blob.reflection.spec_constants;
         for (i, name) in [
@@ -436,11 +426,7 @@ fn shuffle_specialization_matches_the_shipped_blob() {
                             } else {
                                 1
                             };
-                            let staged = i64::from(path == ShufflePath::Staged);
-                            assert_eq!(
-                                super::shuffle_axes(k),
-                                [("LUT_COPIES", copies), ("STAGE_TILE", staged)]
-                            );
+                            assert_eq!(super::shuffle_axes(k), [("LUT_COPIES", copies)]);
                         }
                     }
                 }

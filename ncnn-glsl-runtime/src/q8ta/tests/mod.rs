@@ -274,7 +274,7 @@ fn run_model(
             launch::baseline_grid(c.in_shape, c.out_layout),
             BlockAxis::X,
         ),
-        Some((p, b)) => (launch::shuffle_invocations(c.in_shape, p, b, local), b),
+        Some((p, b)) => (launch::shuffle_grid(c.in_shape, p, b), b),
     };
     let fixed = blocks.index();
     let (_, launched) = launch::launch_shuffle(grid, local, [max_groups; 3], blocks);
@@ -289,16 +289,6 @@ fn run_model(
         None => model::dispatch(grid, local, max_groups, fixed, |g| {
             model::baseline_invocation(g, &p, a, &mut m)
         }),
-        Some((ShufflePath::Staged, blocks)) => {
-            let (groups, _) = launch::launch_shuffle(grid, local, [max_groups; 3], blocks);
-            for z in 0..groups[2] {
-                for y in 0..groups[1] {
-                    for x in 0..groups[0] {
-                        model::shuffle_staged_group([x, y, z], groups, &p, a, blocks, &mut m);
-                    }
-                }
-            }
-        }
         Some((path, blocks)) => model::dispatch(grid, local, max_groups, fixed, |g| {
             model::shuffle_invocation(g, &p, a, path, blocks, &mut m)
         }),
@@ -375,9 +365,6 @@ fn models_match_the_reference_on_every_layout_pair_and_shape() {
         // The tiled path (W % 4 == 0, C_out % 16 == 0).
         Shape::new(2, 64, 3, 4),
         Shape::new(1, 256, 2, 8),
-        // The staged path's tiles: 9 output blocks (a tile of 8 and one of 1), 68 pixels (64
-        // and 4).
-        Shape::new(1, 144, 1, 68),
     ];
     let requants = [
         Requant::new(qp(0.05, -7), qp(0.05, -7)).unwrap(),

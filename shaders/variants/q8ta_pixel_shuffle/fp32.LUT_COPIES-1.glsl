@@ -308,122 +308,6 @@ void shuffle_tile(uint kq, uint n, uint y, uint xq)
     store_block(orow0, xq, 4u * kq + 3u, d0, d1, d2, d3);
     }
 }
-shared uint stage[2080];
-
-void stage_load(uint row, uint k0, uint x0)
-{
-    uint w = uint(p.w);
-    uint c4_in = uint(p.c_out);
-    uint kn = min(8u, c4_in / 4u - k0);
-    uint xn = min(64u, w - x0);
-    for (uint u = gl_LocalInvocationIndex; u < 8u * 64u; u += p.local_count)
-    {
-        if (IN_LAYOUT == 1)
-        {
-
-            uint q = u % 8u;
-            uint x = u / 8u;
-            if (q >= kn || x >= xn)
-                continue;
-            uvec4 v = in_data[(row * w + x0 + x) * (c4_in / 4u) + k0 + q];
-            uint b = 4u * q * 65u + x;
-            stage[b] = v.x;
-            stage[b + 65u] = v.y;
-            stage[b + 2u * 65u] = v.z;
-            stage[b + 3u * 65u] = v.w;
-        }
-        else
-        {
-
-            uint quads = 64u / 4u;
-            uint cb = IN_LAYOUT == 2 ? u / quads : u % (4u * 8u);
-            uint q = IN_LAYOUT == 2 ? u % quads : u / (4u * 8u);
-            if (cb >= 4u * kn || 4u * q >= xn)
-                continue;
-            uvec4 v = IN_LAYOUT == 2
-                ? in_data[((row * c4_in + 4u * k0 + cb) * w + x0) / 4u + q]
-                : in_data[(row * (w / 4u) + x0 / 4u + q) * c4_in + 4u * k0 + cb];
-            uint b = cb * 65u + 4u * q;
-            stage[b] = v.x;
-            stage[b + 1u] = v.y;
-            stage[b + 2u] = v.z;
-            stage[b + 3u] = v.w;
-        }
-    }
-}
-
-uvec4 stage_pixel(uint k, uint x)
-{
-    uint b = 4u * k * 65u + x;
-    return uvec4(stage[b], stage[b + 65u], stage[b + 2u * 65u], stage[b + 3u * 65u]);
-}
-
-void stage_store(uint row, uint k0, uint x0)
-{
-    uint w = uint(p.w);
-    uint ow = 2u * w;
-    uint c4_out = uint(p.c_out) / 4u;
-    uint kn = min(8u, c4_out - k0);
-    uint xn = min(64u, w - x0);
-    uint orow = 2u * row;
-    if (OUT_LAYOUT == 1)
-    {
-
-        for (uint i = gl_LocalInvocationIndex; i < 8u * 64u; i += p.local_count)
-        {
-            uint k = i % 8u;
-            uint x = i / 8u;
-            if (k >= kn || x >= xn)
-                continue;
-            uvec4 o = shuffle_pixel(stage_pixel(k, x));
-            uint top = (orow * ow + 2u * (x0 + x)) * c4_out + k0 + k;
-            store_pixel_words(top, top + ow * c4_out, c4_out, o);
-        }
-        return;
-    }
-
-    uint pairs = 64u / 2u;
-    for (uint i = gl_LocalInvocationIndex; i < 8u * pairs; i += p.local_count)
-    {
-        uint k = OUT_LAYOUT == 2 ? i / pairs : i % 8u;
-        uint x = 2u * (OUT_LAYOUT == 2 ? i % pairs : i / 8u);
-        if (k >= kn || x >= xn)
-            continue;
-        uvec4 a = shuffle_pixel(stage_pixel(k, x));
-        uvec4 b = shuffle_pixel(stage_pixel(k, x + 1u));
-        uint ox = 2u * (x0 + x);
-        uint kk = k0 + k;
-        uint top = OUT_LAYOUT == 2 ? ((orow * c4_out + kk) * ow + ox) / 4u
-                                   : (orow * (ow / 4u) + ox / 4u) * c4_out + kk;
-
-        uint bottom = top + c4_out * (ow / 4u);
-        out_data[top] = uvec4(a.x, a.y, b.x, b.y);
-        out_data[bottom] = uvec4(a.z, a.w, b.z, b.w);
-    }
-}
-
-void shuffle_staged()
-{
-    uvec3 g = BLOCKS_ON_Y == 1 ? gl_WorkGroupID.yxz : gl_WorkGroupID;
-    uvec3 ng = BLOCKS_ON_Y == 1 ? gl_NumWorkGroups.yxz : gl_NumWorkGroups;
-    uint k0 = g.x * 8u;
-
-    if (k0 >= uint(p.c_out) / 4u)
-        return;
-    uint hn = uint(p.h) * uint(p.n);
-    uint tiles = (uint(p.w) + 64u - 1u) / 64u;
-    for (uint row = g.z; row < hn; row += ng.z)
-    {
-        for (uint t = g.y; t < tiles; t += ng.y)
-        {
-            stage_load(row, k0, t * 64u);
-            barrier();
-            stage_store(row, k0, t * 64u);
-
-            barrier();
-        }
-    }
-}
 
 void main()
 {
@@ -439,11 +323,6 @@ void main()
     barrier();
     }
 
-    if (PATH == 3)
-    {
-        shuffle_staged();
-        return;
-    }
     uvec3 g = BLOCKS_ON_Y == 1 ? gl_GlobalInvocationID.yxz : gl_GlobalInvocationID;
     uint c4_out = (uint(p.c_out) + 3u) / 4u;
     uint kx = g.x;

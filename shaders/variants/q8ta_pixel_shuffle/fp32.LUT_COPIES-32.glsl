@@ -323,10 +323,6 @@ void main()
     barrier();
     }
 
-    if (PATH == 3)
-    {
-        return;
-    }
     uvec3 g = BLOCKS_ON_Y == 1 ? gl_GlobalInvocationID.yxz : gl_GlobalInvocationID;
     uint c4_out = (uint(p.c_out) + 3u) / 4u;
     uint kx = g.x;
