@@ -56,7 +56,7 @@ pub fn run(a: &Args, k: &Kernels, start: Value) -> Result<(), Fail> {
     // The JSON of the records so far: written after every (pair,
     // quantization), so that a run cut short keeps what it measured
     // (`"complete": false`), and at the end.
-    let write_json = |records: &[_], skipped: &[Value], complete: bool| -> Result<(), Fail> {
+    let write_json = |records: Vec<Value>, skipped: &[Value], complete: bool| -> Result<(), Fail> {
         let Some(path) = &a.json else {
             return Ok(());
         };
@@ -75,7 +75,7 @@ pub fn run(a: &Args, k: &Kernels, start: Value) -> Result<(), Fail> {
             "startup": start,
             "skipped": skipped,
             "complete": complete,
-            "records": report(records).json,
+            "records": records,
         });
         std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")?;
         if complete {
@@ -118,7 +118,9 @@ pub fn run(a: &Args, k: &Kernels, start: Value) -> Result<(), Fail> {
                 }
                 bar.inc(1);
             }
-            write_json(&records, &skipped, false)?;
+            if a.json.is_some() {
+                write_json(report(&records).json, &skipped, false)?;
+            }
         }
     }
     bar.finish_and_clear();
@@ -127,7 +129,7 @@ pub fn run(a: &Args, k: &Kernels, start: Value) -> Result<(), Fail> {
     if a.sweep.is_some() {
         sweep::print_best(&records, a.best.as_deref())?;
     }
-    write_json(&records, &skipped, true)?;
+    write_json(out.json, &skipped, true)?;
     if let Some(path) = &a.svg {
         std::fs::write(path, svg(&records, &caps.name))?;
         eprintln!("wrote {}", path.display());

@@ -318,15 +318,11 @@ fn shuffle_one(k: i32, z: i32, x: i32, c4_out: i32, p: &ShufflePush, a: Axes, m:
     }
     let oh = 2 * p.h;
     let ow = 2 * p.w;
-    for s in 0..4 {
-        let mut v = [byte(w[0], s), byte(w[1], s), byte(w[2], s), byte(w[3], s)];
-        if !a.passthrough {
-            v = v.map(|q| rq.apply(q as i8) as i32);
-        }
+    for (s, o) in (0..).zip(shuffle_pixel(w, a, &rq)) {
         let (dy, dx) = (s / 2, s % 2);
         m.st4(
             word_index(out_l, n, k, 2 * y + dy, 2 * x + dx, oh, ow, c4_out),
-            v,
+            bytes(o),
         );
     }
     if out_l == 0 && x == p.w - 1 && ow % 4 != 0 {
