@@ -48,7 +48,7 @@ layout (push_constant) uniform parameter
     int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
     int z_stride;   // 40 the same on z
     uint local_count; // 44 invocations per workgroup (the product of the local size)
-    float ratio;    // 48 scale_in / scale_out as an f32, for REQUANT_TABLE == 2 only
+    float ratio;    // 48 scale_in / scale_out as an f32, for REQUANT_TABLE 2 and 3 only
 } p;
 
 // Set by the host at pipeline creation (Rust: q8ta::PixelShuffle::specialization), so the
@@ -67,7 +67,11 @@ layout (constant_id = 6) const int PATH = 0;
 // in integers; 1 builds requant() of every byte into a shared table of 256 words per workgroup,
 // behind a barrier, and looks each lane up; 2 computes each lane in f32 (requant_float), which
 // the host allows only for the scales it has proven it exact for, every input byte and every
-// rounding the Vulkan spec allows (q8ta::Requant::float_exact). The same bytes every way.
+// rounding the Vulkan spec allows (q8ta::Requant::float_exact); 3 (the tiled paths; the
+// word-by-word path takes the table) looks output words 0 and 1 up in the table and computes 2
+// and 3 in f32, so that the lookups (shared memory) and the arithmetic share the work: into 4C1W
+// on an H200, 2-5 points of a copy's bandwidth over either alone (q8ta::Requantization::Mixed).
+// The same bytes every way.
 layout (constant_id = 7) const int REQUANT_TABLE = 1;
 // BLOCKS_ON_Y (the host's choice, q8ta::launch::block_axis): 1 swaps the grid's x and y axes, so
 // that the width runs on x and the output channel blocks on y. lavapipe runs a workgroup 8
@@ -147,7 +151,9 @@ uvec4 requant_float(uvec4 u)
 // 256-word table meet 3-4 times in some bank and the lookups wait for each other (an H200: 63-92%
 // of a copy's bandwidth with one table on tensors of 128 MiB, 77-93% with 32 copies;
 // BENCHMARKS.md). It takes 32 KiB of shared memory, hence an axis: the blob of 1 copy stays
-// within the 16 KiB every Vulkan device has.
+// within the 16 KiB every Vulkan device has. Each entry holds its byte in all four lanes, so that
+// a lookup for lane j is a mask away from its place in the word (no shift: on an H200 into 4C1W,
+// 1-4 points of a copy's bandwidth; BENCHMARKS.md).
 #pragma ncnn_glsl axis LUT_COPIES 1 32
 #if LUT_COPIES == 32
 shared uint lut[8192];
@@ -176,23 +182,22 @@ uint requant_word(uint w)
             | ((uint(requant(int(w << 16) >> 24)) & 255u) << 8)
             | ((uint(requant(int(w << 8) >> 24)) & 255u) << 16)
             | (uint(requant(int(w) >> 24)) << 24);
-    return lut_at(w & 255u) | (lut_at((w >> 8) & 255u) << 8) | (lut_at((w >> 16) & 255u) << 16)
-        | (lut_at(w >> 24) << 24);
+    return (lut_at(w & 255u) & 0xffu) | (lut_at((w >> 8) & 255u) & 0xff00u)
+        | (lut_at((w >> 16) & 255u) & 0xff0000u) | (lut_at(w >> 24) & 0xff000000u);
 }
 
 // Output word s of the transpose of requantized v: lane j is byte s of v[j] requantized. The
 // transpose costs nothing here, each result's byte goes straight to its lane.
 uint requant_lanes_of(uvec4 v, uint s)
 {
-    uvec4 r;
-    if (REQUANT_TABLE == 2)
-        r = requant_float((v >> (8u * s)) ^ 0x80u) & 255u;
-    else
+    if (REQUANT_TABLE == 2 || (REQUANT_TABLE == 3 && s >= 2u))
     {
-        uvec4 b = (v >> (8u * s)) & 255u;
-        r = uvec4(lut_at(b.x), lut_at(b.y), lut_at(b.z), lut_at(b.w));
+        uvec4 r = requant_float((v >> (8u * s)) ^ 0x80u) & 255u;
+        return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
     }
-    return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
+    uvec4 b = (v >> (8u * s)) & 255u;
+    return (lut_at(b.x) & 0xffu) | (lut_at(b.y) & 0xff00u) | (lut_at(b.z) & 0xff0000u)
+        | (lut_at(b.w) & 0xff000000u);
 }
 
 // The 4x4 byte transpose: word s of the result holds byte s of w0, w1, w2, w3 as lanes 0..3.
@@ -427,13 +432,13 @@ void shuffle_tile(uint kq, uint n, uint y, uint xq)
 
 void main()
 {
-    if (PASSTHROUGH == 0 && REQUANT_TABLE == 1)
+    if (PASSTHROUGH == 0 && (REQUANT_TABLE == 1 || REQUANT_TABLE == 3))
     {
     // The table first, by the whole workgroup (before any invocation returns). Copy c of entry i
     // goes to bank (c + i) % 32, so that neighbouring invocations store to different banks.
     for (uint i = gl_LocalInvocationIndex; i < 256u; i += max(p.local_count, 1u))
     {
-        uint v = uint(requant(int(i << 24) >> 24)) & 255u;
+        uint v = (uint(requant(int(i << 24) >> 24)) & 255u) * 0x01010101u;
         for (uint c = 0u; c < LUT_COPIES; c++)
             lut[(i << LUT_SHIFT) | ((c + i) & (LUT_COPIES - 1u))] = v;
     }

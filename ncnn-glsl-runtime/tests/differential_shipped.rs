@@ -325,9 +325,12 @@ fn pixel_shuffle_specializations_match_glslang() {
                             .flat_map(|p| requants.iter().map(move |&r| (p, r)))
                         {
                             let same =
-                                matches!(requant, Requantization::Lanes | Requantization::Float);
+                                !matches!(requant, Requantization::Table | Requantization::Banked);
                             if passthrough && same {
                                 continue; // the same code as the table's: no requantization
+                            }
+                            if requant == Requantization::Mixed && path == ShufflePath::Words {
+                                continue; // word by word, the banked table's code
                             }
                             let input = Shape::from_dims(*dims);
                             let ps = shuffle_between(in_l, out_l, passthrough, input, rng);
@@ -336,7 +339,7 @@ fn pixel_shuffle_specializations_match_glslang() {
                             }
                             // In f32 only for the scales it is proven exact for.
                             let exact = ps.requant.passthrough || ps.requant.float_exact;
-                            if requant == Requantization::Float && !exact {
+                            if requant.uses_float() && !exact {
                                 inexact += 1;
                                 continue;
                             }
@@ -381,9 +384,17 @@ fn pixel_shuffle_specializations_match_glslang() {
         // Every pair and quantization: the full shape on every path, the odd
         // shape word by word; requantizing, each way of this blob (the table
         // and per lane and in f32 where the random scales allow it, or the
-        // banked table).
+        // banked table and mixed, mixed on the tiled paths only).
         assert_eq!(specializations, 18);
-        assert_eq!(runs.len() + inexact, 9 * (3 + 1) * (1 + requants.len()));
+        let mixed_words = if requants.contains(&Requantization::Mixed) {
+            9 * 2
+        } else {
+            0
+        };
+        assert_eq!(
+            runs.len() + inexact,
+            9 * (3 + 1) * (1 + requants.len()) - mixed_words
+        );
         runs
     });
 }

@@ -16,6 +16,7 @@ use ncnn_glsl_runtime::{Blob, Pipeline, PipelineOptions, Variant};
 use crate::args::Args;
 use crate::cases::{self, pair_key, Case};
 use crate::error::Fail;
+use crate::record::path_kernel;
 
 /// A kernel under test: a pipeline and the rewrite's choices (`None`: the
 /// baseline, whose grid differs).
@@ -128,36 +129,47 @@ impl<'a> Kernels<'a> {
             Pipeline::for_variant(ctx, PIXEL_SHUFFLE, v, &options(local, path)).map_err(Fail::from)
         };
         if let Some(shapes) = &a.sweep {
+            let swept = rewrites[a.sweep_path as usize];
             for &s in shapes {
+                let name = format!("rewrite {}x{}x{}", s[0], s[1], s[2]);
+                let pipeline = Arc::new(pipe(s, a.sweep_path)?);
                 out.push(Kernel {
-                    name: format!("rewrite {}x{}x{}", s[0], s[1], s[2]),
-                    pipeline: Arc::new(pipe(s, a.sweep_path)?),
-                    rewrite: Some(rewrites[a.sweep_path as usize]),
+                    name: name.clone(),
+                    pipeline: pipeline.clone(),
+                    rewrite: Some(swept),
                 });
+                // With `--rows`, the shape at each of those rows too.
+                for &rows in &a.rows {
+                    out.push(Kernel {
+                        name: format!("{name} rows {rows}"),
+                        pipeline: pipeline.clone(),
+                        rewrite: Some(Rewrite { rows, ..swept }),
+                    });
+                }
             }
             return Ok(out);
         }
         for (path, &(local, _)) in ShufflePath::ALL.into_iter().zip(setups) {
             let pipeline = Arc::new(pipe(local, path)?);
+            let chosen = rewrites[path as usize];
             out.push(Kernel {
-                name: format!("path {}", path.name()),
+                name: path_kernel(chosen),
                 pipeline: pipeline.clone(),
-                rewrite: Some(rewrites[path as usize]),
+                rewrite: Some(chosen),
             });
-            for &rows in &a.rows {
+            // The runtime's rows are timed above already.
+            for &rows in a.rows.iter().filter(|&&r| r != chosen.rows) {
+                let k = Rewrite { rows, ..chosen };
                 out.push(Kernel {
-                    name: format!("path {} rows {rows}", path.name()),
+                    name: path_kernel(k),
                     pipeline: pipeline.clone(),
-                    rewrite: Some(Rewrite {
-                        rows,
-                        ..rewrites[path as usize]
-                    }),
+                    rewrite: Some(k),
                 });
             }
-            let copies = rewrites[path as usize].requant.lut_copies();
+            let copies = chosen.requant.lut_copies();
             if let Some((_, blob)) = self.glslang.iter().find(|(c, _)| *c == copies) {
                 out.push(Kernel {
-                    name: format!("path {} (glslang)", path.name()),
+                    name: format!("{} (glslang)", path_kernel(chosen)),
                     pipeline: Arc::new(Pipeline::new(
                         ctx,
                         "glslang build",

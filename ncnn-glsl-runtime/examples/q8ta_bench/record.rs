@@ -54,6 +54,15 @@ impl Record {
     }
 }
 
+/// The name of the kernel of one path at `k`'s rows per invocation: `path
+/// NAME`, or `path NAME rows R` where that is not 1.
+pub fn path_kernel(k: Rewrite) -> String {
+    match k.rows {
+        1 => format!("path {}", k.path.name()),
+        rows => format!("path {} rows {rows}", k.path.name()),
+    }
+}
+
 /// Adds "rewrite" (and "rewrite (glslang)") records: the measurements of
 /// the path the runtime takes for each case on a `device` of that type
 /// (`q8ta::Rewrite::choose`: the path, and the rows per invocation, `path
@@ -63,13 +72,10 @@ pub fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
     let mut extra = Vec::new();
     for r in records.iter() {
         let k = Rewrite::choose(r.case.shape, r.case.axes, device, cases::float_exact());
-        let chosen = match k.rows {
-            1 => k.path.name().to_string(),
-            rows => format!("{} rows {rows}", k.path.name()),
-        };
-        let name = if r.kernel == format!("path {chosen}") {
+        let chosen = path_kernel(k);
+        let name = if r.kernel == chosen {
             "rewrite"
-        } else if r.kernel == format!("path {chosen} (glslang)") {
+        } else if r.kernel == format!("{chosen} (glslang)") {
             "rewrite (glslang)"
         } else {
             continue;

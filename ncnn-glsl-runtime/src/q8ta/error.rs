@@ -87,9 +87,11 @@ pub enum Q8taError {
         /// The device's limit.
         max: u32,
     },
-    /// The f32 requantization asked for scales it is not proven exact for
-    /// ([`super::Requant::float_exact`]).
+    /// A requantization in f32 (`float`, `mixed`) asked for scales it is not
+    /// proven exact for ([`super::Requant::float_exact`]).
     FloatInexact {
+        /// The requantization's name ([`super::Requantization::name`]).
+        requantization: &'static str,
         /// `scale_in / scale_out` as an f32.
         ratio: f32,
     },
@@ -158,9 +160,12 @@ impl fmt::Display for Q8taError {
                 "the `{requantization}` requantization needs {needs} bytes of shared memory, \
                  maxComputeSharedMemorySize is {max}"
             ),
-            Q8taError::FloatInexact { ratio } => write!(
+            Q8taError::FloatInexact {
+                requantization,
+                ratio,
+            } => write!(
                 f,
-                "the `float` requantization is not exact for the scale ratio {ratio:e} \
+                "the `{requantization}` requantization is not exact for the scale ratio {ratio:e} \
                  (some input byte lies within the f32 rounding of a rounding boundary, or the \
                  ratio is out of its range): use `table`, `banked` or `lanes`"
             ),

@@ -39,6 +39,12 @@ pub enum Requantization {
     /// Each lane computed in f32 (a multiply, an add, `floor`): only for the
     /// scales it is proven exact for ([`super::Requant::float_exact`]).
     Float,
+    /// The banked table for half of each pixel's output words, f32 for the
+    /// other half (the tiled paths; word by word, the table): the lookups go
+    /// through shared memory and the arithmetic through the ALUs, so each
+    /// takes half the work. Only where [`Requantization::Float`] is exact;
+    /// [`BANKED_SHARED_BYTES`] of shared memory.
+    Mixed,
 }
 
 /// The shared memory the banked table takes: 32 copies of 256 words.
@@ -46,11 +52,12 @@ pub const BANKED_SHARED_BYTES: u32 = 32 * 256 * 4;
 
 impl Requantization {
     /// Every way.
-    pub const ALL: [Requantization; 4] = [
+    pub const ALL: [Requantization; 5] = [
         Requantization::Lanes,
         Requantization::Table,
         Requantization::Banked,
         Requantization::Float,
+        Requantization::Mixed,
     ];
 
     /// Its name in benchmarks.
@@ -60,15 +67,24 @@ impl Requantization {
             Requantization::Table => "table",
             Requantization::Banked => "banked",
             Requantization::Float => "float",
+            Requantization::Mixed => "mixed",
         }
     }
 
-    /// The value of `REQUANT_TABLE`: 0 per lane, 1 through a table, 2 in f32.
+    /// Whether it computes in f32 (all lanes or some), which only the scales
+    /// [`super::Requant::float_exact`] holds for allow.
+    pub const fn uses_float(self) -> bool {
+        matches!(self, Requantization::Float | Requantization::Mixed)
+    }
+
+    /// The value of `REQUANT_TABLE`: 0 per lane, 1 through a table, 2 in f32,
+    /// 3 mixed.
     pub const fn spec_value(self) -> i32 {
         match self {
             Requantization::Lanes => 0,
             Requantization::Table | Requantization::Banked => 1,
             Requantization::Float => 2,
+            Requantization::Mixed => 3,
         }
     }
 
@@ -77,7 +93,7 @@ impl Requantization {
     pub const fn shared_bytes(self) -> u32 {
         match self {
             Requantization::Lanes | Requantization::Table | Requantization::Float => 256 * 4,
-            Requantization::Banked => BANKED_SHARED_BYTES,
+            Requantization::Banked | Requantization::Mixed => BANKED_SHARED_BYTES,
         }
     }
 
@@ -99,7 +115,7 @@ impl Requantization {
     /// declares (1 where none is used).
     pub const fn lut_copies(self) -> i64 {
         match self {
-            Requantization::Banked => 32,
+            Requantization::Banked | Requantization::Mixed => 32,
             Requantization::Lanes | Requantization::Table | Requantization::Float => 1,
         }
     }
@@ -107,48 +123,49 @@ impl Requantization {
 
 /// The requantization for `input` shuffled as `axes` on a device of type
 /// `device`, for scales the f32 requantization is exact for (`float_exact`,
-/// [`super::Requant::float_exact`]) or not. In f32 where it is exact and
-/// [`float_is_faster`]; otherwise per lane on a CPU device, where lavapipe's
-/// shared-memory lookups and barrier cost more than the arithmetic (the table
-/// made the requantizing shuffle 0.5x the baseline on `[1,64,64,64]`, per
-/// lane 2.4-3.2x; `bench/lavapipe.json`); the banked table where
-/// [`LARGE_ON_DISCRETE`] has a requantizing row for the pair; the table
+/// [`super::Requant::float_exact`]) or not. [`LARGE_ON_DISCRETE`]'s row where
+/// it has one for the pair (the banked table in its place where the row's
+/// needs f32 and the scales do not allow it); else in f32 where it is exact
+/// and [`float_is_faster`]; otherwise per lane on a CPU device, where
+/// lavapipe's shared-memory lookups and barrier cost more than the arithmetic
+/// (the table made the requantizing shuffle 0.5x the baseline on
+/// `[1,64,64,64]`, per lane 2.4-3.2x; `bench/lavapipe.json`); the table
 /// elsewhere (per lane the kernel was ALU-bound on an H200). A device without
 /// [`BANKED_SHARED_BYTES`] of shared memory takes the table instead of the
-/// banked one ([`super::Q8taOps`] checks).
+/// banked or mixed one ([`super::Q8taOps`] checks).
 pub fn requantization(
     input: Shape,
     axes: Axes,
     device: DeviceType,
     float_exact: bool,
 ) -> Requantization {
-    if float_exact && !axes.passthrough && float_is_faster(input, axes, device) {
+    if let Some(r) = large_on_discrete(input, axes, device).filter(|r| !r.passthrough) {
+        return if r.requant.uses_float() && !float_exact {
+            Requantization::Banked
+        } else {
+            r.requant
+        };
+    }
+    if float_exact && !axes.passthrough && float_is_faster(input, device) {
         Requantization::Float
     } else if device == DeviceType::Cpu {
         Requantization::Lanes
-    } else if !axes.passthrough && large_on_discrete(input, axes, device).is_some() {
-        Requantization::Banked
     } else {
         Requantization::Table
     }
 }
 
 /// Where the f32 requantization was measured faster than the other ways
-/// (BENCHMARKS.md, "The f32 requantization"): on a CPU device (lavapipe, than
-/// per lane: 1.2x in the geometric mean of 36 cases), and on a discrete GPU
-/// from [`FLOAT_ELEMENTS`] (an H200, than the table: at `[1,256,256,256]`
+/// (BENCHMARKS.md, "The f32 requantization"), [`LARGE_ON_DISCRETE`]'s
+/// tensors aside: on a CPU device (lavapipe, than per lane: 1.2x in the
+/// geometric mean of 36 cases), and on a discrete GPU from
+/// [`FLOAT_ELEMENTS`] (an H200, than the table: at `[1,256,256,256]`
 /// 1.09-1.46x, `[1,256,96,96]` 0.95-1.13x; below it within 7% either way, the
-/// dispatch's cost) except on [`LARGE_ON_DISCRETE`]'s tensors into 4C1W, where
-/// the banked table was faster (4C -> 4C1W 87.4% of a copy at 256 MiB, in
-/// f32 69.9%; elsewhere in f32 86.6-99.2%, banked 78.0-94.6%).
-pub fn float_is_faster(input: Shape, axes: Axes, device: DeviceType) -> bool {
+/// dispatch's cost).
+pub fn float_is_faster(input: Shape, device: DeviceType) -> bool {
     match device {
         DeviceType::Cpu => true,
-        DeviceType::DiscreteGpu => {
-            input.elements() >= FLOAT_ELEMENTS
-                && !(axes.out_layout == Layout::Packed4C1W
-                    && large_on_discrete(input, axes, device).is_some())
-        }
+        DeviceType::DiscreteGpu => input.elements() >= FLOAT_ELEMENTS,
         _ => false,
     }
 }
@@ -165,8 +182,7 @@ pub struct LargeRow {
     pub in_layout: Layout,
     /// The output layout.
     pub out_layout: Layout,
-    /// Whether the row is for passthrough (else requantizing, with the
-    /// banked table and [`LARGE_ROWS`] rows per invocation).
+    /// Whether the row is for passthrough (else requantizing).
     pub passthrough: bool,
     /// The path.
     pub path: ShufflePath,
@@ -174,51 +190,70 @@ pub struct LargeRow {
     pub blocks: BlockAxis,
     /// The workgroup shape (fitted to the grid on x, as every GPU shape).
     pub local: [u32; 3],
+    /// The requantization where the scales allow f32 (requantizing rows).
+    pub requant: Requantization,
+    /// Rows per invocation with a table (banked or mixed; [`Rewrite::rows`]):
+    /// one table serves that many rows of the workgroup. In f32 and
+    /// passthrough, 1.
+    pub rows: u32,
 }
 
 /// The tensors [`LARGE_ON_DISCRETE`] is for: 2^27 elements (128 MiB) and more,
 /// where the input and output are far past an H200's 50 MB L2 cache.
 pub const LARGE_ELEMENTS: usize = 1 << 27;
 
-/// Rows per invocation of [`LARGE_ON_DISCRETE`]'s requantizing rows: one
-/// banked table (32 KiB, 8192 stores) serves 8 rows of the workgroup.
-pub const LARGE_ROWS: u32 = 8;
-
 /// What a discrete GPU runs on tensors of [`LARGE_ELEMENTS`] or more, where
-/// it differs from the rules for smaller tensors: every requantizing pair (the
-/// banked table, 8 rows per invocation) and two passthrough pairs (the blocks
-/// on y, where consecutive invocations then write consecutive 32 bytes of a
-/// 4C1W or 4W4C row). From `q8ta_bench --sweep` on an H200 at
-/// `[8,256,256,256]` (`bench/h200-sweep-large-*.json`, BENCHMARKS.md:
-/// "Requantizing on the H200"); each the best of the shapes swept, in % of a
-/// copy shader's bandwidth: requantizing 77-93% (one table: 63-92%),
-/// passthrough 4W4C -> 4C1W 97% (blocks on x: 92%), 4C1W -> 4W4C 99.6% (94.5%).
+/// it differs from the rules for smaller tensors: every requantizing pair and
+/// two passthrough pairs (the blocks on y, where consecutive invocations then
+/// write consecutive 32 bytes of a 4C1W or 4W4C row). From `q8ta_bench
+/// --sweep` on an H200 at `[8,256,256,256]` and `[16,256,256,256]`
+/// (BENCHMARKS.md: "Requantizing into 4C1W", "The f32 requantization",
+/// "Requantizing on the H200"), % of a copy shader's bandwidth at 128 / 256
+/// MiB: into 4C1W the mixed requantization from 4C (4 rows per invocation:
+/// 87-88 / 91-92%, the banked table 85 / 90%) and from 4W4C (8 rows: 85-87 /
+/// 87-88%, the banked table 86-87 / 85-86%), the banked table from 4C1W (16
+/// rows: 92-93 / 91-93%);
+/// from 4C1W into 4C the tile path in f32 (88 / 89%, the quad path 82-83 /
+/// 86%); elsewhere in f32 on the quad path (92-97 / 95-100%), the banked
+/// table at 8 rows where f32 is not exact; passthrough 4W4C -> 4C1W 97%
+/// (blocks on x: 92%), 4C1W -> 4W4C 99.6% (94.5%).
 pub const LARGE_ON_DISCRETE: [LargeRow; 11] = {
     use BlockAxis::{X, Y};
     use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
-    use ShufflePath::Quad;
-    const fn row(i: Layout, o: Layout, pass: bool, b: BlockAxis, local: [u32; 3]) -> LargeRow {
+    use Requantization::{Banked, Float, Mixed};
+    use ShufflePath::{Quad, Tile};
+    const fn row(
+        (i, o): (Layout, Layout),
+        path: ShufflePath,
+        b: BlockAxis,
+        local: [u32; 3],
+        (requant, rows): (Requantization, u32),
+    ) -> LargeRow {
         LargeRow {
             in_layout: i,
             out_layout: o,
-            passthrough: pass,
-            path: Quad,
+            passthrough: rows == 0,
+            path,
             blocks: b,
             local,
+            requant,
+            rows: if rows == 0 { 1 } else { rows },
         }
     }
+    // Passthrough rows: (Banked, 0), the requantization unused.
+    const PASS: (Requantization, u32) = (Banked, 0);
     [
-        row(C, C, false, X, [16, 4, 4]),
-        row(C, C1W, false, X, [8, 32, 1]),
-        row(C, W4C, false, X, [16, 4, 4]),
-        row(C1W, C, false, X, [16, 4, 4]),
-        row(C1W, C1W, false, Y, [16, 4, 4]),
-        row(C1W, W4C, false, Y, [16, 16, 1]),
-        row(W4C, C, false, X, [16, 4, 4]),
-        row(W4C, C1W, false, X, [4, 64, 1]),
-        row(W4C, W4C, false, X, [16, 16, 1]),
-        row(W4C, C1W, true, Y, [8, 4, 1]),
-        row(C1W, W4C, true, Y, [8, 32, 1]),
+        row((C, C), Quad, X, [16, 4, 4], (Float, 8)),
+        row((C, C1W), Quad, X, [8, 32, 1], (Mixed, 4)),
+        row((C, W4C), Quad, X, [16, 4, 4], (Float, 8)),
+        row((C1W, C), Tile, X, [4, 8, 2], (Float, 8)),
+        row((C1W, C1W), Quad, Y, [16, 4, 4], (Banked, 16)),
+        row((C1W, W4C), Quad, Y, [16, 16, 1], (Float, 8)),
+        row((W4C, C), Quad, X, [16, 4, 4], (Float, 8)),
+        row((W4C, C1W), Quad, X, [4, 64, 1], (Mixed, 8)),
+        row((W4C, W4C), Quad, X, [16, 16, 1], (Float, 8)),
+        row((W4C, C1W), Quad, Y, [8, 4, 1], PASS),
+        row((C1W, W4C), Quad, Y, [8, 32, 1], PASS),
     ]
 };
 
@@ -344,7 +379,7 @@ impl Rewrite {
 }
 
 /// The rows per invocation ([`Rewrite::rows`]) for `input` shuffled as
-/// `axes` on `path` on a device of type `device`: [`LARGE_ROWS`] for
+/// `axes` on `path` on a device of type `device`: the row's for
 /// [`LARGE_ON_DISCRETE`]'s requantizing rows on their path; on another GPU 8
 /// for the requantizing quad path from 4C or 4W4C into 4C on tensors of
 /// [`LARGE_ELEMENTS`] or more, where the table built once per 8 rows made the
@@ -356,7 +391,7 @@ pub fn rows_per_invocation(input: Shape, axes: Axes, path: ShufflePath, device: 
     use Layout::{Packed4C as C, Packed4W4C as W4C};
     if let Some(r) = large_on_discrete(input, axes, device) {
         return if !r.passthrough && r.path == path {
-            LARGE_ROWS
+            r.rows
         } else {
             1
         };

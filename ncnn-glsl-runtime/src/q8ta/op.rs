@@ -7,9 +7,7 @@ use ncnn_glsl_core::DeviceType;
 
 use super::check::check_shuffle_shapes;
 use super::error::Q8taError;
-use super::launch::{
-    self, shuffle_local_size, Axes, BlockAxis, Requantization, Rewrite, ShufflePath,
-};
+use super::launch::{self, shuffle_local_size, Axes, BlockAxis, Rewrite, ShufflePath};
 use super::layout::Layout;
 use super::push::ShufflePush;
 use super::quant::{QuantParams, Requant};
@@ -197,10 +195,10 @@ impl PixelShuffle {
                     path: k.path.name(),
                     needs,
                 })?;
-                if k.requant == Requantization::Float
-                    && !(self.requant.passthrough || self.requant.float_exact)
+                if k.requant.uses_float() && !(self.requant.passthrough || self.requant.float_exact)
                 {
                     return Err(Q8taError::FloatInexact {
+                        requantization: k.requant.name(),
                         ratio: self.requant.ratio,
                     });
                 }

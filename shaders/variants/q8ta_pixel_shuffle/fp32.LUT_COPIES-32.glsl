@@ -95,21 +95,20 @@ uint requant_word(uint w)
             | ((uint(requant(int(w << 16) >> 24)) & 255u) << 8)
             | ((uint(requant(int(w << 8) >> 24)) & 255u) << 16)
             | (uint(requant(int(w) >> 24)) << 24);
-    return lut_at(w & 255u) | (lut_at((w >> 8) & 255u) << 8) | (lut_at((w >> 16) & 255u) << 16)
-        | (lut_at(w >> 24) << 24);
+    return (lut_at(w & 255u) & 0xffu) | (lut_at((w >> 8) & 255u) & 0xff00u)
+        | (lut_at((w >> 16) & 255u) & 0xff0000u) | (lut_at(w >> 24) & 0xff000000u);
 }
 
 uint requant_lanes_of(uvec4 v, uint s)
 {
-    uvec4 r;
-    if (REQUANT_TABLE == 2)
-        r = requant_float((v >> (8u * s)) ^ 0x80u) & 255u;
-    else
+    if (REQUANT_TABLE == 2 || (REQUANT_TABLE == 3 && s >= 2u))
     {
-        uvec4 b = (v >> (8u * s)) & 255u;
-        r = uvec4(lut_at(b.x), lut_at(b.y), lut_at(b.z), lut_at(b.w));
+        uvec4 r = requant_float((v >> (8u * s)) ^ 0x80u) & 255u;
+        return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
     }
-    return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
+    uvec4 b = (v >> (8u * s)) & 255u;
+    return (lut_at(b.x) & 0xffu) | (lut_at(b.y) & 0xff00u) | (lut_at(b.z) & 0xff0000u)
+        | (lut_at(b.w) & 0xff000000u);
 }
 
 uvec4 transpose_bytes(uint w0, uint w1, uint w2, uint w3)
@@ -311,12 +310,12 @@ void shuffle_tile(uint kq, uint n, uint y, uint xq)
 
 void main()
 {
-    if (PASSTHROUGH == 0 && REQUANT_TABLE == 1)
+    if (PASSTHROUGH == 0 && (REQUANT_TABLE == 1 || REQUANT_TABLE == 3))
     {
 
     for (uint i = gl_LocalInvocationIndex; i < 256u; i += max(p.local_count, 1u))
     {
-        uint v = uint(requant(int(i << 24) >> 24)) & 255u;
+        uint v = (uint(requant(int(i << 24) >> 24)) & 255u) * 0x01010101u;
         for (uint c = 0u; c < 32; c++)
             lut[(i << 5u) | ((c + i) & (32 - 1u))] = v;
     }

@@ -50,11 +50,22 @@ fn float_requant_is_refused_where_not_exact() {
     let (c, c1w) = (Layout::Packed4C, Layout::Packed4C1W);
     let ps = PixelShuffle::new(input, output, 2, c, c1w, qp(1.0, 0), qp(2.0, 0)).unwrap();
     let e = ps.launch(Some(k), [4, 4, 1], [65535; 3]).unwrap_err();
-    assert_eq!(e, Q8taError::FloatInexact { ratio: 0.5 });
+    let inexact = |requantization| Q8taError::FloatInexact {
+        requantization,
+        ratio: 0.5,
+    };
+    assert_eq!(e, inexact("float"));
     assert!(
-        e.to_string().contains("not exact for the scale ratio 5e-1"),
+        e.to_string()
+            .contains("the `float` requantization is not exact for the scale ratio 5e-1"),
         "{e}"
     );
+    let mixed = Rewrite {
+        requant: Requantization::Mixed,
+        ..k
+    };
+    let e = ps.launch(Some(mixed), [4, 4, 1], [65535; 3]).unwrap_err();
+    assert_eq!(e, inexact("mixed"));
     let same = PixelShuffle::new(input, output, 2, c, c1w, qp(1.0, 0), qp(1.0, 0)).unwrap();
     assert!(same.launch(Some(k), [4, 4, 1], [65535; 3]).is_ok());
     let exact = PixelShuffle::new(input, output, 2, c, c1w, qp(0.02, 3), qp(0.05, -7)).unwrap();

@@ -130,17 +130,32 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         launch::shuffle_grid(one_block, ShufflePath::Quad, BlockAxis::Y),
         [16, 1, 64]
     );
-    // 8 rows per invocation: every requantizing row of the large-tensor
-    // table on a discrete GPU; on other GPUs the requantizing quad path into
-    // 4C from 4C or 4W4C, from 2^27 elements.
+    // Rows per invocation: the large-tensor table's on a discrete GPU, for
+    // its requantizing rows on their path; on other GPUs 8 for the
+    // requantizing quad path into 4C from 4C or 4W4C, from 2^27 elements.
     const OTHER: DeviceType = DeviceType::IntegratedGpu;
     let rows = |s: Shape, i: Layout, o: Layout, pass: bool, d: DeviceType| {
         launch::rows_per_invocation(s, axes(i, o, pass), ShufflePath::Quad, d)
     };
     let huge = Shape::new(8, 256, 256, 256);
-    for (i, o) in [(C, C), (W4C, C), (C1W, C), (C, W4C), (C1W, C1W)] {
-        assert_eq!(rows(huge, i, o, false, GPU), launch::LARGE_ROWS);
+    for (i, o) in [(C, C), (W4C, C), (C, W4C)] {
+        assert_eq!(rows(huge, i, o, false, GPU), 8);
     }
+    assert_eq!(rows(huge, C1W, C1W, false, GPU), 16);
+    assert_eq!(rows(huge, C, C1W, false, GPU), 4);
+    assert_eq!(rows(huge, W4C, C1W, false, GPU), 8);
+    // 4C1W -> 4C: the row's path is the tile path.
+    assert_eq!(rows(huge, C1W, C, false, GPU), 1);
+    let c1w_c = axes(C1W, C, false);
+    assert_eq!(
+        launch::rows_per_invocation(huge, c1w_c, ShufflePath::Tile, GPU),
+        8
+    );
+    let k = Rewrite::choose(huge, c1w_c, GPU, true);
+    assert_eq!(
+        (k.path, k.requant, k.rows),
+        (ShufflePath::Tile, Requantization::Float, 1)
+    );
     assert_eq!(rows(huge, C, C, false, OTHER), 8);
     assert_eq!(rows(huge, W4C, C, false, OTHER), 8);
     assert_eq!(rows(huge, C1W, C, false, OTHER), 1);
@@ -152,8 +167,13 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     // In f32 (scales it is exact for), one row: it has no table to share.
     let k = Rewrite::choose(huge, axes(C, C, false), GPU, true);
     assert_eq!((k.requant, k.rows), (Requantization::Float, 1));
+    // Mixed into 4C1W from 4C, the banked table where f32 is not exact.
     let k = Rewrite::choose(huge, axes(C, C1W, false), GPU, true);
-    assert_eq!((k.requant, k.rows), (Requantization::Banked, 8));
+    assert_eq!((k.requant, k.rows), (Requantization::Mixed, 4));
+    let k = Rewrite::choose(huge, axes(C, C1W, false), GPU, false);
+    assert_eq!((k.requant, k.rows), (Requantization::Banked, 4));
+    let k = Rewrite::choose(huge, axes(C1W, C1W, false), GPU, true);
+    assert_eq!((k.requant, k.rows), (Requantization::Banked, 16));
     // The tile path is not the row's: one row per invocation.
     let tile = launch::rows_per_invocation(huge, axes(C, C, false), ShufflePath::Tile, GPU);
     assert_eq!(tile, 1);
@@ -165,7 +185,7 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         Requantization::Float
     );
     assert_eq!(float(huge, C, GPU), Requantization::Float);
-    assert_eq!(float(huge, C1W, GPU), Requantization::Banked);
+    assert_eq!(float(huge, C1W, GPU), Requantization::Mixed);
     assert_eq!(
         float(Shape::new(1, 256, 96, 96), C1W, GPU),
         Requantization::Float
@@ -421,11 +441,9 @@ fn shuffle_specialization_matches_the_shipped_blob() {
                                     (8, SpecValue::Int(blocks as i32))
                                 ]
                             );
-                            let copies = if requant == Requantization::Banked {
-                                32
-                            } else {
-                                1
-                            };
+                            let banked =
+                                matches!(requant, Requantization::Banked | Requantization::Mixed);
+                            let copies = if banked { 32 } else { 1 };
                             assert_eq!(super::shuffle_axes(k), [("LUT_COPIES", copies)]);
                         }
                     }
