@@ -3,7 +3,7 @@
 //
 // The input and output layouts, the passthrough flag and the path are specialization constants
 // 3, 4, 5, 6 (the requantization and the grid's order are 7 and 8), not build-time axes: one
-// blob (34 KB) serves every combination where axes built 18 blobs (379 KB) for the layouts and
+// blob (38 KB) serves every combination where axes built 18 blobs (379 KB) for the layouts and
 // passthrough alone, and on an NVIDIA H200 the specialized blob ran as fast as the axes'
 // variants (BENCHMARKS.md, "Axes or specialization constants for the pixel shuffle"). The one
 // axis, LUT_COPIES, sizes the requantization table, which a constant cannot.
@@ -127,7 +127,7 @@ int requant(int q)
     return clamp(r, -128, 127);
 }
 
-// requant() of 4 lanes in f32 (REQUANT_TABLE == 2), each lane's byte as the low 8 bits of its
+// requant() of 4 lanes in f32 (REQUANT_TABLE 2, and 3 for half of them), each lane's byte as the low 8 bits of its
 // result (the bits above are not zero). u holds the 4 bytes offset by 128 (unsigned). Every step
 // but two is exact whatever the device's rounding mode and whether it fuses the multiply-add:
 // 2^23 + u is an f32 by its bits, minus 2^23 + 128 + zp_in it is q - zp_in exactly; floor, the
@@ -145,7 +145,7 @@ uvec4 requant_float(uvec4 u)
 
 // requant() of every int8 value, indexed by its byte (two's complement): 256 requant() calls
 // per workgroup instead of 16 per invocation, which made the kernel ALU-bound. LUT_COPIES = 32
-// (the host's choice, q8ta::Requantization::Banked) keeps one copy of the table per shared-memory
+// (the host's choice, q8ta::Requantization::Banked and Mixed) keeps one copy of the table per shared-memory
 // bank, entry b of copy c at word 32b + c, and invocation i reads copy i % 32: the 32 lanes of a
 // subgroup of 32 read 32 different banks whatever their bytes, where 32 random bytes in one
 // 256-word table meet 3-4 times in some bank and the lookups wait for each other (an H200: 63-92%

@@ -386,6 +386,7 @@ fn pixel_shuffle_specializations_match_glslang() {
         // and per lane and in f32 where the random scales allow it, or the
         // banked table and mixed, mixed on the tiled paths only).
         assert_eq!(specializations, 18);
+        // Mixed word by word: the full and the odd shape of each pair.
         let mixed_words = if requants.contains(&Requantization::Mixed) {
             9 * 2
         } else {

@@ -35,13 +35,16 @@
 //! path of the rewrite built by `glslangValidator` from the same committed
 //! finished GLSL, specialized the same way (one blob; the layouts,
 //! passthrough, path, requantization and block axis are specialization
-//! constants 3 to 8). `--requantization lanes|table` replaces the device's
-//! requantization; `--rows R,...` adds each path at those rows per
-//! invocation (`q8ta::Rewrite::rows`), as `path NAME rows R`.
+//! constants 3 to 8). `--requantization lanes|table|banked|float|mixed`
+//! replaces the device's requantization. Each path runs at the runtime's
+//! rows per invocation (`q8ta::Rewrite::rows`), named `path NAME` at one
+//! row and `path NAME rows R` at more; `--rows R,...` adds it at those rows
+//! too (and each `--sweep` shape, as `rewrite XxYxZ rows R`).
 //! `--from-json FILE` re-reads an earlier run's JSON and derives "rewrite"
 //! (the path the runtime takes for each case) again by this build's rule,
-//! without a device: the kernel's paths are measured separately ("path
-//! words", "path tile", "path quad"), so a changed rule needs no new run.
+//! without a device: the kernel's paths are measured separately, so a
+//! changed choice of path needs no new run, nor one of rows per invocation
+//! where the run timed the path at those rows.
 //! `--sweep` times the rewrite at each listed workgroup shape instead of the
 //! runtime's choice, the baseline and the copy beside it, and prints the best
 //! shape per pair.

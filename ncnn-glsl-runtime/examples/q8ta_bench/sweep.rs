@@ -9,10 +9,13 @@ use crate::error::Fail;
 use crate::record::Record;
 
 /// Per pair key ([`pair_key`]): the shape with the least total median time
-/// over the cases, and that time (us).
+/// over the cases, and that time (us), at the runtime's rows per invocation
+/// (`--rows`' other rows, `rewrite XxYxZ rows R`, are left out).
 pub fn best(records: &[Record]) -> BTreeMap<String, ([u32; 3], f64)> {
     let mut total: BTreeMap<(String, [u32; 3]), f64> = BTreeMap::new();
-    for r in records.iter().filter(|r| r.kernel.starts_with("rewrite ")) {
+    let at_runtime_rows =
+        |r: &&Record| r.kernel.starts_with("rewrite ") && !r.kernel.contains(" rows ");
+    for r in records.iter().filter(at_runtime_rows) {
         *total.entry((pair_key(r.case.axes), r.local)).or_default() += r.time.median;
     }
     let mut best: BTreeMap<String, ([u32; 3], f64)> = BTreeMap::new();

@@ -78,7 +78,8 @@ pub enum Q8taError {
         missing: &'static str,
     },
     /// A requantization whose table needs more shared memory than the
-    /// device's `maxComputeSharedMemorySize` ([`super::Requantization::Banked`]).
+    /// device's `maxComputeSharedMemorySize` ([`super::Requantization::Banked`],
+    /// [`super::Requantization::Mixed`]).
     SharedMemory {
         /// The requantization ([`super::Requantization::name`]).
         requantization: &'static str,

@@ -251,15 +251,16 @@ impl Q8taOps {
 
     /// How the new kernel requantizes `input` shuffled as `axes` on this
     /// device, for scales the f32 requantization is exact for or not
-    /// ([`launch::requantization`] for the device's type; the table where the
-    /// banked one does not fit the device's shared memory).
+    /// ([`launch::requantization`] for the device's type; where the banked
+    /// table does not fit the device's shared memory, the one table in its
+    /// place, and f32 in mixed's, which is only chosen where f32 is exact).
     pub fn requantization(&self, input: Shape, axes: Axes, float_exact: bool) -> Requantization {
         let device = self.ctx.caps().device_type;
         let r = launch::requantization(input, axes, device, float_exact);
-        if self.shared_memory_for(r).is_err() {
-            Requantization::Table
-        } else {
-            r
+        match r {
+            _ if self.shared_memory_for(r).is_ok() => r,
+            Requantization::Mixed => Requantization::Float,
+            _ => Requantization::Table,
         }
     }
 

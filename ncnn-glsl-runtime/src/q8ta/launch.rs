@@ -190,11 +190,13 @@ pub struct LargeRow {
     pub blocks: BlockAxis,
     /// The workgroup shape (fitted to the grid on x, as every GPU shape).
     pub local: [u32; 3],
-    /// The requantization where the scales allow f32 (requantizing rows).
+    /// The requantization where the scales allow f32 (requantizing rows;
+    /// unused in passthrough ones).
     pub requant: Requantization,
     /// Rows per invocation with a table (banked or mixed; [`Rewrite::rows`]):
-    /// one table serves that many rows of the workgroup. In f32 and
-    /// passthrough, 1.
+    /// one table serves that many rows of the workgroup. A row in f32 runs
+    /// one row per invocation, and its rows are those of the banked table
+    /// that stands in for it where f32 is not exact; passthrough rows, 1.
     pub rows: u32,
 }
 
@@ -213,45 +215,54 @@ pub const LARGE_ELEMENTS: usize = 1 << 27;
 /// 87-88 / 91-92%, the banked table 85 / 90%) and from 4W4C (8 rows: 85-87 /
 /// 87-88%, the banked table 86-87 / 85-86%), the banked table from 4C1W (16
 /// rows: 92-93 / 91-93%);
-/// from 4C1W into 4C the tile path in f32 (88 / 89%, the quad path 82-83 /
-/// 86%); elsewhere in f32 on the quad path (92-97 / 95-100%), the banked
-/// table at 8 rows where f32 is not exact; passthrough 4W4C -> 4C1W 97%
-/// (blocks on x: 92%), 4C1W -> 4W4C 99.6% (94.5%).
-pub const LARGE_ON_DISCRETE: [LargeRow; 11] = {
+/// from 4C1W into 4C the tile path in f32 (88-90 / 89-90%, the quad path
+/// 82-83 / 86%; the banked table, where f32 is not exact, was measured on
+/// the quad path only: 77 / 80%), the quad path where the tile path cannot
+/// take the shape; elsewhere in f32 on the quad path (92-97 / 95-100%), the
+/// banked table at 8 rows where f32 is not exact; passthrough 4W4C -> 4C1W
+/// 97% (blocks on x: 92%), 4C1W -> 4W4C 99.6% (94.5%).
+pub const LARGE_ON_DISCRETE: [LargeRow; 12] = {
     use BlockAxis::{X, Y};
     use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
     use Requantization::{Banked, Float, Mixed};
     use ShufflePath::{Quad, Tile};
+    // `requant`: the requantization and rows of a requantizing row, `None`
+    // for passthrough.
     const fn row(
         (i, o): (Layout, Layout),
         path: ShufflePath,
         b: BlockAxis,
         local: [u32; 3],
-        (requant, rows): (Requantization, u32),
+        requant: Option<(Requantization, u32)>,
     ) -> LargeRow {
+        let (passthrough, (requant, rows)) = match requant {
+            Some(r) => (false, r),
+            None => (true, (Banked, 1)),
+        };
         LargeRow {
             in_layout: i,
             out_layout: o,
-            passthrough: rows == 0,
+            passthrough,
             path,
             blocks: b,
             local,
             requant,
-            rows: if rows == 0 { 1 } else { rows },
+            rows,
         }
     }
-    // Passthrough rows: (Banked, 0), the requantization unused.
-    const PASS: (Requantization, u32) = (Banked, 0);
+    const PASS: Option<(Requantization, u32)> = None;
     [
-        row((C, C), Quad, X, [16, 4, 4], (Float, 8)),
-        row((C, C1W), Quad, X, [8, 32, 1], (Mixed, 4)),
-        row((C, W4C), Quad, X, [16, 4, 4], (Float, 8)),
-        row((C1W, C), Tile, X, [4, 8, 2], (Float, 8)),
-        row((C1W, C1W), Quad, Y, [16, 4, 4], (Banked, 16)),
-        row((C1W, W4C), Quad, Y, [16, 16, 1], (Float, 8)),
-        row((W4C, C), Quad, X, [16, 4, 4], (Float, 8)),
-        row((W4C, C1W), Quad, X, [4, 64, 1], (Mixed, 8)),
-        row((W4C, W4C), Quad, X, [16, 16, 1], (Float, 8)),
+        row((C, C), Quad, X, [16, 4, 4], Some((Float, 8))),
+        row((C, C1W), Quad, X, [8, 32, 1], Some((Mixed, 4))),
+        row((C, W4C), Quad, X, [16, 4, 4], Some((Float, 8))),
+        row((C1W, C), Tile, X, [4, 8, 2], Some((Float, 8))),
+        // Where the tile path cannot take the shape (C_out % 16 != 0).
+        row((C1W, C), Quad, X, [16, 4, 4], Some((Float, 8))),
+        row((C1W, C1W), Quad, Y, [16, 4, 4], Some((Banked, 16))),
+        row((C1W, W4C), Quad, Y, [16, 16, 1], Some((Float, 8))),
+        row((W4C, C), Quad, X, [16, 4, 4], Some((Float, 8))),
+        row((W4C, C1W), Quad, X, [4, 64, 1], Some((Mixed, 8))),
+        row((W4C, W4C), Quad, X, [16, 16, 1], Some((Float, 8))),
         row((W4C, C1W), Quad, Y, [8, 4, 1], PASS),
         row((C1W, W4C), Quad, Y, [8, 32, 1], PASS),
     ]
@@ -259,18 +270,17 @@ pub const LARGE_ON_DISCRETE: [LargeRow; 11] = {
 
 /// The row of [`LARGE_ON_DISCRETE`] for `input` shuffled as `axes` on a device
 /// of type `device`: only on a discrete GPU (the class measured), a tensor
-/// of [`LARGE_ELEMENTS`] or more, and a shape the row's path can take.
+/// of [`LARGE_ELEMENTS`] or more; the first of the pair's rows whose path can
+/// take the shape.
 pub fn large_on_discrete(input: Shape, axes: Axes, device: DeviceType) -> Option<LargeRow> {
     if device != DeviceType::DiscreteGpu || input.elements() < LARGE_ELEMENTS {
         return None;
     }
-    LARGE_ON_DISCRETE
-        .into_iter()
-        .find(|r| {
-            (r.in_layout, r.out_layout, r.passthrough)
-                == (axes.in_layout, axes.out_layout, axes.passthrough)
-        })
-        .filter(|r| r.path.check(input).is_ok())
+    LARGE_ON_DISCRETE.into_iter().find(|r| {
+        (r.in_layout, r.out_layout, r.passthrough)
+            == (axes.in_layout, axes.out_layout, axes.passthrough)
+            && r.path.check(input).is_ok()
+    })
 }
 
 /// The grid axis that carries the new kernel's output channel blocks (the

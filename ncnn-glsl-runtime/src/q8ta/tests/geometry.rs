@@ -156,6 +156,15 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         (k.path, k.requant, k.rows),
         (ShufflePath::Tile, Requantization::Float, 1)
     );
+    // Where the tile path cannot take the shape (C_out % 16 != 0): the quad
+    // path's row, not the rules for smaller tensors.
+    let narrow = Shape::new(1, 32, 2048, 2048);
+    assert!(ShufflePath::Tile.check(narrow).is_err());
+    let k = Rewrite::choose(narrow, c1w_c, GPU, false);
+    assert_eq!(
+        (k.path, k.requant, k.rows),
+        (ShufflePath::Quad, Requantization::Banked, 8)
+    );
     assert_eq!(rows(huge, C, C, false, OTHER), 8);
     assert_eq!(rows(huge, W4C, C, false, OTHER), 8);
     assert_eq!(rows(huge, C1W, C, false, OTHER), 1);
