@@ -128,45 +128,37 @@ impl<'a> Kernels<'a> {
             let v = self.ops.variant(PIXEL_SHUFFLE, &axes)?;
             Pipeline::for_variant(ctx, PIXEL_SHUFFLE, v, &options(local, path)).map_err(Fail::from)
         };
-        if let Some(shapes) = &a.sweep {
-            let swept = rewrites[a.sweep_path as usize];
-            for &s in shapes {
-                let name = format!("rewrite {}x{}x{}", s[0], s[1], s[2]);
-                let pipeline = Arc::new(pipe(s, a.sweep_path)?);
+        // `k` on `pipeline` as `name(k)`, and with `--rows` at each of those
+        // rows too (the runtime's, `k.rows`, once).
+        let with_rows = |out: &mut Vec<Kernel>,
+                         pipeline: Arc<Pipeline>,
+                         k: Rewrite,
+                         name: &dyn Fn(Rewrite) -> String| {
+            let others = a.rows.iter().filter(|&&r| r != k.rows);
+            for rows in std::iter::once(k.rows).chain(others.copied()) {
+                let k = Rewrite { rows, ..k };
                 out.push(Kernel {
-                    name: name.clone(),
-                    pipeline: pipeline.clone(),
-                    rewrite: Some(swept),
-                });
-                // With `--rows`, the shape at each of those rows too (the
-                // runtime's is timed above).
-                for &rows in a.rows.iter().filter(|&&r| r != swept.rows) {
-                    out.push(Kernel {
-                        name: format!("{name} rows {rows}"),
-                        pipeline: pipeline.clone(),
-                        rewrite: Some(Rewrite { rows, ..swept }),
-                    });
-                }
-            }
-            return Ok(out);
-        }
-        for (path, &(local, _)) in ShufflePath::ALL.into_iter().zip(setups) {
-            let pipeline = Arc::new(pipe(local, path)?);
-            let chosen = rewrites[path as usize];
-            out.push(Kernel {
-                name: path_kernel(chosen),
-                pipeline: pipeline.clone(),
-                rewrite: Some(chosen),
-            });
-            // The runtime's rows are timed above already.
-            for &rows in a.rows.iter().filter(|&&r| r != chosen.rows) {
-                let k = Rewrite { rows, ..chosen };
-                out.push(Kernel {
-                    name: path_kernel(k),
+                    name: name(k),
                     pipeline: pipeline.clone(),
                     rewrite: Some(k),
                 });
             }
+        };
+        if let Some(shapes) = &a.sweep {
+            let swept = rewrites[a.sweep_path as usize];
+            for &s in shapes {
+                let shape = format!("rewrite {}x{}x{}", s[0], s[1], s[2]);
+                let name = |k: Rewrite| match k.rows {
+                    r if r == swept.rows => shape.clone(),
+                    r => format!("{shape} rows {r}"),
+                };
+                with_rows(&mut out, Arc::new(pipe(s, a.sweep_path)?), swept, &name);
+            }
+            return Ok(out);
+        }
+        for (path, &(local, _)) in ShufflePath::ALL.into_iter().zip(setups) {
+            let chosen = rewrites[path as usize];
+            with_rows(&mut out, Arc::new(pipe(local, path)?), chosen, &path_kernel);
             let copies = chosen.requant.lut_copies();
             if let Some((_, blob)) = self.glslang.iter().find(|(c, _)| *c == copies) {
                 out.push(Kernel {
@@ -177,7 +169,7 @@ impl<'a> Kernels<'a> {
                         blob,
                         &options(local, path),
                     )?),
-                    rewrite: Some(rewrites[path as usize]),
+                    rewrite: Some(chosen),
                 });
             }
         }
