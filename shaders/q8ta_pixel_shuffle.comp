@@ -48,7 +48,7 @@ layout (push_constant) uniform parameter
     int y_stride;   // 36 invocations launched on y (workgroups x local size): the grid-stride step
     int z_stride;   // 40 the same on z
     uint local_count; // 44 invocations per workgroup (the product of the local size)
-    float ratio;    // 48 scale_in / scale_out as an f32, for REQUANT_TABLE 2 and 3 only
+    float ratio;    // 48 scale_in / scale_out as an f32, for REQUANT_TABLE 2, 3 and 4 only
 } p;
 
 // Set by the host at pipeline creation (Rust: q8ta::PixelShuffle::specialization), so the
@@ -67,11 +67,12 @@ layout (constant_id = 6) const int PATH = 0;
 // in integers; 1 builds requant() of every byte into a shared table of 256 words per workgroup,
 // behind a barrier, and looks each lane up; 2 computes each lane in f32 (requant_float), which
 // the host allows only for the scales it has proven it exact for, every input byte and every
-// rounding the Vulkan spec allows (q8ta::Requant::float_exact); 3 (the tiled paths; the
-// word-by-word path takes the table) looks output words 0 and 1 up in the table and computes 2
-// and 3 in f32, so that the lookups (shared memory) and the arithmetic share the work: into 4C1W
-// on an H200, 2-5 points of a copy's bandwidth over either alone (q8ta::Requantization::Mixed).
-// The same bytes every way.
+// rounding the Vulkan spec allows (q8ta::Requant::float_exact); 3 looks words 0 and 1 of each
+// pixel's four up in the table (output words on the tiled paths, input words word by word) and
+// computes 2 and 3 in f32, so that the lookups (shared memory) and the arithmetic share the work: into 4C1W
+// on an H200, 2-5 points of a copy's bandwidth over either alone (q8ta::Requantization::Mixed);
+// 4 does the same with word 0 alone from the table (MixedQuarter: from 4W4C into 4C1W, 3-7 points
+// over 3). The same bytes every way.
 layout (constant_id = 7) const int REQUANT_TABLE = 1;
 // BLOCKS_ON_Y (the host's choice, q8ta::launch::block_axis): 1 swaps the grid's x and y axes, so
 // that the width runs on x and the output channel blocks on y. lavapipe runs a workgroup 8
@@ -127,7 +128,7 @@ int requant(int q)
     return clamp(r, -128, 127);
 }
 
-// requant() of 4 lanes in f32 (REQUANT_TABLE 2, and 3 for half of them), each lane's byte as the low 8 bits of its
+// requant() of 4 lanes in f32 (REQUANT_TABLE 2, and 3 and 4 for some), each lane's byte as the low 8 bits of its
 // result (the bits above are not zero). u holds the 4 bytes offset by 128 (unsigned). Every step
 // but two is exact whatever the device's rounding mode and whether it fuses the multiply-add:
 // 2^23 + u is an f32 by its bits, minus 2^23 + 128 + zp_in it is q - zp_in exactly; floor, the
@@ -169,10 +170,16 @@ uint lut_at(uint b)
     return lut[(b << LUT_SHIFT) | (gl_LocalInvocationIndex & (LUT_COPIES - 1u))];
 }
 
-// Each lane of word w requantized: computed, or through the table.
-uint requant_word(uint w)
+// Whether word s (0..3) of a pixel's four is requantized in f32 rather than by table or per lane.
+bool in_float(uint s)
 {
-    if (REQUANT_TABLE == 2)
+    return REQUANT_TABLE == 2 || (REQUANT_TABLE == 3 && s >= 2u) || (REQUANT_TABLE == 4 && s >= 1u);
+}
+
+// Each lane of word w, word s of its pixel's four, requantized: computed, or through the table.
+uint requant_word(uint w, uint s)
+{
+    if (in_float(s))
     {
         uvec4 r = requant_float(uvec4(w, w >> 8, w >> 16, w >> 24) ^ 0x80u) & 255u;
         return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
@@ -190,7 +197,7 @@ uint requant_word(uint w)
 // transpose costs nothing here, each result's byte goes straight to its lane.
 uint requant_lanes_of(uvec4 v, uint s)
 {
-    if (REQUANT_TABLE == 2 || (REQUANT_TABLE == 3 && s >= 2u))
+    if (in_float(s))
     {
         uvec4 r = requant_float((v >> (8u * s)) ^ 0x80u) & 255u;
         return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
@@ -222,17 +229,30 @@ void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
     // A word past C_in counts as all zp_in; input padding is never read.
     uint zp_word = uint(p.zp_in & 255) * 0x01010101u;
     uint cb = 4u * k;
-    uint w0 = load_word(word_index(IN_LAYOUT, n, cb, y, x, h, w, c4_in));
-    uint w1 = cb + 1u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 1u, y, x, h, w, c4_in)) : zp_word;
-    uint w2 = cb + 2u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 2u, y, x, h, w, c4_in)) : zp_word;
-    uint w3 = cb + 3u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 3u, y, x, h, w, c4_in)) : zp_word;
+    uint w0, w1, w2, w3;
+    if (IN_LAYOUT == 1 && (c4_in & 3u) == 0u)
+    {
+    // 4C with C_out % 4 == 0: the 4 words are one aligned uvec4 (one 16-byte load, not four).
+    uvec4 v = in_data[word_index(1, n, cb, y, x, h, w, c4_in) >> 2];
+    w0 = v.x;
+    w1 = v.y;
+    w2 = v.z;
+    w3 = v.w;
+    }
+    else
+    {
+    w0 = load_word(word_index(IN_LAYOUT, n, cb, y, x, h, w, c4_in));
+    w1 = cb + 1u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 1u, y, x, h, w, c4_in)) : zp_word;
+    w2 = cb + 2u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 2u, y, x, h, w, c4_in)) : zp_word;
+    w3 = cb + 3u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 3u, y, x, h, w, c4_in)) : zp_word;
+    }
     if (PASSTHROUGH == 0)
     {
     // Lane-wise, so it commutes with the transpose; zp_in maps to zp_out (output padding lanes).
-    w0 = requant_word(w0);
-    w1 = requant_word(w1);
-    w2 = requant_word(w2);
-    w3 = requant_word(w3);
+    w0 = requant_word(w0, 0u);
+    w1 = requant_word(w1, 1u);
+    w2 = requant_word(w2, 2u);
+    w3 = requant_word(w3, 3u);
     }
     uvec4 o = transpose_bytes(w0, w1, w2, w3);
 
@@ -276,7 +296,8 @@ uvec4 shuffle_pixel(uvec4 v)
                      requant_lanes_of(v, 3u));
     if (PASSTHROUGH == 0)
     {
-    v = uvec4(requant_word(v.x), requant_word(v.y), requant_word(v.z), requant_word(v.w));
+    v = uvec4(requant_word(v.x, 0u), requant_word(v.y, 1u), requant_word(v.z, 2u),
+              requant_word(v.w, 3u));
     }
     return transpose_bytes(v.x, v.y, v.z, v.w);
 }
@@ -432,7 +453,7 @@ void shuffle_tile(uint kq, uint n, uint y, uint xq)
 
 void main()
 {
-    if (PASSTHROUGH == 0 && (REQUANT_TABLE == 1 || REQUANT_TABLE == 3))
+    if (PASSTHROUGH == 0 && (REQUANT_TABLE == 1 || REQUANT_TABLE >= 3))
     {
     // The table first, by the whole workgroup (before any invocation returns). Copy c of entry i
     // goes to bank (c + i) % 32, so that neighbouring invocations store to different banks.

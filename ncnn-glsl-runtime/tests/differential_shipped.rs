@@ -329,9 +329,6 @@ fn pixel_shuffle_specializations_match_glslang() {
                             if passthrough && same {
                                 continue; // the same code as the table's: no requantization
                             }
-                            if requant == Requantization::Mixed && path == ShufflePath::Words {
-                                continue; // word by word, the banked table's code
-                            }
                             let input = Shape::from_dims(*dims);
                             let ps = shuffle_between(in_l, out_l, passthrough, input, rng);
                             if path.check(ps.input).is_err() {
@@ -384,18 +381,9 @@ fn pixel_shuffle_specializations_match_glslang() {
         // Every pair and quantization: the full shape on every path, the odd
         // shape word by word; requantizing, each way of this blob (the table
         // and per lane and in f32 where the random scales allow it, or the
-        // banked table and mixed, mixed on the tiled paths only).
+        // banked table and both mixed splits).
         assert_eq!(specializations, 18);
-        // Mixed word by word: the full and the odd shape of each pair.
-        let mixed_words = if requants.contains(&Requantization::Mixed) {
-            9 * 2
-        } else {
-            0
-        };
-        assert_eq!(
-            runs.len() + inexact,
-            9 * (3 + 1) * (1 + requants.len()) - mixed_words
-        );
+        assert_eq!(runs.len() + inexact, 9 * (3 + 1) * (1 + requants.len()));
         runs
     });
 }

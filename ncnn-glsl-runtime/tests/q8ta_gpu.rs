@@ -102,20 +102,23 @@ fn check_case(
         if path.check(in_shape).is_err() {
             continue;
         }
-        let float = Requant::new(q_in, q_out).is_ok_and(|r| r.passthrough || r.float_exact);
+        let passthrough = Requant::new(q_in, q_out).is_ok_and(|r| r.passthrough);
+        let float = passthrough || Requant::new(q_in, q_out).is_ok_and(|r| r.float_exact);
         for (requant, blocks) in [
             (Requantization::Lanes, BlockAxis::Y),
             (Requantization::Table, BlockAxis::X),
             (Requantization::Banked, BlockAxis::Y),
             (Requantization::Float, BlockAxis::X),
             (Requantization::Mixed, BlockAxis::Y),
+            (Requantization::MixedQuarter, BlockAxis::X),
         ] {
             // In f32 only for the scales it is proven exact for (else refused).
             if requant.uses_float() && !float {
                 continue;
             }
-            // Word by word, mixed runs the banked table's code.
-            if requant == Requantization::Mixed && path == ShufflePath::Words {
+            // Passthrough drops the requantization: in f32 and mixed it is the
+            // table's code (the banked blob's for mixed, which Banked runs).
+            if passthrough && requant.uses_float() {
                 continue;
             }
             poison(&mut out);

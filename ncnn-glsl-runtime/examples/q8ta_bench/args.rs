@@ -29,7 +29,7 @@ const USAGE: &str = "q8ta_bench [--cases seed|large|all|N,C,H,W;...] \
      [--validation] [--glslang DIR] [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] \
      [--best FILE] [--locals FILE] [--json FILE] [--svg FILE] [--from-json FILE] \
      [--heat-ms MS] [--executables FILE] [--cold] [--pairs IN->OUT,...] \
-     [--requantization lanes|table|banked|float|mixed] [--blocks x|y] [--rows R,...]";
+     [--requantization lanes|table|banked|float|mixed|mixed-quarter] [--blocks x|y] [--rows R,...]";
 
 /// `--quant`'s values and the quantizations each runs, in run order.
 const QUANT: [(&str, &[bool]); 3] = [
@@ -111,7 +111,7 @@ pub struct Args {
     #[arg(long, value_name = "IN->OUT,...", value_parser = parse_pairs)]
     pub pairs: Option<Pairs>,
     /// The rewrite's requantization instead of the device's.
-    #[arg(long, value_name = "lanes|table|banked|float|mixed", value_parser = parse_requantization)]
+    #[arg(long, value_name = "lanes|table|banked|float|mixed|mixed-quarter", value_parser = parse_requantization)]
     pub requantization: Option<Requantization>,
     /// The grid axis of the rewrite's output channel blocks instead of the
     /// device's (`q8ta::BlockAxis`).

@@ -35,7 +35,7 @@
 //! path of the rewrite built by `glslangValidator` from the same committed
 //! finished GLSL, specialized the same way (one blob; the layouts,
 //! passthrough, path, requantization and block axis are specialization
-//! constants 3 to 8). `--requantization lanes|table|banked|float|mixed`
+//! constants 3 to 8). `--requantization lanes|table|banked|float|mixed|mixed-quarter`
 //! replaces the device's requantization. Each path runs at the runtime's
 //! rows per invocation (`q8ta::Rewrite::rows`), named `path NAME` at one
 //! row and `path NAME rows R` at more; `--rows R,...` adds it at those rows

@@ -79,7 +79,7 @@ pub enum Q8taError {
     },
     /// A requantization whose table needs more shared memory than the
     /// device's `maxComputeSharedMemorySize` ([`super::Requantization::Banked`],
-    /// [`super::Requantization::Mixed`]).
+    /// [`super::Requantization::Mixed`], [`super::Requantization::MixedQuarter`]).
     SharedMemory {
         /// The requantization ([`super::Requantization::name`]).
         requantization: &'static str,
@@ -88,7 +88,7 @@ pub enum Q8taError {
         /// The device's limit.
         max: u32,
     },
-    /// A requantization in f32 (`float`, `mixed`) asked for scales it is not
+    /// A requantization in f32 (`float`, `mixed`, `mixed-quarter`) asked for scales it is not
     /// proven exact for ([`super::Requant::float_exact`]).
     FloatInexact {
         /// The requantization's name ([`super::Requantization::name`]).

@@ -259,7 +259,7 @@ impl Q8taOps {
         let r = launch::requantization(input, axes, device, float_exact);
         match r {
             _ if self.shared_memory_for(r).is_ok() => r,
-            Requantization::Mixed => Requantization::Float,
+            Requantization::Mixed | Requantization::MixedQuarter => Requantization::Float,
             _ => Requantization::Table,
         }
     }

@@ -40,11 +40,15 @@ pub enum Requantization {
     /// scales it is proven exact for ([`super::Requant::float_exact`]).
     Float,
     /// The banked table for half of each pixel's output words, f32 for the
-    /// other half (the tiled paths; word by word, the table): the lookups go
+    /// other half (word by word, its input words): the lookups go
     /// through shared memory and the arithmetic through the ALUs, so each
     /// takes half the work. Only where [`Requantization::Float`] is exact;
     /// [`BANKED_SHARED_BYTES`] of shared memory.
     Mixed,
+    /// As [`Requantization::Mixed`] with one of each pixel's four output
+    /// words from the table and three in f32: where the arithmetic has more
+    /// room than the lookups (on an H200 from 4W4C into 4C1W).
+    MixedQuarter,
 }
 
 /// The shared memory the banked table takes: 32 copies of 256 words.
@@ -52,12 +56,13 @@ pub const BANKED_SHARED_BYTES: u32 = 32 * 256 * 4;
 
 impl Requantization {
     /// Every way.
-    pub const ALL: [Requantization; 5] = [
+    pub const ALL: [Requantization; 6] = [
         Requantization::Lanes,
         Requantization::Table,
         Requantization::Banked,
         Requantization::Float,
         Requantization::Mixed,
+        Requantization::MixedQuarter,
     ];
 
     /// Its name in benchmarks.
@@ -68,23 +73,28 @@ impl Requantization {
             Requantization::Banked => "banked",
             Requantization::Float => "float",
             Requantization::Mixed => "mixed",
+            Requantization::MixedQuarter => "mixed-quarter",
         }
     }
 
     /// Whether it computes in f32 (all lanes or some), which only the scales
     /// [`super::Requant::float_exact`] holds for allow.
     pub const fn uses_float(self) -> bool {
-        matches!(self, Requantization::Float | Requantization::Mixed)
+        matches!(
+            self,
+            Requantization::Float | Requantization::Mixed | Requantization::MixedQuarter
+        )
     }
 
     /// The value of `REQUANT_TABLE`: 0 per lane, 1 through a table, 2 in f32,
-    /// 3 mixed.
+    /// 3 mixed, 4 mixed with a quarter from the table.
     pub const fn spec_value(self) -> i32 {
         match self {
             Requantization::Lanes => 0,
             Requantization::Table | Requantization::Banked => 1,
             Requantization::Float => 2,
             Requantization::Mixed => 3,
+            Requantization::MixedQuarter => 4,
         }
     }
 
@@ -93,7 +103,9 @@ impl Requantization {
     pub const fn shared_bytes(self) -> u32 {
         match self {
             Requantization::Lanes | Requantization::Table | Requantization::Float => 256 * 4,
-            Requantization::Banked | Requantization::Mixed => BANKED_SHARED_BYTES,
+            Requantization::Banked | Requantization::Mixed | Requantization::MixedQuarter => {
+                BANKED_SHARED_BYTES
+            }
         }
     }
 
@@ -115,7 +127,7 @@ impl Requantization {
     /// declares (1 where none is used).
     pub const fn lut_copies(self) -> i64 {
         match self {
-            Requantization::Banked | Requantization::Mixed => 32,
+            Requantization::Banked | Requantization::Mixed | Requantization::MixedQuarter => 32,
             Requantization::Lanes | Requantization::Table | Requantization::Float => 1,
         }
     }
@@ -206,26 +218,29 @@ pub const LARGE_ELEMENTS: usize = 1 << 27;
 
 /// What a discrete GPU runs on tensors of [`LARGE_ELEMENTS`] or more, where
 /// it differs from the rules for smaller tensors: every requantizing pair and
-/// two passthrough pairs (the blocks on y, where consecutive invocations then
-/// write consecutive 32 bytes of a 4C1W or 4W4C row). From `q8ta_bench
-/// --sweep` on an H200 at `[8,256,256,256]` and `[16,256,256,256]`
-/// (BENCHMARKS.md: "Requantizing into 4C1W", "The f32 requantization",
-/// "Requantizing on the H200"), % of a copy shader's bandwidth at 128 / 256
-/// MiB: into 4C1W the mixed requantization from 4C (4 rows per invocation:
-/// 87-88 / 91-92%, the banked table 85 / 90%) and from 4W4C (8 rows: 85-87 /
-/// 87-88%, the banked table 86-87 / 85-86%), the banked table from 4C1W (16
-/// rows: 92-93 / 91-93%);
+/// three passthrough pairs (two with the blocks on y, where consecutive
+/// invocations then write consecutive 32 bytes of a 4C1W or 4W4C row; 4C ->
+/// 4C1W word by word). From `q8ta_bench --sweep` on an H200 at
+/// `[8,256,256,256]` and `[16,256,256,256]` (BENCHMARKS.md: "The word path
+/// and the quarter split", "Requantizing into 4C1W", "The f32
+/// requantization", "Requantizing on the H200"), % of a copy shader's
+/// bandwidth at 128 / 256 MiB: into 4C1W the mixed requantization from 4C (3
+/// rows per invocation: 88 / 90-91%, 4 rows 86-88 / 89-92%, the banked table
+/// 85 / 90%) and a quarter from the table from 4W4C (4 rows: 89-91 / 92-94%,
+/// mixed 83-85 / 86%), the banked table from 4C1W (16 rows: 92-93 / 91-93%);
 /// from 4C1W into 4C the tile path in f32 (88-90 / 89-90%, the quad path
 /// 82-83 / 86%; the banked table, where f32 is not exact, was measured on
 /// the quad path only: 77 / 80%), the quad path where the tile path cannot
 /// take the shape; elsewhere in f32 on the quad path (92-97 / 95-100%), the
 /// banked table at 8 rows where f32 is not exact; passthrough 4W4C -> 4C1W
-/// 97% (blocks on x: 92%), 4C1W -> 4W4C 99.6% (94.5%).
-pub const LARGE_ON_DISCRETE: [LargeRow; 12] = {
+/// 97% (blocks on x: 92%), 4C1W -> 4W4C 99.6% (94.5%), 4C -> 4C1W word by
+/// word at `4x16x2` 95-96 / 95% (the quad path at `8x4x1` 89-90 / 90%, word
+/// by word at `4x32x2` 88-93 / 90-92%).
+pub const LARGE_ON_DISCRETE: [LargeRow; 13] = {
     use BlockAxis::{X, Y};
     use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
-    use Requantization::{Banked, Float, Mixed};
-    use ShufflePath::{Quad, Tile};
+    use Requantization::{Banked, Float, Mixed, MixedQuarter};
+    use ShufflePath::{Quad, Tile, Words};
     // `requant`: the requantization and rows of a requantizing row, `None`
     // for passthrough.
     const fn row(
@@ -253,7 +268,7 @@ pub const LARGE_ON_DISCRETE: [LargeRow; 12] = {
     const PASS: Option<(Requantization, u32)> = None;
     [
         row((C, C), Quad, X, [16, 4, 4], Some((Float, 8))),
-        row((C, C1W), Quad, X, [8, 32, 1], Some((Mixed, 4))),
+        row((C, C1W), Quad, X, [8, 32, 1], Some((Mixed, 3))),
         row((C, W4C), Quad, X, [16, 4, 4], Some((Float, 8))),
         row((C1W, C), Tile, X, [4, 8, 2], Some((Float, 8))),
         // Where the tile path cannot take the shape (C_out % 16 != 0).
@@ -261,10 +276,11 @@ pub const LARGE_ON_DISCRETE: [LargeRow; 12] = {
         row((C1W, C1W), Quad, Y, [16, 4, 4], Some((Banked, 16))),
         row((C1W, W4C), Quad, Y, [16, 16, 1], Some((Float, 8))),
         row((W4C, C), Quad, X, [16, 4, 4], Some((Float, 8))),
-        row((W4C, C1W), Quad, X, [4, 64, 1], Some((Mixed, 8))),
+        row((W4C, C1W), Quad, X, [4, 64, 1], Some((MixedQuarter, 4))),
         row((W4C, W4C), Quad, X, [16, 16, 1], Some((Float, 8))),
         row((W4C, C1W), Quad, Y, [8, 4, 1], PASS),
         row((C1W, W4C), Quad, Y, [8, 32, 1], PASS),
+        row((C, C1W), Words, X, [4, 16, 2], PASS),
     ]
 };
 

@@ -83,9 +83,14 @@ uint lut_at(uint b)
     return lut[(b << 5u) | (gl_LocalInvocationIndex & (32 - 1u))];
 }
 
-uint requant_word(uint w)
+bool in_float(uint s)
 {
-    if (REQUANT_TABLE == 2)
+    return REQUANT_TABLE == 2 || (REQUANT_TABLE == 3 && s >= 2u) || (REQUANT_TABLE == 4 && s >= 1u);
+}
+
+uint requant_word(uint w, uint s)
+{
+    if (in_float(s))
     {
         uvec4 r = requant_float(uvec4(w, w >> 8, w >> 16, w >> 24) ^ 0x80u) & 255u;
         return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
@@ -101,7 +106,7 @@ uint requant_word(uint w)
 
 uint requant_lanes_of(uvec4 v, uint s)
 {
-    if (REQUANT_TABLE == 2 || (REQUANT_TABLE == 3 && s >= 2u))
+    if (in_float(s))
     {
         uvec4 r = requant_float((v >> (8u * s)) ^ 0x80u) & 255u;
         return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
@@ -130,17 +135,30 @@ void shuffle_one(uint k, uint n, uint y, uint x, uint c4_out)
 
     uint zp_word = uint(p.zp_in & 255) * 0x01010101u;
     uint cb = 4u * k;
-    uint w0 = load_word(word_index(IN_LAYOUT, n, cb, y, x, h, w, c4_in));
-    uint w1 = cb + 1u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 1u, y, x, h, w, c4_in)) : zp_word;
-    uint w2 = cb + 2u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 2u, y, x, h, w, c4_in)) : zp_word;
-    uint w3 = cb + 3u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 3u, y, x, h, w, c4_in)) : zp_word;
+    uint w0, w1, w2, w3;
+    if (IN_LAYOUT == 1 && (c4_in & 3u) == 0u)
+    {
+
+    uvec4 v = in_data[word_index(1, n, cb, y, x, h, w, c4_in) >> 2];
+    w0 = v.x;
+    w1 = v.y;
+    w2 = v.z;
+    w3 = v.w;
+    }
+    else
+    {
+    w0 = load_word(word_index(IN_LAYOUT, n, cb, y, x, h, w, c4_in));
+    w1 = cb + 1u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 1u, y, x, h, w, c4_in)) : zp_word;
+    w2 = cb + 2u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 2u, y, x, h, w, c4_in)) : zp_word;
+    w3 = cb + 3u < c4_in ? load_word(word_index(IN_LAYOUT, n, cb + 3u, y, x, h, w, c4_in)) : zp_word;
+    }
     if (PASSTHROUGH == 0)
     {
 
-    w0 = requant_word(w0);
-    w1 = requant_word(w1);
-    w2 = requant_word(w2);
-    w3 = requant_word(w3);
+    w0 = requant_word(w0, 0u);
+    w1 = requant_word(w1, 1u);
+    w2 = requant_word(w2, 2u);
+    w3 = requant_word(w3, 3u);
     }
     uvec4 o = transpose_bytes(w0, w1, w2, w3);
 
@@ -170,7 +188,8 @@ uvec4 shuffle_pixel(uvec4 v)
                      requant_lanes_of(v, 3u));
     if (PASSTHROUGH == 0)
     {
-    v = uvec4(requant_word(v.x), requant_word(v.y), requant_word(v.z), requant_word(v.w));
+    v = uvec4(requant_word(v.x, 0u), requant_word(v.y, 1u), requant_word(v.z, 2u),
+              requant_word(v.w, 3u));
     }
     return transpose_bytes(v.x, v.y, v.z, v.w);
 }
@@ -310,7 +329,7 @@ void shuffle_tile(uint kq, uint n, uint y, uint xq)
 
 void main()
 {
-    if (PASSTHROUGH == 0 && (REQUANT_TABLE == 1 || REQUANT_TABLE == 3))
+    if (PASSTHROUGH == 0 && (REQUANT_TABLE == 1 || REQUANT_TABLE >= 3))
     {
 
     for (uint i = gl_LocalInvocationIndex; i < 256u; i += max(p.local_count, 1u))

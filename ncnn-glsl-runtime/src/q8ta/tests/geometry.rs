@@ -23,7 +23,11 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(path(big, W4C, C1W), ShufflePath::Quad);
     let integrated = launch::shuffle_path(big, axes(W4C, C1W, true), DeviceType::IntegratedGpu);
     assert_eq!(integrated, ShufflePath::Words);
-    assert_eq!(path(big, C, C1W), ShufflePath::Quad);
+    // Passthrough from 4C into 4C1W word by word (a row of the table), the
+    // quad path below it.
+    assert_eq!(path(big, C, C1W), ShufflePath::Words);
+    let below = Shape::new(4, 256, 256, 256);
+    assert_eq!(path(below, C, C1W), ShufflePath::Quad);
     // Requantizing, the quad path stays the faster one into 4C1W.
     let requant = launch::shuffle_path(big, axes(C1W, C1W, false), GPU);
     assert_eq!(requant, ShufflePath::Quad);
@@ -142,8 +146,8 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         assert_eq!(rows(huge, i, o, false, GPU), 8);
     }
     assert_eq!(rows(huge, C1W, C1W, false, GPU), 16);
-    assert_eq!(rows(huge, C, C1W, false, GPU), 4);
-    assert_eq!(rows(huge, W4C, C1W, false, GPU), 8);
+    assert_eq!(rows(huge, C, C1W, false, GPU), 3);
+    assert_eq!(rows(huge, W4C, C1W, false, GPU), 4);
     // 4C1W -> 4C: the row's path is the tile path.
     assert_eq!(rows(huge, C1W, C, false, GPU), 1);
     let c1w_c = axes(C1W, C, false);
@@ -178,9 +182,21 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!((k.requant, k.rows), (Requantization::Float, 1));
     // Mixed into 4C1W from 4C, the banked table where f32 is not exact.
     let k = Rewrite::choose(huge, axes(C, C1W, false), GPU, true);
-    assert_eq!((k.requant, k.rows), (Requantization::Mixed, 4));
+    assert_eq!((k.requant, k.rows), (Requantization::Mixed, 3));
     let k = Rewrite::choose(huge, axes(C, C1W, false), GPU, false);
+    assert_eq!((k.requant, k.rows), (Requantization::Banked, 3));
+    // A quarter from the table from 4W4C, the banked table where f32 is not
+    // exact.
+    let k = Rewrite::choose(huge, axes(W4C, C1W, false), GPU, true);
+    assert_eq!((k.requant, k.rows), (Requantization::MixedQuarter, 4));
+    let k = Rewrite::choose(huge, axes(W4C, C1W, false), GPU, false);
     assert_eq!((k.requant, k.rows), (Requantization::Banked, 4));
+    // 4C -> 4C1W passthrough word by word, at the row's shape.
+    let pass = axes(C, C1W, true);
+    let k = Rewrite::choose(huge, pass, GPU, true);
+    assert_eq!((k.path, k.rows), (ShufflePath::Words, 1));
+    let local = launch::shuffle_local_size_on(GPU, huge, pass, k.path, k.blocks);
+    assert_eq!(local, [4, 16, 2]);
     let k = Rewrite::choose(huge, axes(C1W, C1W, false), GPU, true);
     assert_eq!((k.requant, k.rows), (Requantization::Banked, 16));
     // The tile path is not the row's: one row per invocation.
@@ -450,8 +466,12 @@ fn shuffle_specialization_matches_the_shipped_blob() {
                                     (8, SpecValue::Int(blocks as i32))
                                 ]
                             );
-                            let banked =
-                                matches!(requant, Requantization::Banked | Requantization::Mixed);
+                            let banked = matches!(
+                                requant,
+                                Requantization::Banked
+                                    | Requantization::Mixed
+                                    | Requantization::MixedQuarter
+                            );
                             let copies = if banked { 32 } else { 1 };
                             assert_eq!(super::shuffle_axes(k), [("LUT_COPIES", copies)]);
                         }
