@@ -69,10 +69,10 @@ layout (constant_id = 6) const int PATH = 0;
 // the host allows only for the scales it has proven it exact for, every input byte and every
 // rounding the Vulkan spec allows (q8ta::Requant::float_exact); 3 looks words 0 and 1 of each
 // pixel's four up in the table (output words on the tiled paths, input words word by word) and
-// computes 2 and 3 in f32, so that the lookups (shared memory) and the arithmetic share the work: into 4C1W
-// on an H200, 2-5 points of a copy's bandwidth over either alone (q8ta::Requantization::Mixed);
-// 4 does the same with word 0 alone from the table (MixedQuarter: from 4W4C into 4C1W, 3-7 points
-// over 3). The same bytes every way.
+// computes 2 and 3 in f32, so that the lookups (shared memory) and the arithmetic share the
+// work: into 4C1W on an H200, 2-5 points of a copy's bandwidth over either alone
+// (q8ta::Requantization::Mixed); 4 does the same with word 0 alone from the table
+// (MixedQuarter: from 4W4C into 4C1W, 5-8 points over 3). The same bytes every way.
 layout (constant_id = 7) const int REQUANT_TABLE = 1;
 // BLOCKS_ON_Y (the host's choice, q8ta::launch::block_axis): 1 swaps the grid's x and y axes, so
 // that the width runs on x and the output channel blocks on y. lavapipe runs a workgroup 8

@@ -259,7 +259,8 @@ impl Q8taOps {
         let r = launch::requantization(input, axes, device, float_exact);
         match r {
             _ if self.shared_memory_for(r).is_ok() => r,
-            Requantization::Mixed | Requantization::MixedQuarter => Requantization::Float,
+            // The mixed ways, chosen only where f32 is exact.
+            _ if r.uses_float() => Requantization::Float,
             _ => Requantization::Table,
         }
     }

@@ -101,12 +101,7 @@ impl Requantization {
     /// The shared memory its blob declares, in bytes (per lane and in f32 run
     /// the one-table blob, which declares the table they do not use).
     pub const fn shared_bytes(self) -> u32 {
-        match self {
-            Requantization::Lanes | Requantization::Table | Requantization::Float => 256 * 4,
-            Requantization::Banked | Requantization::Mixed | Requantization::MixedQuarter => {
-                BANKED_SHARED_BYTES
-            }
-        }
+        self.lut_copies() as u32 * 256 * 4
     }
 
     /// `Ok` where its table fits a device's `maxComputeSharedMemorySize` of
@@ -234,8 +229,8 @@ pub const LARGE_ELEMENTS: usize = 1 << 27;
 /// take the shape; elsewhere in f32 on the quad path (92-97 / 95-100%), the
 /// banked table at 8 rows where f32 is not exact; passthrough 4W4C -> 4C1W
 /// 97% (blocks on x: 92%), 4C1W -> 4W4C 99.6% (94.5%), 4C -> 4C1W word by
-/// word at `4x16x2` 95-96 / 95% (the quad path at `8x4x1` 89-90 / 90%, word
-/// by word at `4x32x2` 88-93 / 90-92%).
+/// word at `4x16x2` 92-96 / 93-95% (the quad path at `8x4x1` 89-90 / 90%,
+/// word by word at `4x32x2` 90-91 / 90-91%).
 pub const LARGE_ON_DISCRETE: [LargeRow; 13] = {
     use BlockAxis::{X, Y};
     use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
