@@ -54,9 +54,9 @@ layout (push_constant) uniform parameter
 // Set by the host at pipeline creation (Rust: q8ta::PixelShuffle::specialization), so the
 // driver folds every branch on them: the layouts (codes above), PASSTHROUGH = 1 when
 // (scale_in, zp_in) == (scale_out, zp_out), which drops the requantization, and the PATH:
-// 0 word by word, 1 4 blocks x 4 pixels, 2 1 block x 4 pixels (the host's choice,
-// q8ta::model::shuffle_path; 1 and 2 need W % 4 == 0, 1 also C_out % 16 == 0, 2 also
-// C_out % 4 == 0). The path is a constant, not a push constant, so that each pipeline holds
+// 0 word by word, 1 4 blocks x 4 pixels, 2 1 block x 4 pixels, 3 1 block x 2 pixels (the
+// host's choice, q8ta::launch::shuffle_path; 1 and 2 need W % 4 == 0, 1 also C_out % 16 == 0,
+// 2 also C_out % 4 == 0; 3 needs W % 2 == 0 and C_out % 4 == 0). The path is a constant, not a push constant, so that each pipeline holds
 // the code of one path only: with all three, the word-by-word path took 8-10% longer than the
 // baseline on the smallest tensors on an H200, where a dispatch takes 4-5 us (BENCHMARKS.md).
 layout (constant_id = 3) const int IN_LAYOUT = 0;
@@ -410,6 +410,59 @@ void store_words_4c(uint orow0, uint ox0, uint k, uvec4 o0, uvec4 o1, uvec4 o2, 
     store_pixel_words(top + 3u * step, bottom + 3u * step, c4_out, o3);
 }
 
+// Path 3: one invocation per (output block k, 2 input pixels xp): output widths
+// 4xp .. 4xp + 3 of block k on each output row are one aligned uvec4 in a 4C1W or 4W4C output,
+// so that neighbouring invocations on the width store neighbouring 16 bytes (path 2's two
+// stores per row lie 32 bytes apart), and from 4C each pixel's 4 input words are one uvec4.
+// Needs W % 2 == 0 and C_out % 4 == 0 (no input word past C_in).
+
+// The 4 input words of output block k at input pixel x of row `row` (lane j = channel block
+// 4k + j).
+uvec4 load_pixel(uint k, uint row, uint x)
+{
+    uint w = uint(p.w);
+    uint c4_in = uint(p.c_out);
+    if (IN_LAYOUT == 1)
+        return in_data[((row * w + x) * c4_in) / 4u + k];
+    uint cb = 4u * k;
+    return uvec4(load_word(word_index(IN_LAYOUT, 0u, cb, row, x, 0u, w, c4_in)),
+                 load_word(word_index(IN_LAYOUT, 0u, cb + 1u, row, x, 0u, w, c4_in)),
+                 load_word(word_index(IN_LAYOUT, 0u, cb + 2u, row, x, 0u, w, c4_in)),
+                 load_word(word_index(IN_LAYOUT, 0u, cb + 3u, row, x, 0u, w, c4_in)));
+}
+
+void shuffle_pair(uint k, uint n, uint y, uint xp)
+{
+    uint row = n * uint(p.h) + y;
+    uvec4 o0 = shuffle_pixel(load_pixel(k, row, 2u * xp));
+    uvec4 o1 = shuffle_pixel(load_pixel(k, row, 2u * xp + 1u));
+    uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    uint orow0 = 2u * row;
+    if (OUT_LAYOUT == 1)
+    {
+    // 4C: a word per output pixel, the pair's 4 output pixels c4_out words apart.
+    uint top = (orow0 * ow + 4u * xp) * c4_out + k;
+    uint bottom = ((orow0 + 1u) * ow + 4u * xp) * c4_out + k;
+    store_pixel_words(top, bottom, c4_out, o0);
+    store_pixel_words(top + 2u * c4_out, bottom + 2u * c4_out, c4_out, o1);
+    return;
+    }
+    uint top, bottom;
+    if (OUT_LAYOUT == 2)
+    {
+        top = ((orow0 * c4_out + k) * ow) / 4u + xp;
+        bottom = (((orow0 + 1u) * c4_out + k) * ow) / 4u + xp;
+    }
+    else
+    {
+        top = (orow0 * (ow / 4u) + xp) * c4_out + k;
+        bottom = ((orow0 + 1u) * (ow / 4u) + xp) * c4_out + k;
+    }
+    out_data[top] = uvec4(o0.x, o0.y, o1.x, o1.y);
+    out_data[bottom] = uvec4(o0.z, o0.w, o1.z, o1.w);
+}
+
 // Path 2: block k = 4kq + q is tile_block's block q of quad kq.
 void shuffle_quad(uint k, uint n, uint y, uint xq)
 {
@@ -466,8 +519,8 @@ void main()
     barrier();
     }
     // Grid: (output channel blocks, input width, input height x batch); path 1: (quads of
-    // output channel blocks, quads of input width, rows); path 2: (blocks, quads, rows); x and
-    // y swapped when BLOCKS_ON_Y == 1. The host clamps the launched grid to
+    // output channel blocks, quads of input width, rows); path 2: (blocks, quads, rows); path
+    // 3: (blocks, pairs of input width, rows); x and y swapped when BLOCKS_ON_Y == 1. The host clamps the launched grid to
     // maxComputeWorkGroupCount (which also bounds vkCmdDispatchBase), so the width and z axes
     // are grid-stride loops with the launched invocation counts as steps (y_stride: the
     // width's axis).
@@ -479,7 +532,7 @@ void main()
         return;
     uint h = uint(p.h);
     uint hn = h * uint(p.n);
-    uint xs = PATH != 0 ? uint(p.w) / 4u : uint(p.w);
+    uint xs = PATH == 3 ? uint(p.w) / 2u : (PATH != 0 ? uint(p.w) / 4u : uint(p.w));
     for (uint z = g.z; z < hn; z += uint(p.z_stride))
     {
         uint n = z / h;
@@ -490,6 +543,8 @@ void main()
                 shuffle_tile(kx, n, y, x);
             else if (PATH == 2)
                 shuffle_quad(kx, n, y, x);
+            else if (PATH == 3)
+                shuffle_pair(kx, n, y, x);
             else
                 shuffle_one(kx, n, y, x, c4_out);
         }

@@ -26,7 +26,7 @@ pub type LocalsFile = BTreeMap<String, [u32; 3]>;
 /// The synopsis, as the benchmark always printed it.
 const USAGE: &str = "q8ta_bench [--cases seed|large|all|N,C,H,W;...] \
      [--quant passthrough|requant|both] [--reps R] [--warmup W] [--device SELECTOR] \
-     [--validation] [--glslang DIR] [--sweep X,Y,Z;...] [--sweep-path words|tile|quad] \
+     [--validation] [--glslang DIR] [--sweep X,Y,Z;...] [--sweep-path words|tile|quad|pairs] \
      [--best FILE] [--locals FILE] [--json FILE] [--svg FILE] [--from-json FILE] \
      [--heat-ms MS] [--executables FILE] [--cold] [--pairs IN->OUT,...] \
      [--requantization lanes|table|banked|float|mixed|mixed-quarter] [--blocks x|y] [--rows R,...]";
@@ -76,7 +76,7 @@ pub struct Args {
     #[arg(long, value_name = "X,Y,Z;...", value_parser = parse_sweep)]
     pub sweep: Option<LocalSizes>,
     /// The path `--sweep` and `--locals` apply to.
-    #[arg(long, value_name = "words|tile|quad", default_value = "tile",
+    #[arg(long, value_name = "words|tile|quad|pairs", default_value = "tile",
           value_parser = parse_path)]
     pub sweep_path: ShufflePath,
     /// Writes the sweep's best shape per pair to FILE (a `--locals` file).

@@ -20,6 +20,10 @@ pub enum ShufflePath {
     /// One per (output channel block, 4 input pixels): 16-byte loads and stores,
     /// neighbouring blocks in neighbouring invocations.
     Quad = 2,
+    /// One per (output channel block, 2 input pixels): a 16-byte store per
+    /// output row into 4C1W and 4W4C, the width's neighbours storing
+    /// neighbouring 16 bytes; 16-byte loads from 4C.
+    Pairs = 3,
 }
 
 /// How the new kernel requantizes (the shader's specialization constant
@@ -230,12 +234,15 @@ pub const LARGE_ELEMENTS: usize = 1 << 27;
 /// banked table at 8 rows where f32 is not exact; passthrough 4W4C -> 4C1W
 /// 97% (blocks on x: 92%), 4C1W -> 4W4C 99.6% (94.5%), 4C -> 4C1W word by
 /// word at `4x16x2` 92-96 / 93-95% (the quad path at `8x4x1` 89-90 / 90%,
-/// word by word at `4x32x2` 90-91 / 90-91%).
+/// word by word at `4x32x2` 90-91 / 90-91%). 4C -> 4C1W passthrough takes the
+/// pairs path at `8x4x1`, from a sweep on an H100 (BENCHMARKS.md, "The pairs
+/// path"): 99 / 100% of a copy, word by word at `4x16x2` 95-96 / 98%, the
+/// quad path 94-95 / 96%; not yet measured on the H200.
 pub const LARGE_ON_DISCRETE: [LargeRow; 13] = {
     use BlockAxis::{X, Y};
     use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
     use Requantization::{Banked, Float, Mixed, MixedQuarter};
-    use ShufflePath::{Quad, Tile, Words};
+    use ShufflePath::{Pairs, Quad, Tile};
     // `requant`: the requantization and rows of a requantizing row, `None`
     // for passthrough.
     const fn row(
@@ -275,7 +282,7 @@ pub const LARGE_ON_DISCRETE: [LargeRow; 13] = {
         row((W4C, W4C), Quad, X, [16, 16, 1], Some((Float, 8))),
         row((W4C, C1W), Quad, Y, [8, 4, 1], PASS),
         row((C1W, W4C), Quad, Y, [8, 32, 1], PASS),
-        row((C, C1W), Words, X, [4, 16, 2], PASS),
+        row((C, C1W), Pairs, X, [8, 4, 1], PASS),
     ]
 };
 
@@ -433,7 +440,12 @@ pub fn rows_per_invocation(input: Shape, axes: Axes, path: ShufflePath, device: 
 
 impl ShufflePath {
     /// Every path.
-    pub const ALL: [ShufflePath; 3] = [ShufflePath::Words, ShufflePath::Tile, ShufflePath::Quad];
+    pub const ALL: [ShufflePath; 4] = [
+        ShufflePath::Words,
+        ShufflePath::Tile,
+        ShufflePath::Quad,
+        ShufflePath::Pairs,
+    ];
 
     /// Its name in benchmarks and errors.
     pub const fn name(self) -> &'static str {
@@ -441,6 +453,7 @@ impl ShufflePath {
             ShufflePath::Words => "words",
             ShufflePath::Tile => "tile",
             ShufflePath::Quad => "quad",
+            ShufflePath::Pairs => "pairs",
         }
     }
 
@@ -455,6 +468,9 @@ impl ShufflePath {
             }
             ShufflePath::Quad if input.w % 4 != 0 || c_out % 4 != 0 => {
                 Err("W % 4 == 0 and C_out % 4 == 0")
+            }
+            ShufflePath::Pairs if input.w % 2 != 0 || c_out % 4 != 0 => {
+                Err("W % 2 == 0 and C_out % 4 == 0")
             }
             _ => Ok(()),
         }
@@ -512,6 +528,7 @@ pub fn shuffle_grid(input: Shape, path: ShufflePath, blocks: BlockAxis) -> [u32;
         ShufflePath::Words => [c4_out, w, rows],
         ShufflePath::Tile => [c4_out / 4, w / 4, rows],
         ShufflePath::Quad => [c4_out, w / 4, rows],
+        ShufflePath::Pairs => [c4_out, w / 2, rows],
     };
     match blocks {
         BlockAxis::X => [b, x, z],
@@ -733,5 +750,6 @@ fn gpu_local_size(
             (C, C1W) if input.elements() >= 1 << 25 => [4, 32, 2],
             _ => [4, 16, 4],
         },
+        ShufflePath::Pairs => [8, 4, 1],
     }
 }

@@ -111,10 +111,10 @@ pub fn shuffle_invocation(
         return;
     }
     let hn = p.h * p.n;
-    let xs = if path != ShufflePath::Words {
-        p.w / 4
-    } else {
-        p.w
+    let xs = match path {
+        ShufflePath::Words => p.w,
+        ShufflePath::Pairs => p.w / 2,
+        ShufflePath::Tile | ShufflePath::Quad => p.w / 4,
     };
     let mut z = gid[2] as i32;
     while z < hn {
@@ -133,6 +133,7 @@ pub fn shuffle_invocation(
                     m,
                 ),
                 ShufflePath::Words => shuffle_one(k, z, x, c4_out, p, a, m),
+                ShufflePath::Pairs => shuffle_pair(k, z, x, c4_out, p, a, m),
             }
             x += p.y_stride;
         }
@@ -332,6 +333,46 @@ fn shuffle_one(k: i32, z: i32, x: i32, c4_out: i32, p: &ShufflePush, a: Axes, m:
                 word_index(0, n, k, 2 * y + dy, ow + dx, oh, ow, c4_out),
                 [p.zp_out; 4],
             );
+        }
+    }
+}
+
+/// The shader's `shuffle_pair()`: output block `k` at the 2 input pixels of
+/// pair `xp`; into 4C1W and 4W4C each output row's 4 words one aligned quad.
+fn shuffle_pair(k: i32, z: i32, xp: i32, c4_out: i32, p: &ShufflePush, a: Axes, m: &mut Memory) {
+    let (in_l, out_l) = (
+        a.in_layout.axis_value() as i32,
+        a.out_layout.axis_value() as i32,
+    );
+    let rq = requant(p, false);
+    let (n, y) = (z / p.h, z % p.h);
+    let c4_in = p.c_out;
+    // o[i][s]: output word s = 2dy + dx at input pixel 2xp + i.
+    let o: [[i32; 4]; 2] = std::array::from_fn(|i| {
+        let x = 2 * xp + i as i32;
+        let v = if in_l == 1 {
+            load_quad(m, word_index(1, n, 4 * k, y, x, p.h, p.w, c4_in))
+        } else {
+            std::array::from_fn(|j| {
+                m.sm4(word_index(in_l, n, 4 * k + j as i32, y, x, p.h, p.w, c4_in))
+            })
+        };
+        shuffle_pixel(v, a, &rq)
+    });
+    let (oh, ow) = (2 * p.h, 2 * p.w);
+    for dy in 0..2 {
+        let oy = 2 * y + dy;
+        let s0 = (2 * dy) as usize;
+        let row = [o[0][s0], o[0][s0 + 1], o[1][s0], o[1][s0 + 1]];
+        if out_l == 1 {
+            for (dx, w) in (0..).zip(row) {
+                m.st4(
+                    word_index(1, n, k, oy, 4 * xp + dx, oh, ow, c4_out),
+                    bytes(w),
+                );
+            }
+        } else {
+            store_quad(m, word_index(out_l, n, k, oy, 4 * xp, oh, ow, c4_out), row);
         }
     }
 }

@@ -287,6 +287,51 @@ void store_words_4c(uint orow0, uint ox0, uint k, uvec4 o0, uvec4 o1, uvec4 o2, 
     store_pixel_words(top + 3u * step, bottom + 3u * step, c4_out, o3);
 }
 
+uvec4 load_pixel(uint k, uint row, uint x)
+{
+    uint w = uint(p.w);
+    uint c4_in = uint(p.c_out);
+    if (IN_LAYOUT == 1)
+        return in_data[((row * w + x) * c4_in) / 4u + k];
+    uint cb = 4u * k;
+    return uvec4(load_word(word_index(IN_LAYOUT, 0u, cb, row, x, 0u, w, c4_in)),
+                 load_word(word_index(IN_LAYOUT, 0u, cb + 1u, row, x, 0u, w, c4_in)),
+                 load_word(word_index(IN_LAYOUT, 0u, cb + 2u, row, x, 0u, w, c4_in)),
+                 load_word(word_index(IN_LAYOUT, 0u, cb + 3u, row, x, 0u, w, c4_in)));
+}
+
+void shuffle_pair(uint k, uint n, uint y, uint xp)
+{
+    uint row = n * uint(p.h) + y;
+    uvec4 o0 = shuffle_pixel(load_pixel(k, row, 2u * xp));
+    uvec4 o1 = shuffle_pixel(load_pixel(k, row, 2u * xp + 1u));
+    uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    uint orow0 = 2u * row;
+    if (OUT_LAYOUT == 1)
+    {
+
+    uint top = (orow0 * ow + 4u * xp) * c4_out + k;
+    uint bottom = ((orow0 + 1u) * ow + 4u * xp) * c4_out + k;
+    store_pixel_words(top, bottom, c4_out, o0);
+    store_pixel_words(top + 2u * c4_out, bottom + 2u * c4_out, c4_out, o1);
+    return;
+    }
+    uint top, bottom;
+    if (OUT_LAYOUT == 2)
+    {
+        top = ((orow0 * c4_out + k) * ow) / 4u + xp;
+        bottom = (((orow0 + 1u) * c4_out + k) * ow) / 4u + xp;
+    }
+    else
+    {
+        top = (orow0 * (ow / 4u) + xp) * c4_out + k;
+        bottom = ((orow0 + 1u) * (ow / 4u) + xp) * c4_out + k;
+    }
+    out_data[top] = uvec4(o0.x, o0.y, o1.x, o1.y);
+    out_data[bottom] = uvec4(o0.z, o0.w, o1.z, o1.w);
+}
+
 void shuffle_quad(uint k, uint n, uint y, uint xq)
 {
     uint row = n * uint(p.h) + y;
@@ -349,7 +394,7 @@ void main()
         return;
     uint h = uint(p.h);
     uint hn = h * uint(p.n);
-    uint xs = PATH != 0 ? uint(p.w) / 4u : uint(p.w);
+    uint xs = PATH == 3 ? uint(p.w) / 2u : (PATH != 0 ? uint(p.w) / 4u : uint(p.w));
     for (uint z = g.z; z < hn; z += uint(p.z_stride))
     {
         uint n = z / h;
@@ -360,6 +405,8 @@ void main()
                 shuffle_tile(kx, n, y, x);
             else if (PATH == 2)
                 shuffle_quad(kx, n, y, x);
+            else if (PATH == 3)
+                shuffle_pair(kx, n, y, x);
             else
                 shuffle_one(kx, n, y, x, c4_out);
         }

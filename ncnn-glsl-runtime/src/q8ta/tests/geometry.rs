@@ -23,9 +23,17 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(path(big, W4C, C1W), ShufflePath::Quad);
     let integrated = launch::shuffle_path(big, axes(W4C, C1W, true), DeviceType::IntegratedGpu);
     assert_eq!(integrated, ShufflePath::Words);
-    // Passthrough from 4C into 4C1W word by word (a row of the table), the
-    // quad path below it.
-    assert_eq!(path(big, C, C1W), ShufflePath::Words);
+    // Passthrough from 4C into 4C1W on the pairs path (a row of the table),
+    // the quad path below it; an odd width takes neither.
+    assert_eq!(path(big, C, C1W), ShufflePath::Pairs);
+    assert_eq!(
+        path(Shape::new(8, 256, 256, 254), C, C1W),
+        ShufflePath::Pairs
+    );
+    assert_eq!(
+        path(Shape::new(8, 256, 256, 255), C, C1W),
+        ShufflePath::Words
+    );
     let below = Shape::new(4, 256, 256, 256);
     assert_eq!(path(below, C, C1W), ShufflePath::Quad);
     // Requantizing, the quad path stays the faster one into 4C1W.
@@ -191,12 +199,15 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!((k.requant, k.rows), (Requantization::MixedQuarter, 4));
     let k = Rewrite::choose(huge, axes(W4C, C1W, false), GPU, false);
     assert_eq!((k.requant, k.rows), (Requantization::Banked, 4));
-    // 4C -> 4C1W passthrough word by word, at the row's shape.
+    // 4C -> 4C1W passthrough on the pairs path, at the row's shape.
     let pass = axes(C, C1W, true);
     let k = Rewrite::choose(huge, pass, GPU, true);
-    assert_eq!((k.path, k.rows), (ShufflePath::Words, 1));
+    assert_eq!(
+        (k.path, k.blocks, k.rows),
+        (ShufflePath::Pairs, BlockAxis::X, 1)
+    );
     let local = launch::shuffle_local_size_on(GPU, huge, pass, k.path, k.blocks);
-    assert_eq!(local, [4, 16, 2]);
+    assert_eq!(local, [8, 4, 1]);
     let k = Rewrite::choose(huge, axes(C1W, C1W, false), GPU, true);
     assert_eq!((k.requant, k.rows), (Requantization::Banked, 16));
     // The tile path is not the row's: one row per invocation.
@@ -253,6 +264,10 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(Requantization::Table.check_shared_memory(16384), Ok(()));
     assert_eq!(ShufflePath::Quad.check(big), Ok(()));
     assert!(ShufflePath::Tile.check(Shape::new(1, 32, 4, 4)).is_err());
+    // The pairs path: an even width and whole output block quads.
+    assert_eq!(ShufflePath::Pairs.check(Shape::new(1, 16, 3, 2)), Ok(()));
+    assert!(ShufflePath::Pairs.check(Shape::new(1, 16, 2, 3)).is_err());
+    assert!(ShufflePath::Pairs.check(Shape::new(1, 8, 2, 2)).is_err());
 }
 
 /// The channel blocks' axis is not looped over: a launch that needs more
