@@ -27,11 +27,11 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     // the quad path below it; an odd width takes neither.
     assert_eq!(path(big, C, C1W), ShufflePath::Pairs);
     assert_eq!(
-        path(Shape::new(8, 256, 256, 254), C, C1W),
+        path(Shape::new(16, 256, 256, 254), C, C1W),
         ShufflePath::Pairs
     );
     assert_eq!(
-        path(Shape::new(8, 256, 256, 255), C, C1W),
+        path(Shape::new(16, 256, 256, 255), C, C1W),
         ShufflePath::Words
     );
     let below = Shape::new(4, 256, 256, 256);
