@@ -383,7 +383,8 @@ fn pixel_shuffle_specializations_match_glslang() {
         // and per lane and in f32 where the random scales allow it, or the
         // banked table and both mixed splits).
         assert_eq!(specializations, 18);
-        assert_eq!(runs.len() + inexact, 9 * (3 + 1) * (1 + requants.len()));
+        let paths = ShufflePath::ALL.len();
+        assert_eq!(runs.len() + inexact, 9 * (paths + 1) * (1 + requants.len()));
         runs
     });
 }
