@@ -56,9 +56,10 @@ layout (push_constant) uniform parameter
 // (scale_in, zp_in) == (scale_out, zp_out), which drops the requantization, and the PATH:
 // 0 word by word, 1 4 blocks x 4 pixels, 2 1 block x 4 pixels, 3 1 block x 2 pixels (the
 // host's choice, q8ta::launch::shuffle_path; 1 and 2 need W % 4 == 0, 1 also C_out % 16 == 0,
-// 2 also C_out % 4 == 0; 3 needs W % 2 == 0 and C_out % 4 == 0). The path is a constant, not a push constant, so that each pipeline holds
-// the code of one path only: with all three, the word-by-word path took 8-10% longer than the
-// baseline on the smallest tensors on an H200, where a dispatch takes 4-5 us (BENCHMARKS.md).
+// 2 also C_out % 4 == 0; 3 needs W % 2 == 0 and C_out % 4 == 0). The path is a constant, not a
+// push constant, so that each pipeline holds the code of one path only: with all three, the
+// word-by-word path took 8-10% longer than the baseline on the smallest tensors on an H200,
+// where a dispatch takes 4-5 us (BENCHMARKS.md).
 layout (constant_id = 3) const int IN_LAYOUT = 0;
 layout (constant_id = 4) const int OUT_LAYOUT = 0;
 layout (constant_id = 5) const int PASSTHROUGH = 0;
@@ -354,29 +355,29 @@ void store_pixel_4c(uint orow0, uint ox0, uint kq, uvec4 a, uvec4 b, uvec4 c, uv
     out_data[bottom + right] = uvec4(a.w, b.w, c.w, d.w);
 }
 
+// 4C1W and 4W4C outputs (W even, so 2W % 4 == 0): the uvec4 holding output widths
+// 4q .. 4q + 3 of block k on output row orow.
+uint out_quad(uint orow, uint k, uint q)
+{
+    uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    if (OUT_LAYOUT == 2)
+        return ((orow * c4_out + k) * ow) / 4u + q;
+    return (orow * (ow / 4u) + q) * c4_out + k;
+}
+
 // 4C1W and 4W4C outputs: output widths 8xq .. 8xq + 7 of block k, per output row, are two
 // uvec4, each [pixel 2hh dx 0, pixel 2hh dx 1, pixel 2hh+1 dx 0, pixel 2hh+1 dx 1].
 void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
 {
-    uint ow = 2u * uint(p.w);
     uint c4_out = uint(p.c_out) / 4u;
     uvec4 top_lo = uvec4(o0.x, o0.y, o1.x, o1.y);
     uvec4 top_hi = uvec4(o2.x, o2.y, o3.x, o3.y);
     uvec4 bottom_lo = uvec4(o0.z, o0.w, o1.z, o1.w);
     uvec4 bottom_hi = uvec4(o2.z, o2.w, o3.z, o3.w);
-    uint top, bottom, next;
-    if (OUT_LAYOUT == 2)
-    {
-        top = ((orow0 * c4_out + k) * ow) / 4u + 2u * xq;
-        bottom = (((orow0 + 1u) * c4_out + k) * ow) / 4u + 2u * xq;
-        next = 1u;
-    }
-    else
-    {
-        top = (orow0 * (ow / 4u) + 2u * xq) * c4_out + k;
-        bottom = ((orow0 + 1u) * (ow / 4u) + 2u * xq) * c4_out + k;
-        next = c4_out;
-    }
+    uint top = out_quad(orow0, k, 2u * xq);
+    uint bottom = out_quad(orow0 + 1u, k, 2u * xq);
+    uint next = OUT_LAYOUT == 2 ? 1u : c4_out; // output widths 8xq + 4 ..
     out_data[top] = top_lo;
     out_data[top + next] = top_hi;
     out_data[bottom] = bottom_lo;
@@ -423,7 +424,7 @@ uvec4 load_pixel(uint k, uint row, uint x)
     uint w = uint(p.w);
     uint c4_in = uint(p.c_out);
     if (IN_LAYOUT == 1)
-        return in_data[((row * w + x) * c4_in) / 4u + k];
+        return in_data[word_index(1, 0u, 4u * k, row, x, 0u, w, c4_in) >> 2];
     uint cb = 4u * k;
     return uvec4(load_word(word_index(IN_LAYOUT, 0u, cb, row, x, 0u, w, c4_in)),
                  load_word(word_index(IN_LAYOUT, 0u, cb + 1u, row, x, 0u, w, c4_in)),
@@ -448,19 +449,8 @@ void shuffle_pair(uint k, uint n, uint y, uint xp)
     store_pixel_words(top + 2u * c4_out, bottom + 2u * c4_out, c4_out, o1);
     return;
     }
-    uint top, bottom;
-    if (OUT_LAYOUT == 2)
-    {
-        top = ((orow0 * c4_out + k) * ow) / 4u + xp;
-        bottom = (((orow0 + 1u) * c4_out + k) * ow) / 4u + xp;
-    }
-    else
-    {
-        top = (orow0 * (ow / 4u) + xp) * c4_out + k;
-        bottom = ((orow0 + 1u) * (ow / 4u) + xp) * c4_out + k;
-    }
-    out_data[top] = uvec4(o0.x, o0.y, o1.x, o1.y);
-    out_data[bottom] = uvec4(o0.z, o0.w, o1.z, o1.w);
+    out_data[out_quad(orow0, k, xp)] = uvec4(o0.x, o0.y, o1.x, o1.y);
+    out_data[out_quad(orow0 + 1u, k, xp)] = uvec4(o0.z, o0.w, o1.z, o1.w);
 }
 
 // Path 2: block k = 4kq + q is tile_block's block q of quad kq.
@@ -520,10 +510,10 @@ void main()
     }
     // Grid: (output channel blocks, input width, input height x batch); path 1: (quads of
     // output channel blocks, quads of input width, rows); path 2: (blocks, quads, rows); path
-    // 3: (blocks, pairs of input width, rows); x and y swapped when BLOCKS_ON_Y == 1. The host clamps the launched grid to
-    // maxComputeWorkGroupCount (which also bounds vkCmdDispatchBase), so the width and z axes
-    // are grid-stride loops with the launched invocation counts as steps (y_stride: the
-    // width's axis).
+    // 3: (blocks, pairs of input width, rows); x and y swapped when BLOCKS_ON_Y == 1. The host
+    // clamps the launched grid to maxComputeWorkGroupCount (which also bounds
+    // vkCmdDispatchBase), so the width and z axes are grid-stride loops with the launched
+    // invocation counts as steps (y_stride: the width's axis).
     uvec3 g = BLOCKS_ON_Y == 1 ? gl_GlobalInvocationID.yxz : gl_GlobalInvocationID;
     uint c4_out = (uint(p.c_out) + 3u) / 4u;
     uint kx = g.x;

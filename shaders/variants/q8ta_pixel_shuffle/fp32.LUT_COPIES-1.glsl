@@ -239,27 +239,25 @@ void store_pixel_4c(uint orow0, uint ox0, uint kq, uvec4 a, uvec4 b, uvec4 c, uv
     out_data[bottom + right] = uvec4(a.w, b.w, c.w, d.w);
 }
 
-void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
+uint out_quad(uint orow, uint k, uint q)
 {
     uint ow = 2u * uint(p.w);
+    uint c4_out = uint(p.c_out) / 4u;
+    if (OUT_LAYOUT == 2)
+        return ((orow * c4_out + k) * ow) / 4u + q;
+    return (orow * (ow / 4u) + q) * c4_out + k;
+}
+
+void store_block(uint orow0, uint xq, uint k, uvec4 o0, uvec4 o1, uvec4 o2, uvec4 o3)
+{
     uint c4_out = uint(p.c_out) / 4u;
     uvec4 top_lo = uvec4(o0.x, o0.y, o1.x, o1.y);
     uvec4 top_hi = uvec4(o2.x, o2.y, o3.x, o3.y);
     uvec4 bottom_lo = uvec4(o0.z, o0.w, o1.z, o1.w);
     uvec4 bottom_hi = uvec4(o2.z, o2.w, o3.z, o3.w);
-    uint top, bottom, next;
-    if (OUT_LAYOUT == 2)
-    {
-        top = ((orow0 * c4_out + k) * ow) / 4u + 2u * xq;
-        bottom = (((orow0 + 1u) * c4_out + k) * ow) / 4u + 2u * xq;
-        next = 1u;
-    }
-    else
-    {
-        top = (orow0 * (ow / 4u) + 2u * xq) * c4_out + k;
-        bottom = ((orow0 + 1u) * (ow / 4u) + 2u * xq) * c4_out + k;
-        next = c4_out;
-    }
+    uint top = out_quad(orow0, k, 2u * xq);
+    uint bottom = out_quad(orow0 + 1u, k, 2u * xq);
+    uint next = OUT_LAYOUT == 2 ? 1u : c4_out;
     out_data[top] = top_lo;
     out_data[top + next] = top_hi;
     out_data[bottom] = bottom_lo;
@@ -292,7 +290,7 @@ uvec4 load_pixel(uint k, uint row, uint x)
     uint w = uint(p.w);
     uint c4_in = uint(p.c_out);
     if (IN_LAYOUT == 1)
-        return in_data[((row * w + x) * c4_in) / 4u + k];
+        return in_data[word_index(1, 0u, 4u * k, row, x, 0u, w, c4_in) >> 2];
     uint cb = 4u * k;
     return uvec4(load_word(word_index(IN_LAYOUT, 0u, cb, row, x, 0u, w, c4_in)),
                  load_word(word_index(IN_LAYOUT, 0u, cb + 1u, row, x, 0u, w, c4_in)),
@@ -317,19 +315,8 @@ void shuffle_pair(uint k, uint n, uint y, uint xp)
     store_pixel_words(top + 2u * c4_out, bottom + 2u * c4_out, c4_out, o1);
     return;
     }
-    uint top, bottom;
-    if (OUT_LAYOUT == 2)
-    {
-        top = ((orow0 * c4_out + k) * ow) / 4u + xp;
-        bottom = (((orow0 + 1u) * c4_out + k) * ow) / 4u + xp;
-    }
-    else
-    {
-        top = (orow0 * (ow / 4u) + xp) * c4_out + k;
-        bottom = ((orow0 + 1u) * (ow / 4u) + xp) * c4_out + k;
-    }
-    out_data[top] = uvec4(o0.x, o0.y, o1.x, o1.y);
-    out_data[bottom] = uvec4(o0.z, o0.w, o1.z, o1.w);
+    out_data[out_quad(orow0, k, xp)] = uvec4(o0.x, o0.y, o1.x, o1.y);
+    out_data[out_quad(orow0 + 1u, k, xp)] = uvec4(o0.z, o0.w, o1.z, o1.w);
 }
 
 void shuffle_quad(uint k, uint n, uint y, uint xq)
