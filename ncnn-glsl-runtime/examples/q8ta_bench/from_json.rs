@@ -39,7 +39,7 @@ pub fn rederive(a: &Args, path: &Path) -> Result<(), Fail> {
         .iter()
         .find(|(name, _)| doc["device_type"].as_str() == Some(name))
         .map_or(DeviceType::DiscreteGpu, |&(_, t)| t);
-    add_rewrite(&mut records, device);
+    add_rewrite(&mut records, device, true);
     let out = report(&records);
     print!("{}", out.table);
     doc["records"] = Value::Array(out.json);

@@ -78,7 +78,7 @@ impl Bench<'_> {
                 time,
             });
         }
-        add_rewrite(&mut records, self.ops.context().caps().device_type);
+        add_rewrite(&mut records, self.ops.context().caps().device_type, false);
         Ok(records)
     }
 

@@ -1,6 +1,7 @@
 //! One measurement, its spread of GPU times, and "rewrite": the records of
 //! the path the runtime takes, named for the report.
 
+use ncnn_glsl_runtime::q8ta::launch::shuffle_local_size_on;
 use ncnn_glsl_runtime::q8ta::Rewrite;
 use ncnn_glsl_runtime::DeviceType;
 
@@ -67,11 +68,18 @@ pub fn path_kernel(k: Rewrite) -> String {
 /// the path the runtime takes for each case on a `device` of that type
 /// (`q8ta::Rewrite::choose`: the path, and the rows per invocation, `path
 /// NAME rows R` where that is not 1), under the name the report compares.
-/// Any earlier ones are replaced: `--from-json` derives them again.
-pub fn add_rewrite(records: &mut Vec<Record>, device: DeviceType) {
+/// Any earlier ones are replaced: `--from-json` derives them again. With
+/// `same_local` (`--from-json`, where the rule may have changed since the
+/// run), only a record at the workgroup shape the rule gives counts: a path
+/// measured at another shape is not what the runtime now runs.
+pub fn add_rewrite(records: &mut Vec<Record>, device: DeviceType, same_local: bool) {
     let mut extra = Vec::new();
     for r in records.iter() {
-        let k = Rewrite::choose(r.case.shape, r.case.axes, device, cases::float_exact());
+        let (shape, axes) = (r.case.shape, r.case.axes);
+        let k = Rewrite::choose(shape, axes, device, cases::float_exact());
+        if same_local && r.local != shuffle_local_size_on(device, shape, axes, k.path, k.blocks) {
+            continue;
+        }
         let chosen = path_kernel(k);
         let name = if r.kernel == chosen {
             "rewrite"

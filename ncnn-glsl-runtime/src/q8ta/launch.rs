@@ -135,8 +135,9 @@ impl Requantization {
 /// The requantization for `input` shuffled as `axes` on a device of type
 /// `device`, for scales the f32 requantization is exact for (`float_exact`,
 /// [`super::Requant::float_exact`]) or not. [`LARGE_ON_DISCRETE`]'s row where
-/// it has one for the pair (the banked table in its place where the row's
-/// needs f32 and the scales do not allow it); else in f32 where it is exact
+/// it has one for the pair ([`large_on_discrete`]: the banked table in its
+/// place where the row's needs f32 and the scales do not allow it, unless
+/// the row is only for such scales); else in f32 where it is exact
 /// and [`float_is_faster`]; otherwise per lane on a CPU device, where
 /// lavapipe's shared-memory lookups and barrier cost more than the arithmetic
 /// (the table made the requantizing shuffle 0.5x the baseline on
@@ -150,7 +151,8 @@ pub fn requantization(
     device: DeviceType,
     float_exact: bool,
 ) -> Requantization {
-    if let Some(r) = large_on_discrete(input, axes, device).filter(|r| !r.passthrough) {
+    if let Some(r) = large_on_discrete(input, axes, device, float_exact).filter(|r| !r.passthrough)
+    {
         return if r.requant.uses_float() && !float_exact {
             Requantization::Banked
         } else {
@@ -209,6 +211,11 @@ pub struct LargeRow {
     /// one row per invocation, and its rows are those of the banked table
     /// that stands in for it where f32 is not exact; passthrough rows, 1.
     pub rows: u32,
+    /// Whether the row is only for scales the f32 requantization is exact
+    /// for; elsewhere the pair's next row is taken. A row without it runs
+    /// the banked table in place of f32 where f32 is not exact, on the same
+    /// path and shape.
+    pub float_only: bool,
 }
 
 /// The tensors [`LARGE_ON_DISCRETE`] is for: 2^27 elements (128 MiB) and more,
@@ -219,26 +226,29 @@ pub const LARGE_ELEMENTS: usize = 1 << 27;
 /// it differs from the rules for smaller tensors: every requantizing pair and
 /// three passthrough pairs (two with the blocks on y, where consecutive
 /// invocations then write consecutive 32 bytes of a 4C1W or 4W4C row; 4C ->
-/// 4C1W word by word). From `q8ta_bench --sweep` on an H200 at
-/// `[8,256,256,256]` and `[16,256,256,256]` (BENCHMARKS.md: "The word path
-/// and the quarter split", "Requantizing into 4C1W", "The f32
-/// requantization", "Requantizing on the H200"), % of a copy shader's
-/// bandwidth at 128 / 256 MiB: into 4C1W the mixed requantization from 4C (3
-/// rows per invocation: 88 / 90-91%, 4 rows 86-88 / 89-92%, the banked table
-/// 85 / 90%) and a quarter from the table from 4W4C (4 rows: 89-91 / 92-94%,
-/// mixed 83-85 / 86%), the banked table from 4C1W (16 rows: 92-93 / 91-93%);
-/// from 4C1W into 4C the tile path in f32 (88-90 / 89-90%, the quad path
-/// 82-83 / 86%; the banked table, where f32 is not exact, was measured on
-/// the quad path only: 77 / 80%), the quad path where the tile path cannot
-/// take the shape; elsewhere in f32 on the quad path (92-97 / 95-100%), the
-/// banked table at 8 rows where f32 is not exact; passthrough 4W4C -> 4C1W
-/// 97% (blocks on x: 92%), 4C1W -> 4W4C 99.6% (94.5%), 4C -> 4C1W word by
-/// word at `4x16x2` 92-96 / 93-95% (the quad path at `8x4x1` 89-90 / 90%,
-/// word by word at `4x32x2` 90-91 / 90-91%). 4C -> 4C1W passthrough takes the
-/// pairs path at `8x4x1`, from a sweep on an H100 (BENCHMARKS.md, "The pairs
-/// path"): 99 / 100% of a copy, word by word at `4x16x2` 95-96 / 98%, the
-/// quad path 94-95 / 96%; not yet measured on the H200.
-pub const LARGE_ON_DISCRETE: [LargeRow; 13] = {
+/// 4C1W on the pairs path). From `q8ta_bench --sweep` on an H200 at
+/// `[8,256,256,256]` and `[16,256,256,256]` (BENCHMARKS.md: "The pairs path
+/// on the H200", "The word path and the quarter split", "Requantizing into
+/// 4C1W", "The f32 requantization", "Requantizing on the H200"), % of a copy
+/// shader's bandwidth at 128 / 256 MiB:
+/// - 4C -> 4C1W on the pairs path at `8x8x1`, blocks on x: passthrough 98 /
+///   101% (at `8x4x1` 80 / 80%, word by word at `4x16x2` 90 / 90%);
+///   requantizing in f32 94 / 95%, only where f32 is exact (the quad path's
+///   mixed requantization at 3 rows, the next row: 89-90 / 91%; the pairs
+///   path with a table rebuilds it for every 32-64 pixel pairs: 10%). An
+///   H100 agrees (98-99 / 99-100% both ways).
+/// - into 4C1W from 4W4C a quarter from the table (4 rows: 89-91 / 92-94%,
+///   mixed 83-85 / 86%), from 4C1W the banked table (16 rows: 92-93 /
+///   91-93%);
+/// - from 4C1W into 4C the tile path in f32 (88-90 / 89-90%, the quad path
+///   82-83 / 86%; the banked table, where f32 is not exact, was measured on
+///   the quad path only: 77 / 80%), the quad path where the tile path cannot
+///   take the shape;
+/// - elsewhere in f32 on the quad path (92-97 / 95-100%), the banked table at
+///   8 rows where f32 is not exact;
+/// - passthrough 4W4C -> 4C1W 97% (blocks on x: 92%), 4C1W -> 4W4C 99.6%
+///   (94.5%).
+pub const LARGE_ON_DISCRETE: [LargeRow; 14] = {
     use BlockAxis::{X, Y};
     use Layout::{Packed4C as C, Packed4C1W as C1W, Packed4W4C as W4C};
     use Requantization::{Banked, Float, Mixed, MixedQuarter};
@@ -265,11 +275,21 @@ pub const LARGE_ON_DISCRETE: [LargeRow; 13] = {
             local,
             requant,
             rows,
+            float_only: false,
+        }
+    }
+    // The row only where f32 is exact (its table fallback would be slow on
+    // its path and shape).
+    const fn float_only(r: LargeRow) -> LargeRow {
+        LargeRow {
+            float_only: true,
+            ..r
         }
     }
     const PASS: Option<(Requantization, u32)> = None;
     [
         row((C, C), Quad, X, [16, 4, 4], Some((Float, 8))),
+        float_only(row((C, C1W), Pairs, X, [8, 8, 1], Some((Float, 1)))),
         row((C, C1W), Quad, X, [8, 32, 1], Some((Mixed, 3))),
         row((C, W4C), Quad, X, [16, 4, 4], Some((Float, 8))),
         row((C1W, C), Tile, X, [4, 8, 2], Some((Float, 8))),
@@ -282,21 +302,44 @@ pub const LARGE_ON_DISCRETE: [LargeRow; 13] = {
         row((W4C, W4C), Quad, X, [16, 16, 1], Some((Float, 8))),
         row((W4C, C1W), Quad, Y, [8, 4, 1], PASS),
         row((C1W, W4C), Quad, Y, [8, 32, 1], PASS),
-        row((C, C1W), Pairs, X, [8, 4, 1], PASS),
+        row((C, C1W), Pairs, X, [8, 8, 1], PASS),
     ]
 };
 
 /// The row of [`LARGE_ON_DISCRETE`] for `input` shuffled as `axes` on a device
-/// of type `device`: only on a discrete GPU (the class measured), a tensor
-/// of [`LARGE_ELEMENTS`] or more; the first of the pair's rows whose path can
-/// take the shape.
-pub fn large_on_discrete(input: Shape, axes: Axes, device: DeviceType) -> Option<LargeRow> {
-    if device != DeviceType::DiscreteGpu || input.elements() < LARGE_ELEMENTS {
-        return None;
-    }
-    LARGE_ON_DISCRETE.into_iter().find(|r| {
-        (r.in_layout, r.out_layout, r.passthrough)
-            == (axes.in_layout, axes.out_layout, axes.passthrough)
+/// of type `device`, for scales the f32 requantization is exact for or not
+/// (`float_exact`): only on a discrete GPU (the class measured), a tensor of
+/// [`LARGE_ELEMENTS`] or more; the first of the pair's rows whose path can
+/// take the shape and, if [`LargeRow::float_only`], where f32 is exact.
+pub fn large_on_discrete(
+    input: Shape,
+    axes: Axes,
+    device: DeviceType,
+    float_exact: bool,
+) -> Option<LargeRow> {
+    large_rows(input, axes, device).find(|r| float_exact || !r.float_only)
+}
+
+/// The first row of [`LARGE_ON_DISCRETE`] on `path` for `input` shuffled as
+/// `axes` on a device of type `device` (as [`large_on_discrete`]): what the
+/// path runs with where the runtime takes it.
+pub fn large_on_path(
+    input: Shape,
+    axes: Axes,
+    device: DeviceType,
+    path: ShufflePath,
+) -> Option<LargeRow> {
+    large_rows(input, axes, device).find(|r| r.path == path)
+}
+
+/// The rows of [`LARGE_ON_DISCRETE`] for the pair and quantization whose path
+/// can take `input`, on a discrete GPU at [`LARGE_ELEMENTS`] or more.
+fn large_rows(input: Shape, axes: Axes, device: DeviceType) -> impl Iterator<Item = LargeRow> {
+    let large = device == DeviceType::DiscreteGpu && input.elements() >= LARGE_ELEMENTS;
+    LARGE_ON_DISCRETE.into_iter().filter(move |r| {
+        large
+            && (r.in_layout, r.out_layout, r.passthrough)
+                == (axes.in_layout, axes.out_layout, axes.passthrough)
             && r.path.check(input).is_ok()
     })
 }
@@ -340,7 +383,7 @@ impl BlockAxis {
 /// (BENCHMARKS.md). A GPU's subgroups take consecutive invocations of the
 /// whole workgroup, which [`fit_to_grid`] keeps busy.
 pub fn block_axis(input: Shape, axes: Axes, path: ShufflePath, device: DeviceType) -> BlockAxis {
-    if let Some(r) = large_on_discrete(input, axes, device).filter(|r| r.path == path) {
+    if let Some(r) = large_on_path(input, axes, device, path) {
         r.blocks
     } else if device == DeviceType::Cpu && shuffle_grid(input, path, BlockAxis::X)[0] < 8 {
         BlockAxis::Y
@@ -374,7 +417,7 @@ impl Rewrite {
     /// [`rows_per_invocation`].
     pub fn choose(input: Shape, axes: Axes, device: DeviceType, float_exact: bool) -> Self {
         Rewrite::on(
-            shuffle_path(input, axes, device),
+            shuffle_path(input, axes, device, float_exact),
             input,
             axes,
             device,
@@ -417,11 +460,10 @@ impl Rewrite {
 /// passthrough slower everywhere.
 pub fn rows_per_invocation(input: Shape, axes: Axes, path: ShufflePath, device: DeviceType) -> u32 {
     use Layout::{Packed4C as C, Packed4W4C as W4C};
-    if let Some(r) = large_on_discrete(input, axes, device) {
-        return if !r.passthrough && r.path == path {
-            r.rows
-        } else {
-            1
+    if large_rows(input, axes, device).next().is_some() {
+        return match large_on_path(input, axes, device, path) {
+            Some(r) if !r.passthrough => r.rows,
+            _ => 1,
         };
     }
     let into_4c = matches!((axes.in_layout, axes.out_layout), (C | W4C, C));
@@ -489,9 +531,16 @@ impl ShufflePath {
 /// requantization per lane was the fastest on every case measured, from
 /// `[1,16,64,64]` to `[1,256,256,256]`, passthrough and requantizing
 /// (`bench/lavapipe.json`): quad wherever allowed, else word by word.
-/// [`LARGE_ON_DISCRETE`]'s rows come first.
-pub fn shuffle_path(input: Shape, axes: Axes, device: DeviceType) -> ShufflePath {
-    if let Some(r) = large_on_discrete(input, axes, device) {
+/// [`LARGE_ON_DISCRETE`]'s rows come first, for scales the f32
+/// requantization is exact for or not (`float_exact`: some rows are only for
+/// the former, [`LargeRow::float_only`]).
+pub fn shuffle_path(
+    input: Shape,
+    axes: Axes,
+    device: DeviceType,
+    float_exact: bool,
+) -> ShufflePath {
+    if let Some(r) = large_on_discrete(input, axes, device, float_exact) {
         return r.path;
     }
     if device == DeviceType::Cpu {
@@ -660,8 +709,8 @@ pub fn shuffle_local_size_on(
         // (`bench/lavapipe.json`, BENCHMARKS.md).
         return fit_to_grid([8, 8, 1], grid, 2);
     }
-    let local = match large_on_discrete(input, axes, device) {
-        Some(r) if (r.path, r.blocks) == (path, blocks) => r.local,
+    let local = match large_on_path(input, axes, device, path) {
+        Some(r) if r.blocks == blocks => r.local,
         _ => gpu_local_size(input, axes.in_layout, axes.out_layout, path),
     };
     // x only: some of the H200's best shapes are taller than their grid.

@@ -105,7 +105,7 @@ impl PixelShuffle {
     /// The new kernel's path for this shuffle on a device of type `device`
     /// ([`launch::shuffle_path`]).
     pub fn path(&self, device: DeviceType) -> ShufflePath {
-        launch::shuffle_path(self.input, self.axes(), device)
+        launch::shuffle_path(self.input, self.axes(), device, self.requant.float_exact)
     }
 
     /// Everything the runtime chooses for the new kernel on a device of type

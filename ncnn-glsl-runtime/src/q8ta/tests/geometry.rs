@@ -12,7 +12,8 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         out_layout,
         passthrough,
     };
-    let path = |s: Shape, i: Layout, o: Layout| launch::shuffle_path(s, axes(i, o, true), GPU);
+    let path =
+        |s: Shape, i: Layout, o: Layout| launch::shuffle_path(s, axes(i, o, true), GPU, true);
     let big = Shape::new(8, 256, 256, 256);
     assert_eq!(path(big, C1W, C), ShufflePath::Tile);
     assert_eq!(path(big, W4C, C), ShufflePath::Quad);
@@ -21,7 +22,8 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(path(big, C1W, C1W), ShufflePath::Words);
     // A row of the large-tensor table (discrete GPUs): quad, the blocks on y.
     assert_eq!(path(big, W4C, C1W), ShufflePath::Quad);
-    let integrated = launch::shuffle_path(big, axes(W4C, C1W, true), DeviceType::IntegratedGpu);
+    let integrated =
+        launch::shuffle_path(big, axes(W4C, C1W, true), DeviceType::IntegratedGpu, true);
     assert_eq!(integrated, ShufflePath::Words);
     // Passthrough from 4C into 4C1W on the pairs path (a row of the table),
     // the quad path below it; an odd width takes neither.
@@ -37,7 +39,7 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     let below = Shape::new(4, 256, 256, 256);
     assert_eq!(path(below, C, C1W), ShufflePath::Quad);
     // Requantizing, the quad path stays the faster one into 4C1W.
-    let requant = launch::shuffle_path(big, axes(C1W, C1W, false), GPU);
+    let requant = launch::shuffle_path(big, axes(C1W, C1W, false), GPU, true);
     assert_eq!(requant, ShufflePath::Quad);
     let small = Shape::new(1, 256, 16, 16);
     assert_eq!(path(small, W4C, C), ShufflePath::Words);
@@ -71,8 +73,9 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(words(big, C1W, W4C), [4, 16, 4]);
     // A CPU device takes the quad path wherever it may, however small or
     // large, at 8x8x1, and requantizes per lane; a GPU keeps the table.
-    let cpu =
-        |s: Shape, i: Layout, o: Layout| launch::shuffle_path(s, axes(i, o, true), DeviceType::Cpu);
+    let cpu = |s: Shape, i: Layout, o: Layout| {
+        launch::shuffle_path(s, axes(i, o, true), DeviceType::Cpu, true)
+    };
     assert_eq!(cpu(small, W4C, C), ShufflePath::Quad);
     assert_eq!(cpu(big, C1W, C), ShufflePath::Quad);
     let c8 = Shape::new(1, 32, 2, 4);
@@ -156,8 +159,9 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(rows(huge, C1W, C1W, false, GPU), 16);
     assert_eq!(rows(huge, C, C1W, false, GPU), 3);
     assert_eq!(rows(huge, W4C, C1W, false, GPU), 4);
-    // 4C1W -> 4C: the row's path is the tile path.
-    assert_eq!(rows(huge, C1W, C, false, GPU), 1);
+    // 4C1W -> 4C: the tile path's row, and the quad path's where the tile
+    // path cannot take the shape.
+    assert_eq!(rows(huge, C1W, C, false, GPU), 8);
     let c1w_c = axes(C1W, C, false);
     assert_eq!(
         launch::rows_per_invocation(huge, c1w_c, ShufflePath::Tile, GPU),
@@ -188,11 +192,27 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     // In f32 (scales it is exact for), one row: it has no table to share.
     let k = Rewrite::choose(huge, axes(C, C, false), GPU, true);
     assert_eq!((k.requant, k.rows), (Requantization::Float, 1));
-    // Mixed into 4C1W from 4C, the banked table where f32 is not exact.
-    let k = Rewrite::choose(huge, axes(C, C1W, false), GPU, true);
-    assert_eq!((k.requant, k.rows), (Requantization::Mixed, 3));
-    let k = Rewrite::choose(huge, axes(C, C1W, false), GPU, false);
-    assert_eq!((k.requant, k.rows), (Requantization::Banked, 3));
+    // Into 4C1W from 4C: f32 on the pairs path where f32 is exact (a row
+    // only for such scales); elsewhere the next row, the quad path with the
+    // banked table in mixed's place.
+    let req = axes(C, C1W, false);
+    let k = Rewrite::choose(huge, req, GPU, true);
+    assert_eq!(
+        (k.path, k.requant, k.blocks, k.rows),
+        (ShufflePath::Pairs, Requantization::Float, BlockAxis::X, 1)
+    );
+    let local = launch::shuffle_local_size_on(GPU, huge, req, k.path, k.blocks);
+    assert_eq!(local, [8, 8, 1]);
+    let k = Rewrite::choose(huge, req, GPU, false);
+    assert_eq!(
+        (k.path, k.requant, k.rows),
+        (ShufflePath::Quad, Requantization::Banked, 3)
+    );
+    let local = launch::shuffle_local_size_on(GPU, huge, req, k.path, k.blocks);
+    assert_eq!(local, [8, 32, 1]);
+    // An odd width, which the pairs path cannot take: the quad path neither.
+    let odd = Rewrite::choose(Shape::new(16, 256, 256, 255), req, GPU, true);
+    assert_eq!(odd.path, ShufflePath::Words);
     // A quarter from the table from 4W4C, the banked table where f32 is not
     // exact.
     let k = Rewrite::choose(huge, axes(W4C, C1W, false), GPU, true);
@@ -207,7 +227,7 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         (ShufflePath::Pairs, BlockAxis::X, 1)
     );
     let local = launch::shuffle_local_size_on(GPU, huge, pass, k.path, k.blocks);
-    assert_eq!(local, [8, 4, 1]);
+    assert_eq!(local, [8, 8, 1]);
     let k = Rewrite::choose(huge, axes(C1W, C1W, false), GPU, true);
     assert_eq!((k.requant, k.rows), (Requantization::Banked, 16));
     // The tile path is not the row's: one row per invocation.
@@ -221,7 +241,7 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         Requantization::Float
     );
     assert_eq!(float(huge, C, GPU), Requantization::Float);
-    assert_eq!(float(huge, C1W, GPU), Requantization::Mixed);
+    assert_eq!(float(huge, C1W, GPU), Requantization::Float);
     assert_eq!(
         float(Shape::new(1, 256, 96, 96), C1W, GPU),
         Requantization::Float
