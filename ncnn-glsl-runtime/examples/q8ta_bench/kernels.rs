@@ -74,7 +74,7 @@ impl<'a> Kernels<'a> {
                 let mut k = Rewrite::on(path, case.shape, case.axes, device, exact);
                 k.requant = a
                     .requantization
-                    .unwrap_or_else(|| self.ops.requantization(case.shape, case.axes, exact));
+                    .unwrap_or_else(|| self.ops.requantization(case.shape, case.axes, path, exact));
                 if let Some(b) = a.blocks {
                     k.blocks = b;
                 }

@@ -55,7 +55,7 @@ pub fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
     };
     let k = Rewrite {
         path: ShufflePath::Words,
-        requant: ops.requantization(shape, axes, cases::float_exact()),
+        requant: ops.requantization(shape, axes, ShufflePath::Words, cases::float_exact()),
         blocks: BlockAxis::X,
         rows: 1,
     };

@@ -249,14 +249,20 @@ impl Q8taOps {
         ps.path(self.ctx.caps().device_type)
     }
 
-    /// How the new kernel requantizes `input` shuffled as `axes` on this
-    /// device, for scales the f32 requantization is exact for or not
+    /// How the new kernel requantizes `input` shuffled as `axes` on `path` on
+    /// this device, for scales the f32 requantization is exact for or not
     /// ([`launch::requantization`] for the device's type; where the banked
     /// table does not fit the device's shared memory, the one table in its
     /// place, and f32 in mixed's, which is only chosen where f32 is exact).
-    pub fn requantization(&self, input: Shape, axes: Axes, float_exact: bool) -> Requantization {
+    pub fn requantization(
+        &self,
+        input: Shape,
+        axes: Axes,
+        path: ShufflePath,
+        float_exact: bool,
+    ) -> Requantization {
         let device = self.ctx.caps().device_type;
-        let r = launch::requantization(input, axes, device, float_exact);
+        let r = launch::requantization(input, axes, path, device, float_exact);
         match r {
             _ if self.shared_memory_for(r).is_ok() => r,
             // The mixed ways, chosen only where f32 is exact.
@@ -287,7 +293,7 @@ impl Q8taOps {
             exact,
         );
         Rewrite {
-            requant: self.requantization(ps.input, ps.axes(), exact),
+            requant: self.requantization(ps.input, ps.axes(), path, exact),
             ..k
         }
     }

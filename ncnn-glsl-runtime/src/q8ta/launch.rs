@@ -132,27 +132,27 @@ impl Requantization {
     }
 }
 
-/// The requantization for `input` shuffled as `axes` on a device of type
-/// `device`, for scales the f32 requantization is exact for (`float_exact`,
-/// [`super::Requant::float_exact`]) or not. [`LARGE_ON_DISCRETE`]'s row where
-/// it has one for the pair ([`large_on_discrete`]: the banked table in its
-/// place where the row's needs f32 and the scales do not allow it, unless
-/// the row is only for such scales); else in f32 where it is exact
-/// and [`float_is_faster`]; otherwise per lane on a CPU device, where
-/// lavapipe's shared-memory lookups and barrier cost more than the arithmetic
-/// (the table made the requantizing shuffle 0.5x the baseline on
-/// `[1,64,64,64]`, per lane 2.4-3.2x; `bench/lavapipe.json`); the table
-/// elsewhere (per lane the kernel was ALU-bound on an H200). A device without
+/// The requantization for `input` shuffled as `axes` on `path` on a device of
+/// type `device`, for scales the f32 requantization is exact for
+/// (`float_exact`, [`super::Requant::float_exact`]) or not. The pair's first
+/// row of [`LARGE_ON_DISCRETE`] on this path where it has one
+/// ([`large_on_path`]; the banked table in its place where the row's needs
+/// f32 and the scales do not allow it); else in f32 where it is exact and
+/// [`float_is_faster`]; otherwise per lane on a CPU device, where lavapipe's
+/// shared-memory lookups and barrier cost more than the arithmetic (the
+/// table made the requantizing shuffle 0.5x the baseline on `[1,64,64,64]`,
+/// per lane 2.4-3.2x; `bench/lavapipe.json`); the table elsewhere (per lane
+/// the kernel was ALU-bound on an H200). A device without
 /// [`BANKED_SHARED_BYTES`] of shared memory takes the table instead of the
 /// banked or mixed one ([`super::Q8taOps`] checks).
 pub fn requantization(
     input: Shape,
     axes: Axes,
+    path: ShufflePath,
     device: DeviceType,
     float_exact: bool,
 ) -> Requantization {
-    if let Some(r) = large_on_discrete(input, axes, device, float_exact).filter(|r| !r.passthrough)
-    {
+    if let Some(r) = large_on_path(input, axes, device, path).filter(|r| !r.passthrough) {
         return if r.requant.uses_float() && !float_exact {
             Requantization::Banked
         } else {
@@ -436,7 +436,7 @@ impl Rewrite {
         device: DeviceType,
         float_exact: bool,
     ) -> Self {
-        let requant = requantization(input, axes, device, float_exact);
+        let requant = requantization(input, axes, path, device, float_exact);
         Rewrite {
             path,
             requant,

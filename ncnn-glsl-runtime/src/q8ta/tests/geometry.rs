@@ -233,8 +233,23 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     // The tile path is not the row's: one row per invocation.
     let tile = launch::rows_per_invocation(huge, axes(C, C, false), ShufflePath::Tile, GPU);
     assert_eq!(tile, 1);
-    // Where f32 was measured faster, for scales it is exact for only.
-    let float = |s, o, d| launch::requantization(s, axes(C, o, false), d, true);
+    // Each path with its own row's requantization: into 4C1W from 4C the
+    // quad path mixed, the pairs path in f32 (the banked table where f32 is
+    // not exact, if the path is forced), the word path, which has no row, by
+    // the rules below.
+    let on = |path, exact| launch::requantization(huge, req, path, GPU, exact);
+    assert_eq!(on(ShufflePath::Quad, true), Requantization::Mixed);
+    assert_eq!(on(ShufflePath::Quad, false), Requantization::Banked);
+    assert_eq!(on(ShufflePath::Pairs, true), Requantization::Float);
+    assert_eq!(on(ShufflePath::Pairs, false), Requantization::Banked);
+    assert_eq!(on(ShufflePath::Words, true), Requantization::Float);
+    assert_eq!(on(ShufflePath::Words, false), Requantization::Table);
+    // Where f32 was measured faster, for scales it is exact for only (on the
+    // path the runtime takes).
+    let float = |s, o, d| {
+        let a = axes(C, o, false);
+        launch::requantization(s, a, launch::shuffle_path(s, a, d, true), d, true)
+    };
     assert_eq!(float(huge, C, DeviceType::Cpu), Requantization::Float);
     assert_eq!(
         float(Shape::new(1, 8, 4, 4), C, DeviceType::Cpu),
@@ -254,9 +269,10 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         float(huge, C, DeviceType::IntegratedGpu),
         Requantization::Table
     );
-    let pass = launch::requantization(huge, axes(C, C, true), DeviceType::Cpu, true);
+    let quad = ShufflePath::Quad;
+    let pass = launch::requantization(huge, axes(C, C, true), quad, DeviceType::Cpu, true);
     assert_eq!(pass, Requantization::Lanes);
-    let requantization = |s, pass, d| launch::requantization(s, axes(C, C, pass), d, false);
+    let requantization = |s, pass, d| launch::requantization(s, axes(C, C, pass), quad, d, false);
     assert_eq!(
         requantization(huge, false, DeviceType::Cpu),
         Requantization::Lanes
