@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use ncnn_glsl_runtime::q8ta::{Layout, Shape};
+use ncnn_glsl_runtime::q8ta::{BlockAxis, Layout, Requantization, Rewrite, Shape, ShufflePath};
 use ncnn_glsl_runtime::DeviceType;
 use serde_json::{json, Value};
 
@@ -59,6 +59,37 @@ pub fn rederive(a: &Args, path: &Path) -> Result<(), Fail> {
     Ok(())
 }
 
+/// A record's rewrite setup, where the JSON has one (runs before 2026-12-06
+/// wrote none).
+fn rewrite(r: &Value) -> Result<Option<Rewrite>, Fail> {
+    if r["path"].is_null() {
+        return Ok(None);
+    }
+    fn named<T: Copy, const N: usize>(
+        r: &Value,
+        key: &str,
+        all: [T; N],
+        name: fn(T) -> &'static str,
+    ) -> Result<T, Fail> {
+        let v = r[key]
+            .as_str()
+            .ok_or_else(|| format!("record without `{key}`"))?;
+        let found = all.into_iter().find(|&t| name(t) == v);
+        found.ok_or_else(|| format!("unknown {key} `{v}`").into())
+    }
+    Ok(Some(Rewrite {
+        path: named(r, "path", ShufflePath::ALL, ShufflePath::name)?,
+        requant: named(
+            r,
+            "requantization",
+            Requantization::ALL,
+            Requantization::name,
+        )?,
+        blocks: named(r, "blocks", BlockAxis::ALL, BlockAxis::name)?,
+        rows: r["rows"].as_u64().ok_or("record without `rows`")? as u32,
+    }))
+}
+
 /// One record of the JSON, as [`report`] wrote it.
 fn record(r: &Value) -> Result<Record, Fail> {
     let layout = |v: &Value| -> Result<Layout, Fail> {
@@ -78,6 +109,7 @@ fn record(r: &Value) -> Result<Record, Fail> {
             .ok_or("record without kernel")?
             .to_string(),
         local: serde_json::from_value(r["local_size"].clone())?,
+        rewrite: rewrite(r)?,
         bytes: num("bytes_moved")? as usize,
         time: Spread {
             median: num("median_us")?,

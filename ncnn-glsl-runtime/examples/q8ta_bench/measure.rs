@@ -65,15 +65,16 @@ impl Bench<'_> {
             let Some(time) = spread(t) else {
                 return Err("this queue has no timestamps: nothing to measure".into());
             };
-            let (kernel, local) = match kernels.get(i) {
-                Some(k) => (k.name.clone(), k.pipeline.local_size()),
-                None if i == kernels.len() => ("copy".to_string(), [0; 3]),
-                None => ("copy (shader)".to_string(), [256, 1, 1]),
+            let (kernel, local, rewrite) = match kernels.get(i) {
+                Some(k) => (k.name.clone(), k.pipeline.local_size(), k.rewrite),
+                None if i == kernels.len() => ("copy".to_string(), [0; 3], None),
+                None => ("copy (shader)".to_string(), [256, 1, 1], None),
             };
             records.push(Record {
                 case,
                 kernel,
                 local,
+                rewrite,
                 bytes: input.in_bytes + input.out_bytes,
                 time,
             });

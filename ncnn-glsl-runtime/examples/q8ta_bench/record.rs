@@ -42,6 +42,9 @@ pub struct Record {
     pub kernel: String,
     /// Its workgroup shape (`[0, 0, 0]` for `vkCmdCopyBuffer`).
     pub local: [u32; 3],
+    /// The rewrite's path, requantization, block axis and rows (`None` for
+    /// the baseline, the copies and records of JSON written without them).
+    pub rewrite: Option<Rewrite>,
     /// Input bytes + output bytes, padding included.
     pub bytes: usize,
     /// The GPU times of the timed repetitions.
@@ -69,15 +72,20 @@ pub fn path_kernel(k: Rewrite) -> String {
 /// (`q8ta::Rewrite::choose`: the path, and the rows per invocation, `path
 /// NAME rows R` where that is not 1), under the name the report compares.
 /// Any earlier ones are replaced: `--from-json` derives them again. With
-/// `same_local` (`--from-json`, where the rule may have changed since the
-/// run), only a record at the workgroup shape the rule gives counts: a path
-/// measured at another shape is not what the runtime now runs.
-pub fn add_rewrite(records: &mut Vec<Record>, device: DeviceType, same_local: bool) {
+/// `same_setup` (`--from-json`, where the rule may have changed since the
+/// run), only a record run as the rule for the device type now says counts:
+/// at its workgroup shape and, where the record has them, its
+/// requantization, block axis and rows. A path measured otherwise is not what
+/// the runtime now runs. The rule is taken without the device's limits, which
+/// the JSON does not hold: on a device that shrank the shape or the table,
+/// nothing is derived.
+pub fn add_rewrite(records: &mut Vec<Record>, device: DeviceType, same_setup: bool) {
     let mut extra = Vec::new();
     for r in records.iter() {
         let (shape, axes) = (r.case.shape, r.case.axes);
         let k = Rewrite::choose(shape, axes, device, cases::float_exact());
-        if same_local && r.local != shuffle_local_size_on(device, shape, axes, k.path, k.blocks) {
+        let local = shuffle_local_size_on(device, shape, axes, k.path, k.blocks);
+        if same_setup && (r.local != local || r.rewrite.is_some_and(|x| x != k)) {
             continue;
         }
         let chosen = path_kernel(k);

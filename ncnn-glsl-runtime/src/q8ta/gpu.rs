@@ -292,8 +292,16 @@ impl Q8taOps {
             self.ctx.caps().device_type,
             exact,
         );
+        let requant = self.requantization(ps.input, ps.axes(), path, exact);
         Rewrite {
-            requant: self.requantization(ps.input, ps.axes(), path, exact),
+            requant,
+            // f32 in mixed's place (too little shared memory) has no table to
+            // share between rows.
+            rows: if requant == Requantization::Float {
+                1
+            } else {
+                k.rows
+            },
             ..k
         }
     }

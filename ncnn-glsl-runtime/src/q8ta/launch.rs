@@ -211,10 +211,12 @@ pub struct LargeRow {
     /// one row per invocation, and its rows are those of the banked table
     /// that stands in for it where f32 is not exact; passthrough rows, 1.
     pub rows: u32,
-    /// Whether the row is only for scales the f32 requantization is exact
-    /// for; elsewhere the pair's next row is taken. A row without it runs
-    /// the banked table in place of f32 where f32 is not exact, on the same
-    /// path and shape.
+    /// Whether the runtime takes the row only for scales the f32
+    /// requantization is exact for; for others it takes the pair's next row,
+    /// which is on another path (a test checks), and the row's path forced
+    /// (`ShuffleKernel::RewriteOn`) runs the banked table in place of f32. A
+    /// row without it runs the banked table in place of f32 where f32 is not
+    /// exact, on the same path and shape.
     pub float_only: bool,
 }
 
@@ -321,8 +323,10 @@ pub fn large_on_discrete(
 }
 
 /// The first row of [`LARGE_ON_DISCRETE`] on `path` for `input` shuffled as
-/// `axes` on a device of type `device` (as [`large_on_discrete`]): what the
-/// path runs with where the runtime takes it.
+/// `axes` on a device of type `device`, whatever its
+/// [`LargeRow::float_only`]: what the path runs with, chosen or forced. A
+/// pair has at most one row per path that the runtime may take for given
+/// scales (a test checks), so the chosen path's row is the one chosen.
 pub fn large_on_path(
     input: Shape,
     axes: Axes,

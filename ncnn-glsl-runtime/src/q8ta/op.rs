@@ -126,8 +126,10 @@ impl PixelShuffle {
     }
 
     /// The new kernel's workgroup shape for this layout pair on `path`
-    /// ([`shuffle_local_size`]). The shader declares `local_size_*_id`, so the
-    /// runtime patches it.
+    /// ([`shuffle_local_size`]: the table, before the large tensors' rows and
+    /// the fit to the grid and the device, which
+    /// [`super::Q8taOps::shuffle_local_size`] adds). The shader declares
+    /// `local_size_*_id`, so the runtime patches it.
     pub fn local_size(&self, path: ShufflePath) -> [u32; 3] {
         shuffle_local_size(self.input, self.in_layout, self.out_layout, path)
     }

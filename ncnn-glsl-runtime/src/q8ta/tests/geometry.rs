@@ -159,8 +159,8 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     assert_eq!(rows(huge, C1W, C1W, false, GPU), 16);
     assert_eq!(rows(huge, C, C1W, false, GPU), 3);
     assert_eq!(rows(huge, W4C, C1W, false, GPU), 4);
-    // 4C1W -> 4C: the tile path's row, and the quad path's where the tile
-    // path cannot take the shape.
+    // 4C1W -> 4C on the quad path: its own row's (the row the runtime takes
+    // where the tile path cannot take the shape).
     assert_eq!(rows(huge, C1W, C, false, GPU), 8);
     let c1w_c = axes(C1W, C, false);
     assert_eq!(
@@ -213,6 +213,22 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     // An odd width, which the pairs path cannot take: the quad path neither.
     let odd = Rewrite::choose(Shape::new(16, 256, 256, 255), req, GPU, true);
     assert_eq!(odd.path, ShufflePath::Words);
+    // W % 4 == 2: the pairs path where f32 is exact; elsewhere its row is
+    // passed over, the quad path cannot take the shape, and the word path
+    // runs by the rules for smaller tensors.
+    let w254 = Shape::new(16, 256, 256, 254);
+    let k = Rewrite::choose(w254, req, GPU, true);
+    assert_eq!(
+        (k.path, k.requant, k.rows),
+        (ShufflePath::Pairs, Requantization::Float, 1)
+    );
+    let local = launch::shuffle_local_size_on(GPU, w254, req, k.path, k.blocks);
+    assert_eq!(local, [8, 8, 1]);
+    let k = Rewrite::choose(w254, req, GPU, false);
+    assert_eq!(
+        (k.path, k.requant, k.rows),
+        (ShufflePath::Words, Requantization::Table, 1)
+    );
     // A quarter from the table from 4W4C, the banked table where f32 is not
     // exact.
     let k = Rewrite::choose(huge, axes(W4C, C1W, false), GPU, true);
@@ -529,6 +545,21 @@ fn shuffle_specialization_matches_the_shipped_blob() {
                     }
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn the_large_tensor_table_has_one_row_per_pair_quantization_and_path() {
+    // `launch::large_on_path` takes a path's first row for the pair, so a
+    // second row on the same path would never run, and a row only for f32
+    // (`LargeRow::float_only`) would lend its setup to the row chosen in its
+    // place for other scales.
+    let rows = launch::LARGE_ON_DISCRETE;
+    for (i, a) in rows.iter().enumerate() {
+        for b in &rows[i + 1..] {
+            let key = |r: &launch::LargeRow| (r.in_layout, r.out_layout, r.passthrough, r.path);
+            assert_ne!(key(a), key(b), "two rows for {:?}", key(a));
         }
     }
 }
