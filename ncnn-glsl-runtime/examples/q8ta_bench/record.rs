@@ -84,8 +84,10 @@ pub fn add_rewrite(records: &mut Vec<Record>, device: DeviceType, same_setup: bo
     for r in records.iter() {
         let (shape, axes) = (r.case.shape, r.case.axes);
         let k = Rewrite::choose(shape, axes, device, cases::float_exact());
-        let local = shuffle_local_size_on(device, shape, axes, k.path, k.blocks);
-        if same_setup && (r.local != local || r.rewrite.is_some_and(|x| x != k)) {
+        if same_setup
+            && (r.local != shuffle_local_size_on(device, shape, axes, k.path, k.blocks)
+                || r.rewrite.is_some_and(|x| x != k))
+        {
             continue;
         }
         let chosen = path_kernel(k);

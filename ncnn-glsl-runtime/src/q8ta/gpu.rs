@@ -292,18 +292,9 @@ impl Q8taOps {
             self.ctx.caps().device_type,
             exact,
         );
-        let requant = self.requantization(ps.input, ps.axes(), path, exact);
-        Rewrite {
-            requant,
-            // f32 in mixed's place (too little shared memory) has no table to
-            // share between rows.
-            rows: if requant == Requantization::Float {
-                1
-            } else {
-                k.rows
-            },
-            ..k
-        }
+        // f32 in mixed's place (too little shared memory) has no table to
+        // share between rows.
+        k.with_requant(self.requantization(ps.input, ps.axes(), path, exact))
     }
 
     /// The storage of the quantize variant for `layout`: the format

@@ -192,43 +192,32 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     // In f32 (scales it is exact for), one row: it has no table to share.
     let k = Rewrite::choose(huge, axes(C, C, false), GPU, true);
     assert_eq!((k.requant, k.rows), (Requantization::Float, 1));
+    // What the runtime runs on a discrete GPU: path, requantization, block
+    // axis, rows and workgroup shape.
+    let chosen = |s: Shape, a: Axes, exact: bool| {
+        let k = Rewrite::choose(s, a, GPU, exact);
+        let local = launch::shuffle_local_size_on(GPU, s, a, k.path, k.blocks);
+        (k.path, k.requant, k.blocks, k.rows, local)
+    };
+    use BlockAxis::X;
+    use Requantization::{Banked, Float, Table};
+    use ShufflePath::{Pairs, Quad, Words};
     // Into 4C1W from 4C: f32 on the pairs path where f32 is exact (a row
     // only for such scales); elsewhere the next row, the quad path with the
     // banked table in mixed's place.
     let req = axes(C, C1W, false);
-    let k = Rewrite::choose(huge, req, GPU, true);
-    assert_eq!(
-        (k.path, k.requant, k.blocks, k.rows),
-        (ShufflePath::Pairs, Requantization::Float, BlockAxis::X, 1)
-    );
-    let local = launch::shuffle_local_size_on(GPU, huge, req, k.path, k.blocks);
-    assert_eq!(local, [8, 8, 1]);
-    let k = Rewrite::choose(huge, req, GPU, false);
-    assert_eq!(
-        (k.path, k.requant, k.rows),
-        (ShufflePath::Quad, Requantization::Banked, 3)
-    );
-    let local = launch::shuffle_local_size_on(GPU, huge, req, k.path, k.blocks);
-    assert_eq!(local, [8, 32, 1]);
+    assert_eq!(chosen(huge, req, true), (Pairs, Float, X, 1, [8, 8, 1]));
+    assert_eq!(chosen(huge, req, false), (Quad, Banked, X, 3, [8, 32, 1]));
     // An odd width, which the pairs path cannot take: the quad path neither.
     let odd = Rewrite::choose(Shape::new(16, 256, 256, 255), req, GPU, true);
-    assert_eq!(odd.path, ShufflePath::Words);
+    assert_eq!(odd.path, Words);
     // W % 4 == 2: the pairs path where f32 is exact; elsewhere its row is
     // passed over, the quad path cannot take the shape, and the word path
     // runs by the rules for smaller tensors.
     let w254 = Shape::new(16, 256, 256, 254);
-    let k = Rewrite::choose(w254, req, GPU, true);
-    assert_eq!(
-        (k.path, k.requant, k.rows),
-        (ShufflePath::Pairs, Requantization::Float, 1)
-    );
-    let local = launch::shuffle_local_size_on(GPU, w254, req, k.path, k.blocks);
-    assert_eq!(local, [8, 8, 1]);
-    let k = Rewrite::choose(w254, req, GPU, false);
-    assert_eq!(
-        (k.path, k.requant, k.rows),
-        (ShufflePath::Words, Requantization::Table, 1)
-    );
+    assert_eq!(chosen(w254, req, true), (Pairs, Float, X, 1, [8, 8, 1]));
+    let (path, requant, _, rows, _) = chosen(w254, req, false);
+    assert_eq!((path, requant, rows), (Words, Table, 1));
     // A quarter from the table from 4W4C, the banked table where f32 is not
     // exact.
     let k = Rewrite::choose(huge, axes(W4C, C1W, false), GPU, true);
@@ -236,14 +225,8 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     let k = Rewrite::choose(huge, axes(W4C, C1W, false), GPU, false);
     assert_eq!((k.requant, k.rows), (Requantization::Banked, 4));
     // 4C -> 4C1W passthrough on the pairs path, at the row's shape.
-    let pass = axes(C, C1W, true);
-    let k = Rewrite::choose(huge, pass, GPU, true);
-    assert_eq!(
-        (k.path, k.blocks, k.rows),
-        (ShufflePath::Pairs, BlockAxis::X, 1)
-    );
-    let local = launch::shuffle_local_size_on(GPU, huge, pass, k.path, k.blocks);
-    assert_eq!(local, [8, 8, 1]);
+    let (path, _, blocks, rows, local) = chosen(huge, axes(C, C1W, true), true);
+    assert_eq!((path, blocks, rows, local), (Pairs, X, 1, [8, 8, 1]));
     let k = Rewrite::choose(huge, axes(C1W, C1W, false), GPU, true);
     assert_eq!((k.requant, k.rows), (Requantization::Banked, 16));
     // The tile path is not the row's: one row per invocation.
