@@ -31,7 +31,8 @@
 //! `docs/q8ta-pixel-shuffle.md`.
 //!
 //! Modules, lowest first: `shape`, `error`, `layout`, `quant`, [`push`] (the
-//! push-constant blocks), [`launch`] (paths, grids, workgroup shapes),
+//! push-constant blocks), `requantization` ([`Requantization`]), [`launch`]
+//! (paths, the rules, grids, workgroup shapes),
 //! `check`, `op` ([`PixelShuffle`]: a validated shuffle), [`mod@reference`],
 //! [`vectors`] (golden-vector files), [`sets`] (the variant sets), [`gpu`]
 //! ([`Q8taOps`]).
@@ -66,6 +67,7 @@ mod op;
 pub mod push;
 mod quant;
 pub mod reference;
+mod requantization;
 pub mod sets;
 mod shape;
 #[cfg(test)]
