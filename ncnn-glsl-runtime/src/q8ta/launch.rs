@@ -436,7 +436,13 @@ impl ShufflePath {
 /// (`[1,256,96,96]`); and word by word from 4C1W or 4W4C into 4C1W without
 /// requantization from 2^25 (tensors past the L2 cache, with whole rows per
 /// workgroup: [`super::shuffle_local_size`]). These are where each became
-/// the fastest on an H200 (`BENCHMARKS.md`, `bench/h200-raw.json`). On a CPU device
+/// the fastest on an H200 (`BENCHMARKS.md`, `bench/h200-raw.json`). Below
+/// 2^19 a discrete GPU shuffles without requantization on the pairs path,
+/// elsewhere word by word: at `[1,256,16..32,16..32]` the pairs path was 5-7%
+/// faster than word by word in the geometric mean of the 9 pairs on an H200
+/// and on an H100 alike, faster on 27 of 27 cases and 25 of 27 (one equal,
+/// one 0.07 us slower; `bench/h200-raw.json`, `bench/h100-raw.json`);
+/// requantizing, the two were within 2%. On a CPU device
 /// (lavapipe) the quad path at 8x8x1 ([`shuffle_local_size_on`]) with the
 /// requantization per lane was the fastest on every case measured, from
 /// `[1,16,64,64]` to `[1,256,256,256]`, passthrough and requantizing
@@ -466,6 +472,7 @@ pub fn shuffle_path(
         (C1W | W4C, C1W) if axes.passthrough && elements >= 1 << 25 => ShufflePath::Words,
         (C1W, C) if elements >= 1 << 21 => ShufflePath::Tile,
         _ if elements >= 1 << 19 => ShufflePath::Quad,
+        _ if axes.passthrough && device == DeviceType::DiscreteGpu => ShufflePath::Pairs,
         _ => ShufflePath::Words,
     };
     if path.check(input).is_ok() {

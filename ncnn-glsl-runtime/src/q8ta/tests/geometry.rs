@@ -41,8 +41,17 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
     // Requantizing, the quad path stays the faster one into 4C1W.
     let requant = launch::shuffle_path(big, axes(C1W, C1W, false), GPU, true);
     assert_eq!(requant, ShufflePath::Quad);
+    // Small tensors: the pairs path passthrough on a discrete GPU, word by
+    // word requantizing, on other GPUs and where the pairs path cannot take
+    // the shape.
     let small = Shape::new(1, 256, 16, 16);
-    assert_eq!(path(small, W4C, C), ShufflePath::Words);
+    assert_eq!(path(small, W4C, C), ShufflePath::Pairs);
+    let small_requant = launch::shuffle_path(small, axes(W4C, C, false), GPU, true);
+    assert_eq!(small_requant, ShufflePath::Words);
+    let small_integrated =
+        launch::shuffle_path(small, axes(W4C, C, true), DeviceType::IntegratedGpu, true);
+    assert_eq!(small_integrated, ShufflePath::Words);
+    assert_eq!(path(Shape::new(1, 256, 16, 15), C, C), ShufflePath::Words);
     // The measured thresholds: quad from [1,256,48,48], tile from 4C1W into 4C from
     // [1,256,96,96], words into 4C1W from [8,256,128,128].
     let s256 = Shape::new(1, 256, 256, 256);
@@ -57,7 +66,7 @@ fn the_runtime_takes_the_tiled_paths_on_large_tensors_only() {
         path(Shape::new(8, 256, 128, 128), W4C, C1W),
         ShufflePath::Words
     );
-    assert_eq!(path(s32, C, W4C), ShufflePath::Words);
+    assert_eq!(path(s32, C, W4C), ShufflePath::Pairs);
     // Not a multiple of 4 wide: words, however large.
     let odd = Shape::new(8, 256, 256, 255);
     assert_eq!(path(odd, C, C), ShufflePath::Words);
