@@ -440,8 +440,9 @@ impl ShufflePath {
 /// 2^19 a discrete GPU shuffles without requantization on the pairs path,
 /// elsewhere word by word: at `[1,256,16..32,16..32]` the pairs path was 5-7%
 /// faster than word by word in the geometric mean of the 9 pairs on an H200
-/// and on an H100 alike, faster on 27 of 27 cases and 25 of 27 (one equal,
-/// one 0.07 us slower; `bench/h200-raw.json`, `bench/h100-raw.json`);
+/// and on an H100 alike, and faster case by case on 27 of 27 (H200) and 25
+/// of 27 (H100: one equal, one 0.07 us slower; `bench/h200-raw.json`,
+/// `bench/h100-raw.json`);
 /// requantizing, the two were within 2%. On a CPU device
 /// (lavapipe) the quad path at 8x8x1 ([`shuffle_local_size_on`]) with the
 /// requantization per lane was the fastest on every case measured, from
