@@ -110,7 +110,8 @@ pub struct Args {
     /// Only these layout pairs.
     #[arg(long, value_name = "IN->OUT,...", value_parser = parse_pairs)]
     pub pairs: Option<Pairs>,
-    /// The rewrite's requantization instead of the device's.
+    /// The rewrite's requantization instead of the device's (f32 at one row per
+    /// invocation, as the runtime runs it; `--rows` adds others).
     #[arg(long, value_name = "lanes|table|banked|float|mixed|mixed-quarter", value_parser = parse_requantization)]
     pub requantization: Option<Requantization>,
     /// The grid axis of the rewrite's output channel blocks instead of the

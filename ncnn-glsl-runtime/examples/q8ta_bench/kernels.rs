@@ -71,10 +71,12 @@ impl<'a> Kernels<'a> {
             .iter()
             .map(|&path| {
                 let exact = cases::float_exact();
-                let mut k = Rewrite::on(path, case.shape, case.axes, device, exact);
-                k.requant = a
-                    .requantization
-                    .unwrap_or_else(|| self.ops.requantization(case.shape, case.axes, path, exact));
+                // As `Q8taOps` runs it: f32 at one row per invocation.
+                let mut k = Rewrite::on(path, case.shape, case.axes, device, exact).with_requant(
+                    a.requantization.unwrap_or_else(|| {
+                        self.ops.requantization(case.shape, case.axes, path, exact)
+                    }),
+                );
                 if let Some(b) = a.blocks {
                     k.blocks = b;
                 }
