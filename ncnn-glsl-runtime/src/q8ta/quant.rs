@@ -214,8 +214,8 @@ impl Requant {
 
     /// The shader's f32 requantization of one value (`requant_float`), its
     /// product and sum rounded to nearest each (`fused == false`) or once
-    /// (`fused`). `q - zp_in` is exact, `floor`, the clamp and the last
-    /// addition too: `clamp(floor((q - zp_in) * ratio + zp_out + 1/2), -128,
+    /// (`fused`). `q - zp_in` is exact, `floor`, the clamp and the packing
+    /// too: `clamp(floor((q - zp_in) * ratio + zp_out + 1/2), -128,
     /// 127)`, which is [`Requant::apply`]'s byte wherever
     /// [`Requant::float_is_exact`] holds.
     pub fn apply_float(&self, q: i8, fused: bool) -> i8 {
@@ -228,7 +228,10 @@ impl Requant {
             d * self.ratio + c
         };
         let y = t.floor().clamp(-128.0, 127.0);
-        ((y + 12_582_912.0).to_bits() & 255) as u8 as i8
+        // The shader packs two results as 2^23 + (y0 + 128) + 256 * (y1 +
+        // 128), whose low 16 bits are the two bytes offset by 128; the low 8
+        // are one's, the offset flipped off by the sign bit.
+        (((y + 8_421_504.0).to_bits() & 255) as u8 ^ 0x80) as i8
     }
 
     /// Whether the f32 requantization ([`Requant::apply_float`]) gives

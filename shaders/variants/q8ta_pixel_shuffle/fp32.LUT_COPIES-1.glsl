@@ -70,11 +70,14 @@ int requant(int q)
     return clamp(r, -128, 127);
 }
 
-uvec4 requant_float(uvec4 u)
+uint requant_float(uvec4 u)
 {
-    vec4 d = uintBitsToFloat((u & 255u) | 0x4B000000u) - (8388736.0 + float(p.zp_in));
+    vec4 d = uintBitsToFloat(u | 0x4B000000u) - (8388736.0 + float(p.zp_in));
     vec4 y = clamp(floor(d * p.ratio + (float(p.zp_out) + 0.5)), -128.0, 127.0);
-    return floatBitsToUint(y + 12582912.0);
+
+    uint lo = floatBitsToUint(y.y * 256.0 + (y.x + 8421504.0));
+    uint hi = floatBitsToUint(y.w * 256.0 + (y.z + 8421504.0));
+    return ((lo & 0xffffu) | (hi << 16)) ^ 0x80808080u;
 }
 shared uint lut[256];
 
@@ -92,8 +95,8 @@ uint requant_word(uint w, uint s)
 {
     if (in_float(s))
     {
-        uvec4 r = requant_float(uvec4(w, w >> 8, w >> 16, w >> 24) ^ 0x80u) & 255u;
-        return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
+        uint x = w ^ 0x80808080u;
+        return requant_float(uvec4(x, x >> 8, x >> 16, x >> 24) & 255u);
     }
     if (REQUANT_TABLE == 0)
         return (uint(requant(int(w << 24) >> 24)) & 255u)
@@ -107,10 +110,7 @@ uint requant_word(uint w, uint s)
 uint requant_lanes_of(uvec4 v, uint s)
 {
     if (in_float(s))
-    {
-        uvec4 r = requant_float((v >> (8u * s)) ^ 0x80u) & 255u;
-        return r.x | (r.y << 8) | (r.z << 16) | (r.w << 24);
-    }
+        return requant_float(((v ^ 0x80808080u) >> (8u * s)) & 255u);
     uvec4 b = (v >> (8u * s)) & 255u;
     return (lut_at(b.x) & 0xffu) | (lut_at(b.y) & 0xff00u) | (lut_at(b.z) & 0xff0000u)
         | (lut_at(b.w) & 0xff000000u);

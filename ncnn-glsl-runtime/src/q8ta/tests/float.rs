@@ -72,3 +72,24 @@ fn float_requant_is_refused_where_not_exact() {
     assert!(exact.requant.float_exact);
     assert!(exact.launch(Some(k), [4, 4, 1], [65535; 3]).is_ok());
 }
+
+/// The shader's packing of two f32 results (`requant_float`): `y1 * 256 +
+/// (y0 + 2^23 + 128 + 256 * 128)` is exact, fused or not, and its low 16
+/// bits with the sign bits flipped are the two bytes, for every pair.
+#[test]
+fn the_float_packing_gives_both_bytes_for_every_pair() {
+    for y0 in -128..=127i8 {
+        for y1 in -128..=127i8 {
+            let (a, b) = (f32::from(y0), f32::from(y1));
+            for fused in [false, true] {
+                let z = if fused {
+                    b.mul_add(256.0, a + 8_421_504.0)
+                } else {
+                    b * 256.0 + (a + 8_421_504.0)
+                };
+                let half = (z.to_bits() & 0xffff) ^ 0x8080;
+                assert_eq!(half, u32::from(y0 as u8) | u32::from(y1 as u8) << 8);
+            }
+        }
+    }
+}
