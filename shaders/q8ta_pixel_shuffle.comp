@@ -146,7 +146,7 @@ uint requant_float(uvec4 u)
 {
     vec4 d = uintBitsToFloat(u | 0x4B000000u) - (8388736.0 + float(p.zp_in));
     vec4 y = clamp(floor(d * p.ratio + (float(p.zp_out) + 0.5)), -128.0, 127.0);
-    // 2^23 + 128 + 256 * 128: each result's offset by 128 folded in.
+    // 2^23 + 128 + 256 * 128 (Rust: q8ta::quant::FLOAT_PACK_BIAS): each offset by 128 folded in.
     uint lo = floatBitsToUint(y.y * 256.0 + (y.x + 8421504.0));
     uint hi = floatBitsToUint(y.w * 256.0 + (y.z + 8421504.0));
     return ((lo & 0xffffu) | (hi << 16)) ^ 0x80808080u;

@@ -104,6 +104,11 @@ const MIN_SHIFT: u32 = 39;
 const MIN_LOG2: i32 = -10;
 const MAX_LOG2: i32 = 8;
 
+/// What the shader's f32 requantization adds to a result `y0` before adding
+/// `256 * y1`: `2^23 + 128 + 256 * 128`, so that the sum is an exact f32
+/// integer whose low 16 bits are the two bytes offset by 128 (`requant_float`).
+pub(crate) const FLOAT_PACK_BIAS: f32 = 8_421_504.0;
+
 /// The host side of the shader's requantization: multiplier, shift and zero
 /// points, as the shader's push constants carry them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -228,10 +233,9 @@ impl Requant {
             d * self.ratio + c
         };
         let y = t.floor().clamp(-128.0, 127.0);
-        // The shader packs two results as 2^23 + (y0 + 128) + 256 * (y1 +
-        // 128), whose low 16 bits are the two bytes offset by 128; the low 8
-        // are one's, the offset flipped off by the sign bit.
-        (((y + 8_421_504.0).to_bits() & 255) as u8 ^ 0x80) as i8
+        // One result of the shader's packing: its low 8 bits, the offset
+        // flipped off by the sign bit.
+        (((y + FLOAT_PACK_BIAS).to_bits() & 255) as u8 ^ 0x80) as i8
     }
 
     /// Whether the f32 requantization ([`Requant::apply_float`]) gives

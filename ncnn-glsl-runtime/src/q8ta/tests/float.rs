@@ -2,6 +2,7 @@
 
 use super::{check_requant, qp, seed};
 use crate::q8ta::launch::{BlockAxis, Requantization, Rewrite, ShufflePath};
+use crate::q8ta::quant::FLOAT_PACK_BIAS;
 use crate::q8ta::{Layout, PixelShuffle, Q8taError, Requant, Shape};
 use ncnn_glsl_testkit::Rng;
 
@@ -83,9 +84,9 @@ fn the_float_packing_gives_both_bytes_for_every_pair() {
             let (a, b) = (f32::from(y0), f32::from(y1));
             for fused in [false, true] {
                 let z = if fused {
-                    b.mul_add(256.0, a + 8_421_504.0)
+                    b.mul_add(256.0, a + FLOAT_PACK_BIAS)
                 } else {
-                    b * 256.0 + (a + 8_421_504.0)
+                    b * 256.0 + (a + FLOAT_PACK_BIAS)
                 };
                 let half = (z.to_bits() & 0xffff) ^ 0x8080;
                 assert_eq!(half, u32::from(y0 as u8) | u32::from(y1 as u8) << 8);
