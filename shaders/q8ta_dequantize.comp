@@ -4,7 +4,7 @@
 //
 //   x = (q - zp) * scale      (one f32 rounding: q - zp is exact; then the storage conversion)
 //
-// Layout codes (Rust: ncnn_glsl_runtime::q8ta::Layout): 0 = 4W4C, 1 = 4C, 2 = 4C1W.
+// Layout codes (Rust: ncnn_glsl_q8ta::Layout): 0 = 4W4C, 1 = 4C, 2 = 4C1W.
 #pragma ncnn_glsl axis IN_LAYOUT 0 1 2
 // Elements written per invocation, consecutive in width: 4 (buffer_st4) when W % 4 == 0,
 // 2 (buffer_st2) when W % 2 == 0, else 1 (buffer_st1, which in the packed fp16/bf16 modes is a

@@ -16,7 +16,7 @@
 // s = 2dy + dx takes byte s of input words 0..3 as its lanes 0..3: a 4x4 byte transpose, so
 // every loaded and stored byte is used once and every store is a whole word.
 //
-// Layout codes (the values of IN_LAYOUT and OUT_LAYOUT; Rust: ncnn_glsl_runtime::q8ta::Layout
+// Layout codes (the values of IN_LAYOUT and OUT_LAYOUT; Rust: ncnn_glsl_q8ta::Layout
 // discriminants):
 //   0 = PACKED_INT8_4W4C  word (((n*H + h)*W4 + w/4)*C4 + c/4)*4 + w%4
 //   1 = PACKED_INT8_4C    word ((n*H + h)*W + w)*C4 + c/4
@@ -108,7 +108,7 @@ void store_word(uint i, uint v)
 }
 
 // Fixed-point requantization of one lane, integer arithmetic only so that every device gives
-// the same byte (the host computes M and S once: Requant in ncnn_glsl_runtime::q8ta, whose
+// the same byte (the host computes M and S once: Requant in ncnn_glsl_q8ta, whose
 // apply() is this function step for step). M = mult_hi * 2^24 + mult_lo has 48 significant bits,
 // which makes the result equal the exact round_half_away_from_zero((q - zp_in) * scale_in /
 // scale_out) for every pair of f32 scales; the 64-bit product is built from two 32-bit

@@ -10,7 +10,7 @@
 // output channel 4k + j = lane 2dy + dx of input channel block 4k + j) and uses one byte of each.
 // Same axes, push constants, requantization and padding contract as q8ta_pixel_shuffle.comp.
 //
-// Layout codes (the axes' values; Rust: ncnn_glsl_runtime::q8ta::Layout discriminants):
+// Layout codes (the axes' values; Rust: ncnn_glsl_q8ta::Layout discriminants):
 //   0 = PACKED_INT8_4W4C  word (((n*H + h)*W4 + w/4)*C4 + c/4)*4 + w%4
 //   1 = PACKED_INT8_4C    word ((n*H + h)*W + w)*C4 + c/4
 //   2 = PACKED_INT8_4C1W  word ((n*H + h)*C4 + c/4)*W + w
@@ -61,7 +61,7 @@ int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)
 
 #if PASSTHROUGH == 0
 // Fixed-point requantization of one lane, integer arithmetic only so that every device gives
-// the same byte (the host computes M and S once: Requant in ncnn_glsl_runtime::q8ta, whose
+// the same byte (the host computes M and S once: Requant in ncnn_glsl_q8ta, whose
 // apply() is this function step for step). M = mult_hi * 2^24 + mult_lo has 48 significant bits,
 // which makes the result equal the exact round_half_away_from_zero((q - zp_in) * scale_in /
 // scale_out) for every pair of f32 scales; the 64-bit product is built from two 32-bit

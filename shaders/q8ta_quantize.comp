@@ -4,7 +4,7 @@
 //
 //   q = clamp(round_half_away(x / scale) + zp, -128, 127), padding lanes = zp
 //
-// Layout codes (Rust: ncnn_glsl_runtime::q8ta::Layout): 0 = 4W4C, 1 = 4C, 2 = 4C1W.
+// Layout codes (Rust: ncnn_glsl_q8ta::Layout): 0 = 4W4C, 1 = 4C, 2 = 4C1W.
 #pragma ncnn_glsl axis OUT_LAYOUT 0 1 2
 // The arithmetic is fp32 in every mode (the rounding decision must not depend on fp16
 // arithmetic), so fp16a variants would equal the fp16p/fp16s ones: not built, the fallback
@@ -18,7 +18,7 @@ layout (binding = 0) readonly buffer in_blob { sfp in_data[]; };
 layout (binding = 1) writeonly buffer out_blob { sint8vec4 out_data[]; };
 
 // std430-safe: 32-bit scalars only. Byte offsets in the comments. The floats are made on the
-// host by ncnn_glsl_runtime::q8ta::QuantizeConsts.
+// host by ncnn_glsl_q8ta::QuantizeConsts.
 layout (push_constant) uniform parameter
 {
     int n;            //  0
@@ -52,7 +52,7 @@ int word_index(int lay, int n, int cb, int y, int x, int hh, int ww, int cc4)
 // first product is exact whenever it lies near the second (Sterbenz), and far from it the
 // rounded difference keeps its side; a fused multiply-add computes the same exact values.
 // Denormal scales may be flushed by a device: outside this guarantee.
-// ncnn_glsl_runtime::q8ta::QuantizeConsts::rounded() is this function step for step.
+// ncnn_glsl_q8ta::QuantizeConsts::rounded() is this function step for step.
 int rounded(float x)
 {
     if (isnan(x))

@@ -445,7 +445,7 @@ fn probe(json: bool) -> Result<(), String> {
             "   ncnn's default options narrow to: {}",
             ncnn_glsl_core::narrow(Options::NCNN_DEFAULT, d)
         );
-        for set in ncnn_glsl_runtime::q8ta::SETS {
+        for set in ncnn_glsl_q8ta::SETS {
             // The mode chosen does not depend on build-time axes: their first values.
             let axes: Vec<(&str, i64)> = set
                 .axes

@@ -1,9 +1,9 @@
 //! A blob checked before any Vulkan call: its reflection against its own
 //! SPIR-V words, and what the words declare against the device's limits. A
-//! driver need not check either, and lavapipe crashed on both: 40 storage
+//! driver need not check either, and lavapipe crashes on both: 40 storage
 //! buffers in one set (past `maxPerStageDescriptorStorageBuffers`), a set
-//! index of 100000, a reflection that listed no bindings for a shader that
-//! had two. Each is an error here, naming the value and the limit.
+//! index of 100000, a reflection that lists no bindings for a shader that
+//! has two. Each is an error here, naming the value and the limit.
 
 use std::collections::BTreeSet;
 

@@ -37,11 +37,8 @@
 //! `submit` (one submission, the barrier), `timing`, [`buffer`],
 //! `pipeline_cache`, [`pipeline`], [`executable`], [`dispatch`] (one
 //! dispatch's arguments and commands), [`sequence`] (steps in one
-//! submission, and the one-step conveniences). The generic layer knows no
-//! application; [`q8ta`], the operator this crate ships, sits on top of it.
-
-// `include_ncnn_shader!` names `::ncnn_glsl_runtime::__private`: the q8ta sets use it here.
-extern crate self as ncnn_glsl_runtime;
+//! submission, and the one-step conveniences). Operators built on it live in
+//! crates of their own (`ncnn-glsl-q8ta`, the q8ta pixel shuffle).
 
 mod blob_check;
 pub mod buffer;
@@ -78,8 +75,6 @@ pub use ncnn_glsl_core::variant::{
 };
 pub use ncnn_glsl_core::{DeviceBits, DeviceCaps, DeviceType, Flag, Options, Target};
 pub use ncnn_glsl_macros::include_ncnn_shader;
-
-pub mod q8ta;
 
 /// What `include_ncnn_shader!` expands to names these paths; not an API.
 #[doc(hidden)]

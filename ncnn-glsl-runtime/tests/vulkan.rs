@@ -11,7 +11,7 @@ use ncnn_glsl_runtime::{
     include_ncnn_shader, Blob, Buffer, ContextOptions, DeviceSelector, Dispatch, Error,
     FloatStorage, Options, Pipeline, PipelineOptions, Sequence, Transfer, VariantSet,
 };
-use ncnn_glsl_testkit::gpu::GpuTest;
+use ncnn_glsl_testkit::gpu::{enabled_and_wanted, GpuTest};
 use ncnn_glsl_testkit::Rng;
 
 static SEED: &VariantSet = include_ncnn_shader!("../tests/shaders/seed_example.comp");
@@ -685,37 +685,20 @@ fn a_feature_the_context_did_not_enable_is_named() {
 }
 
 /// The features a context enables are exactly those its own variant sets'
-/// variants name that the device has: none for a plain context, whatever
-/// the application (the q8ta operator here) needs only when it says so.
+/// variants name that the device has: none for a plain context, what an
+/// application's sets need only when it says so (`ncnn-glsl-q8ta` tests its
+/// own sets the same way).
 #[test]
 fn a_context_enables_only_what_its_own_sets_need() {
-    use std::collections::BTreeSet;
-    let cases: [(&str, Vec<&'static VariantSet>); 3] = [
-        ("no sets", Vec::new()),
-        ("the seed's set", vec![SEED]),
-        ("the q8ta sets", ncnn_glsl_runtime::q8ta::SETS.to_vec()),
-    ];
+    let cases: [(&str, Vec<&'static VariantSet>); 2] =
+        [("no sets", Vec::new()), ("the seed's set", vec![SEED])];
     for (what, sets) in cases {
         let options = ContextOptions {
             variant_sets: sets.clone(),
             ..ContextOptions::default()
         };
         GpuTest::new(options).run(|gpu| {
-            let ctx = gpu.ctx();
-            let wanted: BTreeSet<String> = sets
-                .iter()
-                .flat_map(|s| s.variants.iter())
-                .flat_map(|v| v.blob.reflection.requirements.features.iter())
-                .filter(|f| ctx.caps().feature(f))
-                .map(|f| f.to_string())
-                .collect();
-            let enabled: BTreeSet<String> = ctx
-                .enabled_caps()
-                .features
-                .iter()
-                .filter(|(_, on)| **on)
-                .map(|(name, _)| name.clone())
-                .collect();
+            let (enabled, wanted) = enabled_and_wanted(gpu.ctx(), &sets);
             assert_eq!(enabled, wanted, "{what}");
             match what {
                 "no sets" => assert!(enabled.is_empty(), "a plain context enables {enabled:?}"),

@@ -27,10 +27,11 @@
 //! }
 //! ```
 
+use std::collections::BTreeSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
-use ncnn_glsl_runtime::{Blob, Context, ContextOptions, Error, Message};
+use ncnn_glsl_runtime::{Blob, Context, ContextOptions, Error, Message, VariantSet};
 
 /// What a GPU test needs; [`GpuTest::run`] checks it before the body.
 #[derive(Clone, Debug)]
@@ -255,4 +256,28 @@ fn unavailable(reason: &str) {
         panic!("CI must run every GPU test, but {reason}");
     }
     eprintln!("note: skipped: {reason}");
+}
+
+/// The device features `ctx` enabled, and those the variants of `sets` name
+/// that the device has: a context opened for `sets` must enable exactly the
+/// latter.
+pub fn enabled_and_wanted(
+    ctx: &Context,
+    sets: &[&VariantSet],
+) -> (BTreeSet<String>, BTreeSet<String>) {
+    let wanted = sets
+        .iter()
+        .flat_map(|s| s.variants.iter())
+        .flat_map(|v| v.blob.reflection.requirements.features.iter())
+        .filter(|f| ctx.caps().feature(f))
+        .map(|f| f.to_string())
+        .collect();
+    let enabled = ctx
+        .enabled_caps()
+        .features
+        .iter()
+        .filter(|(_, on)| **on)
+        .map(|(name, _)| name.clone())
+        .collect();
+    (enabled, wanted)
 }

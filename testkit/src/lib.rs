@@ -2,8 +2,6 @@
 //!
 //! - [`Rng`]: the seeded generator every test and example draws its inputs
 //!   from (fresh each run, the seed printed so a failure can be repeated);
-//! - [`bench`]: the benchmark examples' copy shader, its launch and the load
-//!   that brings a GPU to the clocks of a busy device before timing;
 //! - [`gpu`]: the GPU test harness (a test declares what it needs; the
 //!   harness opens a validated context, skips with the reason outside CI and
 //!   fails under CI when the device lacks it, and checks the validation log
@@ -14,7 +12,6 @@
 //! - [`differential`]: one shader built by naga (ours) and by glslang, run on
 //!   the same inputs, every output byte compared.
 
-pub mod bench;
 pub mod differential;
 pub mod gpu;
 pub mod rng;

@@ -38,8 +38,8 @@ impl Rng {
         self.state.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    /// The next 32 random bits (the low half of [`Rng::next_u64`], as the
-    /// streams recorded before this generator was shared drew them).
+    /// The next 32 random bits: the low half of [`Rng::next_u64`], so a
+    /// recorded seed replays the same stream.
     pub fn next_u32(&mut self) -> u32 {
         self.next_u64() as u32
     }

@@ -1,21 +1,23 @@
 //! The crates as a registry serves them, used by a real downstream crate.
 //!
-//! `cargo package` packs `ncnn-glsl-core`, `ncnn-glsl-macros` and
-//! `ncnn-glsl-runtime` (and `ncnn-glsl-cli`, only packed and looked at) from
+//! `cargo package` packs `ncnn-glsl-core`, `ncnn-glsl-macros`,
+//! `ncnn-glsl-runtime` and `ncnn-glsl-q8ta` (and `ncnn-glsl-cli`, only packed
+//! and looked at) from
 //! the working tree (`--no-verify`: the downstream build below is the
 //! verification, and more of one). The `.crate` files are extracted under
 //! `target/`; each holds the license files and a README, the macros crate the
 //! shipped shader library. A crate outside the workspace (`tests/downstream/`,
 //! with a `Cargo.toml` written here) depends on `ncnn-glsl-runtime = "0.1.0"`
-//! from crates.io, patched to the extracted packages: no path into the
+//! and `ncnn-glsl-q8ta = "0.1.0"` from crates.io, patched to the extracted
+//! packages: no path into the
 //! checkout. It is built `--offline` with the workspace's `Cargo.lock` (the
 //! dependencies CI has already fetched, at the versions the workspace tests).
 //! Then:
 //!
 //! - it builds without warnings and runs: its own shader's set, and the
 //!   shipped `q8ta_pixel_shuffle.comp` included by name from the packaged
-//!   library, identical to the runtime's;
-//! - the q8ta pixel shuffle runs through the packaged runtime on the local
+//!   library, identical to the packaged `ncnn-glsl-q8ta`'s;
+//! - the q8ta pixel shuffle runs through the packaged operator on the local
 //!   Vulkan device with the validation layer, every byte checked against the
 //!   CPU reference (a failure under `CI` if there is no device);
 //! - every crate of ours resolves to its extracted package, and the normal
@@ -41,7 +43,12 @@ const COMMON: &str = include_str!("../downstream/shaders/common.glsl");
 const TYPED: &str = include_str!("../downstream/shaders/typed.comp");
 
 /// What a user's `Cargo.toml` names, and what it brings.
-const PUBLISHED: [&str; 3] = ["ncnn-glsl-core", "ncnn-glsl-macros", "ncnn-glsl-runtime"];
+const PUBLISHED: [&str; 4] = [
+    "ncnn-glsl-core",
+    "ncnn-glsl-macros",
+    "ncnn-glsl-runtime",
+    "ncnn-glsl-q8ta",
+];
 /// Published too, but not a library: packed (its manifest must stay
 /// publishable), not built here.
 const PACKED_ONLY: &str = "ncnn-glsl-cli";
@@ -233,7 +240,8 @@ impl Crate {
             format!(
                 "[package]\nname = \"downstream\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
                  publish = false\n\n\
-                 [dependencies]\nncnn-glsl-runtime = \"{VERSION}\"\n\n\
+                 [dependencies]\nncnn-glsl-runtime = \"{VERSION}\"\n\
+                 ncnn-glsl-q8ta = \"{VERSION}\"\n\n\
                  # The packages as crates.io would serve them.\n\
                  [patch.crates-io]\n{patches}\n\
                  [workspace]\n"
@@ -340,7 +348,7 @@ fn a_downstream_crate_builds_rebuilds_and_reports_shader_errors() {
     let first = c.run_ok();
     assert!(first.starts_with("10 variants "), "{first}");
     assert_contains(&first, "library q8ta_pixel_shuffle.comp: ");
-    assert_contains(&first, "as the runtime's");
+    assert_contains(&first, "as ncnn-glsl-q8ta's");
 
     // The versions are the workspace's: each locked package is one the
     // workspace's lock holds.

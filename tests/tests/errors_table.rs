@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use ncnn_glsl_core::compile::reject;
 use ncnn_glsl_runtime::{
-    q8ta, AxisInfo, Blob, DeviceCaps, Options, SelectError, Usage, Variant, VariantSet,
+    AxisInfo, Blob, DeviceCaps, Options, SelectError, Usage, Variant, VariantSet,
 };
 use ncnn_glsl_testkit::shaders::workspace_root;
 
@@ -107,11 +107,7 @@ fn the_error_table_names_only_tests_that_exist_and_every_error_variant() {
     );
     for (file, name, prefix) in [
         ("ncnn-glsl-runtime/src/error.rs", "Error", "Error::"),
-        (
-            "ncnn-glsl-runtime/src/q8ta/error.rs",
-            "Q8taError",
-            "Q8taError::",
-        ),
+        ("ncnn-glsl-q8ta/src/error.rs", "Q8taError", "Q8taError::"),
         (
             "ncnn-glsl-core/src/variant/set.rs",
             "SelectError",
@@ -156,7 +152,7 @@ fn device_axis_set() -> &'static VariantSet {
         values: &[32, 64],
         device: true,
     }];
-    let blob: &'static Blob = q8ta::SETS[0].variants[0].blob;
+    let blob: &'static Blob = ncnn_glsl_q8ta::SETS[0].variants[0].blob;
     let variants = Box::leak(Box::new([Variant {
         target: Default::default(),
         axes: &[32],
@@ -173,7 +169,7 @@ fn device_axis_set() -> &'static VariantSet {
 #[test]
 fn selection_errors_name_the_axis_the_value_and_what_was_built() {
     let device = DeviceCaps::default();
-    let set = q8ta::SETS
+    let set = ncnn_glsl_q8ta::SETS
         .iter()
         .find(|s| s.name.ends_with("q8ta_quantize.comp"))
         .unwrap();

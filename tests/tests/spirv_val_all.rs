@@ -2,7 +2,7 @@
 //!
 //! - every variant that `include_ncnn_shader!` embeds, for every shader a
 //!   macro call in the workspace names (the shipped sets of
-//!   `ncnn_glsl_runtime::q8ta::SETS` and the test shaders), read back from the
+//!   `ncnn_glsl_q8ta::SETS` and the test shaders), read back from the
 //!   embedded statics themselves;
 //! - every variant listed by the reviewed artifacts under `shaders/variants/`
 //!   (`cargo xtask regen-variants`): the set is rebuilt from its shader, its
@@ -19,24 +19,19 @@ use std::path::{Path, PathBuf};
 use ncnn_glsl_core::variant::build::build;
 use ncnn_glsl_core::variant::manifest::{fnv1a64, Manifest};
 use ncnn_glsl_core::{CompileOptions, ExpandOptions, FsLoader, SourceFile};
-use ncnn_glsl_runtime::q8ta::SETS;
+use ncnn_glsl_q8ta::SETS;
 use ncnn_glsl_runtime::{include_ncnn_shader, VariantSet};
 use ncnn_glsl_testkit::shaders::workspace_root;
 use ncnn_glsl_testkit::tools::{spirv_val_auto, tool_available};
 
 static SEED: &VariantSet = include_ncnn_shader!("shaders/seed_example.comp");
-/// The store-cost example's shaders (`ncnn-glsl-runtime/examples/store_cost.rs`).
-static STORE_ST1: &VariantSet =
-    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_st1.comp");
-static STORE_PLAIN_RMW: &VariantSet =
-    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_plain_rmw.comp");
-static STORE_WORD: &VariantSet =
-    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_word.comp");
-static STORE_QUAD: &VariantSet =
-    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/store_quad.comp");
-/// The benchmark's copy shader (`ncnn-glsl-runtime/examples/q8ta_bench/`, through `ncnn_glsl_testkit::bench`).
-static BENCH_COPY: &VariantSet =
-    include_ncnn_shader!("../ncnn-glsl-runtime/examples/shaders/bench_copy.comp");
+/// The store-cost program's shaders (`bench/src/bin/store_cost.rs`).
+static STORE_ST1: &VariantSet = include_ncnn_shader!("../bench/shaders/store_st1.comp");
+static STORE_PLAIN_RMW: &VariantSet = include_ncnn_shader!("../bench/shaders/store_plain_rmw.comp");
+static STORE_WORD: &VariantSet = include_ncnn_shader!("../bench/shaders/store_word.comp");
+static STORE_QUAD: &VariantSet = include_ncnn_shader!("../bench/shaders/store_quad.comp");
+/// The benchmarks' copy shader (`ncnn_glsl_bench::copy`).
+static BENCH_COPY: &VariantSet = include_ncnn_shader!("../bench/shaders/bench_copy.comp");
 
 /// Every embedded set this test validates, with the file its macro call names,
 /// relative to the workspace root.
@@ -54,10 +49,7 @@ fn embedded_sets() -> Vec<(&'static VariantSet, PathBuf)> {
         (STORE_WORD, "store_word.comp"),
         (STORE_QUAD, "store_quad.comp"),
     ] {
-        out.push((
-            set,
-            Path::new("ncnn-glsl-runtime/examples/shaders").join(file),
-        ));
+        out.push((set, Path::new("bench/shaders").join(file)));
     }
     out
 }

@@ -14,13 +14,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The crates (and multi-file examples) whose module graphs are checked, by
+/// The crates (and multi-file programs) whose module graphs are checked, by
 /// source folder.
 const CRATES: &[&str] = &[
     "ncnn-glsl-core/src",
     "ncnn-glsl-macros/src",
     "ncnn-glsl-runtime/src",
-    "ncnn-glsl-runtime/examples/q8ta_bench",
+    "ncnn-glsl-q8ta/src",
+    "bench/src",
+    "bench/src/bin/q8ta_bench",
     "ncnn-glsl-cli/src",
     "testkit/src",
     "xtask/src",
@@ -82,7 +84,8 @@ fn module_files(src: &Path) -> Result<BTreeMap<ModPath, PathBuf>, String> {
             let path = entry.map_err(|e| e.to_string())?.path();
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if path.is_dir() {
-                if name != "tests" {
+                // Test modules, and binaries (each a crate of its own).
+                if name != "tests" && name != "bin" {
                     stack.push(path);
                 }
                 continue;

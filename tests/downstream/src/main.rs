@@ -1,15 +1,16 @@
 //! The downstream program of `tests/tests/downstream.rs`: a crate outside the
-//! workspace that depends on `ncnn-glsl-runtime = "0.1.0"` as a user does,
+//! workspace that depends on `ncnn-glsl-runtime = "0.1.0"` and
+//! `ncnn-glsl-q8ta = "0.1.0"` as a user does,
 //! served by the packaged crates (the test writes its `Cargo.toml`, with
 //! `[patch.crates-io]` pointing at the extracted `.crate` files).
 //!
 //! - no argument: prints a fingerprint of its own shader's set (the test
 //!   edits the shader and checks that a rebuild takes effect), and checks that
-//!   the shipped shader it includes by name is the one the runtime embeds;
+//!   the shipped shader it includes by name is the one `ncnn-glsl-q8ta` embeds;
 //! - `q8ta`: quantizes random floats, pixel-shuffles them through
-//!   `ncnn_glsl_runtime::q8ta::Q8taOps` on the default Vulkan device with the
+//!   `ncnn_glsl_q8ta::Q8taOps` on the default Vulkan device with the
 //!   Khronos validation layer, and checks every byte against
-//!   `q8ta::reference`; then runs its own shader through the typed item form
+//!   `ncnn_glsl_q8ta::reference`; then runs its own shader through the typed item form
 //!   (`include_ncnn_shader!(mod typed = ...)`: push constants as a struct,
 //!   the specialization constant and the buffers by name), every element
 //!   checked on the host. Exit status 0: all OK; 1: a mismatch, an error or a
@@ -22,9 +23,7 @@
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use ncnn_glsl_runtime::q8ta::{
-    self, reference, unpack, Layout, Q8taOps, QuantParams, Requant, Shape,
-};
+use ncnn_glsl_q8ta::{self as q8ta, reference, unpack, Layout, Q8taOps, QuantParams, Requant, Shape};
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, Context, ContextOptions, Dispatch, Error, FloatStorage, Message,
     Options, Pipeline, PipelineOptions, VariantSet,
@@ -72,7 +71,7 @@ fn fingerprint() -> Result<(), Fail> {
     println!("{} variants {:016x}", SCALE.variants.len(), h);
 
     // The shader found by name is the shipped one: the same variants and
-    // SPIR-V as the set the runtime compiled from its own package.
+    // SPIR-V as the set `ncnn-glsl-q8ta` compiled from its own package.
     let ours = PIXEL_SHUFFLE;
     let shipped = q8ta::sets::PIXEL_SHUFFLE;
     let same =
@@ -83,7 +82,7 @@ fn fingerprint() -> Result<(), Fail> {
             });
     if !same {
         return Err(format!(
-            "include_ncnn_shader!(\"{}\") ({} variants) differs from the runtime's `{}` ({} variants)",
+            "include_ncnn_shader!(\"{}\") ({} variants) differs from ncnn-glsl-q8ta's `{}` ({} variants)",
             ours.name,
             ours.variants.len(),
             shipped.name,
@@ -92,7 +91,7 @@ fn fingerprint() -> Result<(), Fail> {
         .into());
     }
     println!(
-        "library {}: {} variant(s), as the runtime's",
+        "library {}: {} variant(s), as ncnn-glsl-q8ta's",
         ours.name,
         ours.variants.len()
     );

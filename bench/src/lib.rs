@@ -1,0 +1,17 @@
+//! What the workspace's measurement programs share (an unpublished crate:
+//! the tools stay out of the published ones):
+//!
+//! - [`copy`]: the copy shader that is every benchmark's bandwidth ceiling,
+//!   and the load that brings a GPU to its busy clocks before timing;
+//! - [`stamp`]: the revision, device, driver and command every result file
+//!   records.
+//!
+//! The programs (`src/bin/`): `q8ta_bench` (the q8ta pixel shuffle against
+//! its baseline and the copy shader; workgroup sweeps), `bandwidth` (the
+//! copy ceiling against buffer size and placement) and `store_cost` (the
+//! cost of the atomics repair). `bench/lavapipe.sh` and `bench/nvidia.sh`
+//! build and run them and write stamped results under `bench/results/`
+//! (BENCHMARKS.md).
+
+pub mod copy;
+pub mod stamp;
