@@ -7,8 +7,8 @@
 //! `inout`, copy-in/copy-out would lose the pointer), parses each call with
 //! its first argument as a `Load` of the buffer element, and this pass turns
 //! the call into `Statement::Atomic` on that element's pointer, upgrading the
-//! element type of the variable to atomic. The recipe was checked on lavapipe
-//! against glslang under contention (docs/naga.md, "Repairs").
+//! element type of the variable to atomic. The recipe is checked on lavapipe
+//! against glslang under contention (docs/naga.md, "Atomics").
 //!
 //! Caveat (as in docs/naga.md): every access to an upgraded variable becomes a
 //! relaxed atomic load or store; only 32-bit `int`/`uint` are supported.

@@ -17,7 +17,7 @@
 //! other column has one; and the mode a row says runs instead is the one the
 //! fallback order picks.
 //!
-//! Where a column's type was only ncnn's choice of a representation of
+//! Where a column's type is only ncnn's choice of a representation of
 //! workgroup memory, the extension uses one naga can compile instead of
 //! leaving the column out: `lfpvec4` in fp16s+fp16a with `shaderInt64` and
 //! `shaderInt16` is `f16vec4`, the four halves ncnn keeps in a `uint64_t`.

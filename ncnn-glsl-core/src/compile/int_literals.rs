@@ -1,6 +1,6 @@
 //! Integer literals past 32 bits, refused at their token: naga wraps them
-//! silently (`binding = 4294967297` became binding 1, `local_size_x =
-//! 4294967360` became 64), where glslang refuses them. 64-bit literals (`l`,
+//! silently (`binding = 4294967297` is binding 1, `local_size_x =
+//! 4294967360` is 64), where glslang refuses them. 64-bit literals (`l`,
 //! `ul`) and floats are left alone.
 
 use super::tokens::{Kind, Token};

@@ -1,31 +1,53 @@
 //! Finished text to checked SPIR-V through naga, in three stages, each a
 //! module that hands the next a typed product (as naga's frontend hands its
-//! validator a `Module`, and the validator its backend a `ModuleInfo`):
+//! validator a `Module`, and the validator its backend a `ModuleInfo`).
+//!
+//! The stage map names every pass module of this folder in the stage that
+//! runs it, in the order it runs; docs/naga.md ("Kinds of handling, by
+//! stage") names the same ones in the same stages, and a test
+//! (`tests/tests/naga_doc.rs`) fails where the two disagree. The modules
+//! that are no pass are listed last.
 //!
 //! ```text
 //! finished GLSL
-//!  -> text stage (text_stage.rs): refusals (reject.rs) -> in-place passes
-//!     (drop_writeonly.rs, local_size_id.rs, array_dims.rs, spec_constants.rs)
-//!     -> naga-only prototypes (atomics.rs, memory_barriers.rs)
+//!  -> text stage (text_stage.rs): refusals (reject.rs, with the call
+//!     cycles of recursion.rs) -> integer literals past 32 bits (int_literals.rs)
+//!     and local sizes out of range (local_size_id.rs) refused
+//!     -> in-place passes (drop_writeonly.rs, local_size_id.rs, array_dims.rs,
+//!     spec_constants.rs, spec_expressions.rs, subgroups.rs)
+//!     -> naga-only prototypes (atomics.rs, memory_barriers.rs,
+//!     dot_product.rs, subgroups.rs)
 //!     => EditedText: text, tokens, writeonly set, local-size spec ids,
-//!        spec-constant declarations, moved declarations, prototypes
+//!        spec-constant declarations, moved declarations, spec expressions,
+//!        prototypes
 //!  -> IR stage (ir_stage.rs): naga parse (again with fp16_builtins.rs
 //!     prototypes if it fails) -> push-constant layout check
 //!     (push_constant_layout.rs) -> layout-only copies refused (layout_copies.rs)
-//!     -> IR passes (atomics.rs, spec_constants.rs checks, barrier_scope.rs,
-//!     memory_barriers.rs, fp16_builtins.rs, fp16_widening.rs, vector_modulo.rs,
-//!     switch_fallthrough.rs) -> validation -> declared resources (reflect.rs)
-//!     -> compaction
+//!     -> atomics.rs, dot_product.rs lowered -> reads of writeonly buffers
+//!     refused (writeonly_reads.rs) -> spec_constants.rs and
+//!     spec_expressions.rs checks -> IR passes (barrier_scope.rs,
+//!     memory_barriers.rs, fp16_builtins.rs, fp16_widening.rs,
+//!     vector_modulo.rs, subgroups.rs) -> switch_fallthrough.rs refusal
+//!     -> validation -> declared resources (reflect.rs) -> compaction
 //!     => CheckedModule: module, info, spec-constant defaults, local size,
 //!        bindings, push-constant size
 //!  -> word stage (word_stage.rs): SPIR-V (writer options in naga_run.rs)
-//!     -> word passes (spec_constants.rs, workgroup_size.rs,
-//!     component_loads.rs, trim_capabilities.rs, writeonly_decoration.rs)
+//!     -> word passes (spec_constants.rs, spec_expressions.rs,
+//!     workgroup_size.rs, component_loads.rs, subgroup_broadcast.rs,
+//!     trim_capabilities.rs, writeonly_decoration.rs, round_half_away.rs)
+//!     -> SPIR-V's universal limits checked (spirv_limits.rs)
 //!     => words
 //!  -> reflection (requirements read from the words, reflect.rs) => Compiled
+//! not passes: the stages (text_stage.rs, ir_stage.rs, word_stage.rs), the
+//!     calls into naga and its messages (naga_run.rs, naga_words.rs), what
+//!     the passes share (tokens.rs, source_text.rs, ir_walk.rs,
+//!     spirv_edit.rs), reflection (reflect.rs), the columns naga cannot
+//!     express (inexpressible.rs, read by the variant sets)
 //! ```
 //!
-//! A repair belongs to one stage. Text passes keep every byte offset (they
+//! Each step belongs to one stage; a repair that needs several (a
+//! specialization constant is text, IR and words) has a step in each, in one
+//! module. Text passes keep every byte offset (they
 //! blank or overwrite in place), so naga's spans index the finished text and
 //! map back to the user's file through [`Expanded::span_of`]. naga is never
 //! allowed to panic through.

@@ -1,10 +1,10 @@
 //! The universal limits of SPIR-V (the specification's section 2.17) that a
 //! shader can push a module past, checked on the words after every pass: a
 //! module past one is invalid (spirv-val refuses it) though naga writes it,
-//! and a driver handed one may do anything. Structs nested 254 deep were the
-//! first found (the block naga wraps around a buffer adds a level), then
-//! `if`s nested 1100 deep without braces (within the statement and bracket
-//! budgets of the refusal table).
+//! and a driver handed one may do anything. Shaders within the statement and
+//! bracket budgets of the refusal table reach them: structs nested 254 deep
+//! (the block naga wraps around a buffer adds a level), `if`s nested 1100
+//! deep without braces.
 
 use std::collections::HashMap;
 

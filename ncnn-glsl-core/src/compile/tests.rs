@@ -100,7 +100,7 @@ fn span(d: &crate::diag::Diagnostic) -> (u32, u32) {
 
 /// The same text compiles to the same words every time: compare-and-swap
 /// on both `int` and `uint` makes two predeclared result types, whose order
-/// (and so the module's ids) once followed a hash set's.
+/// (and so the module's ids) must not follow a hash set's.
 #[test]
 fn compiles_are_reproducible() {
     let text = "#version 450

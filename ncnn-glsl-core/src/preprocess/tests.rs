@@ -490,7 +490,7 @@ fn include_depth_is_limited() {
 #[test]
 fn inclusions_are_counted_and_each_file_is_read_once() {
     // h0 .. h29, each including the next twice: 2^30 inclusions without
-    // guards (the review's build ran for days), 60 with them.
+    // guards (a build that expands them all runs for days), 60 with them.
     struct Fan {
         guarded: bool,
         loads: std::cell::Cell<usize>,

@@ -1,4 +1,4 @@
-//! What naga let through silently and glslang refuses (issue 18): integer
+//! What naga lets through silently and glslang refuses: integer
 //! literals past 32 bits (wrapped), two specialization constants on one id
 //! (one value set both), reads of `writeonly` buffers (an `OpLoad` from a
 //! `NonReadable` variable), local sizes naga's validator refuses without a
