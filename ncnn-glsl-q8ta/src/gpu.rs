@@ -14,9 +14,10 @@ use ncnn_glsl_runtime::{
 
 use super::check::check_size;
 use super::error::Q8taError;
-use super::launch::{self, shuffle_local_size_on, Axes, Requantization, Rewrite, ShufflePath};
+use super::launch::{self, Rewrite, ShufflePath};
 use super::layout::Layout;
 use super::op::{shuffle_axes, PixelShuffle};
+use super::plan::{self, Device, Plan};
 use super::push::{DequantizePush, QuantizePush};
 use super::quant::QuantParams;
 use super::sets::{DEQUANTIZE, PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE, QUANTIZE, SETS};
@@ -103,13 +104,15 @@ impl QTensor {
 /// Which kernel a pixel shuffle runs ([`Q8taOps::pixel_shuffle_with`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShuffleKernel {
-    /// The seed's kernel on the path the runtime takes for the device and
-    /// the shape ([`launch::shuffle_path`]).
+    /// The seed's kernel as the launch plan says for the device and the
+    /// shuffle ([`plan::plan`]).
     Rewrite,
-    /// The seed's kernel on this path (with the device's requantization and
-    /// block axis, [`Rewrite::on`]), for tests and benchmarks.
+    /// The seed's kernel forced onto this path, with the requantization,
+    /// block axis and rows the plan takes with it ([`plan::plan_on`]): for
+    /// experiments and tests.
     RewriteOn(ShufflePath),
-    /// The seed's kernel exactly so, for tests and benchmarks.
+    /// The seed's kernel exactly so ([`plan::plan_with`]): for experiments
+    /// and tests.
     RewriteWith(Rewrite),
     /// The kernel the seed replaces: one invocation per output word.
     Baseline,
@@ -243,58 +246,25 @@ impl Q8taOps {
         Ok(p)
     }
 
-    /// The path of the new kernel this device takes for `ps`
-    /// ([`launch::shuffle_path`] for the device's type).
-    pub fn shuffle_path(&self, ps: &PixelShuffle) -> ShufflePath {
-        ps.path(self.ctx.caps().device_type)
+    /// What the plan depends on of this context's device.
+    pub fn device(&self) -> Device {
+        Device::of(&self.ctx)
     }
 
-    /// How the new kernel requantizes `input` shuffled as `axes` on `path` on
-    /// this device, for scales the f32 requantization is exact for or not
-    /// ([`launch::requantization`] for the device's type; where the banked
-    /// table does not fit the device's shared memory, the one table in its
-    /// place, and f32 in mixed's, which is only chosen where f32 is exact).
-    pub fn requantization(
-        &self,
-        input: Shape,
-        axes: Axes,
-        path: ShufflePath,
-        float_exact: bool,
-    ) -> Requantization {
-        let device = self.ctx.caps().device_type;
-        let r = launch::requantization(input, axes, path, device, float_exact);
-        match r {
-            _ if self.shared_memory_for(r).is_ok() => r,
-            // The mixed ways, chosen only where f32 is exact.
-            _ if r.uses_float() => Requantization::Float,
-            _ => Requantization::Table,
+    /// What the new kernel runs for `ps` as `kernel` says on this device
+    /// ([`plan::plan`], [`plan::plan_on`] for a forced path,
+    /// [`plan::plan_with`] for a forced rewrite); `None` for the baseline.
+    pub fn plan(&self, ps: &PixelShuffle, kernel: ShuffleKernel) -> Option<Plan> {
+        let (input, axes, exact) = (ps.input, ps.axes(), ps.requant.float_exact);
+        let device = self.device();
+        match kernel {
+            ShuffleKernel::Rewrite => Some(plan::plan(input, axes, exact, &device)),
+            ShuffleKernel::RewriteOn(path) => {
+                Some(plan::plan_on(path, input, axes, exact, &device))
+            }
+            ShuffleKernel::RewriteWith(k) => Some(plan::plan_with(k, input, axes, &device)),
+            ShuffleKernel::Baseline => None,
         }
-    }
-
-    /// `Ok` where the shared memory `r` takes fits this device.
-    fn shared_memory_for(&self, r: Requantization) -> Result<(), Q8taError> {
-        r.check_shared_memory(self.ctx.limits().max_compute_shared_memory_size)
-    }
-
-    /// Everything the runtime runs the new kernel with for `ps` on this
-    /// device ([`Rewrite::choose`], with [`Q8taOps::requantization`]).
-    pub fn rewrite(&self, ps: &PixelShuffle) -> Rewrite {
-        self.rewrite_on(ps, ps.path(self.ctx.caps().device_type))
-    }
-
-    /// The same on `path` ([`Rewrite::on`], with [`Q8taOps::requantization`]).
-    fn rewrite_on(&self, ps: &PixelShuffle, path: ShufflePath) -> Rewrite {
-        let exact = ps.requant.float_exact;
-        let k = Rewrite::on(
-            path,
-            ps.input,
-            ps.axes(),
-            self.ctx.caps().device_type,
-            exact,
-        );
-        // f32 in mixed's place (too little shared memory) has no table to
-        // share between rows.
-        k.with_requant(self.requantization(ps.input, ps.axes(), path, exact))
     }
 
     /// The storage of the quantize variant for `layout`: the format
@@ -308,24 +278,6 @@ impl Q8taOps {
     pub fn dequantize_storage(&self, shape: Shape, layout: Layout) -> Result<FloatStorage, Error> {
         let v = self.variant(DEQUANTIZE, &dequantize_axes(shape, layout))?;
         Ok(FloatStorage::of(v.target.options))
-    }
-
-    /// The shuffle's workgroup shape for an input shape and layout pair run
-    /// as `k` says ([`shuffle_local_size_on`] for the device's type), fitted
-    /// to the device's `maxComputeWorkGroupSize` and
-    /// `maxComputeWorkGroupInvocations`.
-    pub fn shuffle_local_size(&self, input: Shape, axes: Axes, k: Rewrite) -> [u32; 3] {
-        let l = self.ctx.limits();
-        let device = self.ctx.caps().device_type;
-        let mut s = shuffle_local_size_on(device, input, axes, k.path, k.blocks);
-        for (i, d) in s.iter_mut().enumerate() {
-            *d = (*d).min(l.max_compute_work_group_size[i]).max(1);
-        }
-        while s[0] * s[1] * s[2] > l.max_compute_work_group_invocations.max(1) {
-            let i = (0..3).max_by_key(|&i| s[i]).unwrap();
-            s[i] = (s[i] / 2).max(1);
-        }
-        s
     }
 
     /// A device tensor of `shape` in `layout` (exactly its bytes, contents
@@ -444,8 +396,8 @@ impl Q8taOps {
     }
 
     /// Validates a pixel shuffle of `input` into `output` (factor, shapes,
-    /// quantization parameters, buffer sizes): the plan both kernels run.
-    pub fn plan(
+    /// quantization parameters, buffer sizes): what both kernels run.
+    pub fn validate(
         &self,
         input: &QTensor,
         output: &QTensor,
@@ -498,25 +450,24 @@ impl Q8taOps {
         upscale_factor: usize,
         kernel: ShuffleKernel,
     ) -> Result<ShuffleRun, OpError> {
-        let ps = self.plan(input, output, upscale_factor)?;
-        let rewrite = match kernel {
-            ShuffleKernel::Rewrite => Some(self.rewrite(&ps)),
-            ShuffleKernel::RewriteOn(p) => Some(self.rewrite_on(&ps, p)),
-            ShuffleKernel::RewriteWith(k) => Some(k),
-            ShuffleKernel::Baseline => None,
-        };
-        if let Some(k) = rewrite {
-            self.shared_memory_for(k.requant)?;
+        let ps = self.validate(input, output, upscale_factor)?;
+        let plan = self.plan(&ps, kernel);
+        if let Some(p) = plan {
+            // A forced requantization whose table does not fit.
+            p.rewrite
+                .requant
+                .check_shared_memory(self.ctx.limits().max_compute_shared_memory_size)?;
         }
+        let rewrite = plan.map(|p| p.rewrite);
         // The new kernel is one variant specialized per layout pair,
         // passthrough, path, requantization and block axis; the baseline has
         // a variant for each pair and passthrough.
         let spec = rewrite.map(|k| ps.specialization(k));
-        let (set, variant, local, specialization) = match (rewrite, &spec) {
-            (Some(k), Some(spec)) => (
+        let (set, variant, local, specialization) = match (plan, &spec) {
+            (Some(p), Some(spec)) => (
                 PIXEL_SHUFFLE,
-                self.variant(PIXEL_SHUFFLE, &shuffle_axes(k))?,
-                Some(self.shuffle_local_size(ps.input, ps.axes(), k)),
+                self.variant(PIXEL_SHUFFLE, &shuffle_axes(p.rewrite))?,
+                Some(p.local),
                 &spec[..],
             ),
             _ => {

@@ -32,7 +32,8 @@
 //!
 //! Modules, lowest first: `shape`, `error`, `layout`, `quant`, [`push`] (the
 //! push-constant blocks), `requantization` ([`Requantization`]), [`launch`]
-//! (paths, the rules, grids, workgroup shapes),
+//! (paths, grids, clamped launches), [`plan`] (the launch plan: every tuned
+//! rule of the operator, [`Plan`]),
 //! `check`, `op` ([`PixelShuffle`]: a validated shuffle), [`mod@reference`],
 //! [`vectors`] (golden-vector files), [`sets`] (the variant sets), [`gpu`]
 //! ([`Q8taOps`]).
@@ -44,7 +45,7 @@
 //!
 //! | shader | axes | push constants | local size | grid (invocations) |
 //! |---|---|---|---|---|
-//! | `q8ta_pixel_shuffle.comp` | `LUT_COPIES` 1, 32 (the requantization table's copies: [`shuffle_axes`]), a blob each; `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH`, `PATH`, `REQUANT_TABLE`, `BLOCKS_ON_Y` are specialization constants 3 to 8 ([`shuffle_specialization`]) | [`push::ShufflePush`], 52 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per pair and path: [`launch::shuffle_local_size`] | [`launch::shuffle_grid`] |
+//! | `q8ta_pixel_shuffle.comp` | `LUT_COPIES` 1, 32 (the requantization table's copies: [`shuffle_axes`]), a blob each; `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH`, `PATH`, `REQUANT_TABLE`, `BLOCKS_ON_Y` are specialization constants 3 to 8 ([`shuffle_specialization`]) | [`push::ShufflePush`], 52 B | `local_size_*_id` 0, 1, 2 (default 4x16x1), set per shuffle: [`Plan::local`] | [`launch::shuffle_grid`] |
 //! | `q8ta_pixel_shuffle_baseline.comp` | `IN_LAYOUT`, `OUT_LAYOUT`, `PASSTHROUGH` | the same | 64x1x1 | [`launch::baseline_grid`] |
 //! | `q8ta_quantize.comp` | `OUT_LAYOUT` | [`push::QuantizePush`], 32 B | 64x1x1 | [`launch::quantize_grid`] |
 //! | `q8ta_dequantize.comp` | `IN_LAYOUT`, `VEC` ([`launch::dequantize_vec_width`]) | [`push::DequantizePush`], 24 B | 64x1x1 | [`launch::dequantize_grid`] |
@@ -64,6 +65,7 @@ mod layout;
 #[cfg(test)]
 mod model;
 mod op;
+pub mod plan;
 pub mod push;
 mod quant;
 pub mod reference;
@@ -77,11 +79,13 @@ pub mod vectors;
 pub use check::{check_shuffle_shapes, UPSCALE_FACTOR};
 pub use error::Q8taError;
 pub use gpu::{OpError, Q8taOps, QTensor, ShuffleKernel, ShuffleRun};
-pub use launch::{shuffle_local_size, Axes, BlockAxis, Requantization, Rewrite, ShufflePath};
+pub use launch::{Axes, BlockAxis, Rewrite, ShufflePath};
 pub use layout::{pack, unpack, Layout};
 pub use op::{shuffle_axes, shuffle_specialization, Launch, PixelShuffle};
+pub use plan::{Device, Plan};
 pub use quant::{
     dequantize_value, quantize_value, round_half_away, QuantParams, QuantizeConsts, Requant,
 };
+pub use requantization::Requantization;
 pub use sets::{context_options, SETS};
 pub use shape::Shape;

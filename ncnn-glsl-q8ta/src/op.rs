@@ -3,11 +3,9 @@
 //! local sizes, buffer sizes), checked once on the host so that a bad call
 //! dispatches nothing.
 
-use ncnn_glsl_runtime::DeviceType;
-
 use super::check::check_shuffle_shapes;
 use super::error::Q8taError;
-use super::launch::{self, shuffle_local_size, Axes, BlockAxis, Rewrite, ShufflePath};
+use super::launch::{self, Axes, BlockAxis, Rewrite, ShufflePath};
 use super::layout::Layout;
 use super::push::ShufflePush;
 use super::quant::{QuantParams, Requant};
@@ -102,18 +100,6 @@ impl PixelShuffle {
         shuffle_specialization(self.in_layout, self.out_layout, self.requant.passthrough, k)
     }
 
-    /// The new kernel's path for this shuffle on a device of type `device`
-    /// ([`launch::shuffle_path`]).
-    pub fn path(&self, device: DeviceType) -> ShufflePath {
-        launch::shuffle_path(self.input, self.axes(), device, self.requant.float_exact)
-    }
-
-    /// Everything the runtime chooses for the new kernel on a device of type
-    /// `device` ([`Rewrite::choose`]).
-    pub fn rewrite(&self, device: DeviceType) -> Rewrite {
-        Rewrite::choose(self.input, self.axes(), device, self.requant.float_exact)
-    }
-
     /// The new kernel's grid in invocations (not workgroups) on `path`, the
     /// blocks on `blocks`.
     pub fn grid(&self, path: ShufflePath, blocks: BlockAxis) -> [u32; 3] {
@@ -123,15 +109,6 @@ impl PixelShuffle {
     /// The baseline's grid in invocations.
     pub fn baseline_grid(&self) -> [u32; 3] {
         launch::baseline_grid(self.input, self.out_layout)
-    }
-
-    /// The new kernel's workgroup shape for this layout pair on `path`
-    /// ([`shuffle_local_size`]: the table, before the large tensors' rows and
-    /// the fit to the grid and the device, which
-    /// [`super::Q8taOps::shuffle_local_size`] adds). The shader declares
-    /// `local_size_*_id`, so the runtime patches it.
-    pub fn local_size(&self, path: ShufflePath) -> [u32; 3] {
-        shuffle_local_size(self.input, self.in_layout, self.out_layout, path)
     }
 }
 

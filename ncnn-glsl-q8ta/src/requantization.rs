@@ -15,7 +15,7 @@ pub enum Requantization {
     Table,
     /// The table in 32 copies, one per shared-memory bank, each invocation
     /// reading its own: no two lanes of a subgroup of 32 wait for one bank.
-    /// 32 KiB of shared memory ([`BANKED_SHARED_BYTES`]).
+    /// 32 KiB of shared memory ([`Requantization::shared_bytes`]).
     Banked,
     /// Each lane computed in f32 (a multiply, an add, `floor`): only for the
     /// scales it is proven exact for ([`super::Requant::float_exact`]).
@@ -24,16 +24,13 @@ pub enum Requantization {
     /// other half (word by word, its input words): the lookups go
     /// through shared memory and the arithmetic through the ALUs, so each
     /// takes half the work. Only where [`Requantization::Float`] is exact;
-    /// [`BANKED_SHARED_BYTES`] of shared memory.
+    /// 32 KiB of shared memory.
     Mixed,
     /// As [`Requantization::Mixed`] with one of each pixel's four output
     /// words from the table and three in f32: where the arithmetic has more
     /// room than the lookups (on an H200 from 4W4C into 4C1W).
     MixedQuarter,
 }
-
-/// The shared memory the banked table takes: 32 copies of 256 words.
-pub const BANKED_SHARED_BYTES: u32 = 32 * 256 * 4;
 
 impl Requantization {
     /// Every way.

@@ -25,15 +25,16 @@ use std::sync::Arc;
 
 use ncnn_glsl_core::variant::build::VariantKey;
 use ncnn_glsl_core::variant::manifest::{file_name, fnv1a64};
-use ncnn_glsl_q8ta::launch::{
-    dequantize_grid, dequantize_vec_width, quantize_grid, shuffle_local_size, ShufflePath,
-};
+use ncnn_glsl_q8ta::launch::{dequantize_grid, dequantize_vec_width, quantize_grid, ShufflePath};
+use ncnn_glsl_q8ta::plan::{plan_with, Device};
 use ncnn_glsl_q8ta::push::{DequantizePush, QuantizePush};
 use ncnn_glsl_q8ta::sets::{DEQUANTIZE, PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE, QUANTIZE};
 use ncnn_glsl_q8ta::{
     BlockAxis, Layout, PixelShuffle, QuantParams, Requantization, Rewrite, Shape, SETS,
 };
-use ncnn_glsl_runtime::{Blob, Context, ContextOptions, FloatStorage, Variant, VariantSet};
+use ncnn_glsl_runtime::{
+    Blob, Context, ContextOptions, DeviceType, FloatStorage, Variant, VariantSet,
+};
 use ncnn_glsl_testkit::differential::{
     glslang, glslang_blob, leak_set, run_pair_with, seed, Case, Cmp, Fill, Io,
 };
@@ -342,18 +343,23 @@ fn pixel_shuffle_specializations_match_glslang() {
                             }
                             // The odd shape with its blocks on y and the
                             // width's axis (x) and z clamped: the loops.
-                            let (blocks, local, max) = if k == 0 {
-                                let l =
-                                    shuffle_local_size(ps.input, ps.in_layout, ps.out_layout, path);
-                                (BlockAxis::X, l, [65535; 3])
-                            } else {
-                                (BlockAxis::Y, [2, 1, 1], CLAMPED_X)
-                            };
+                            let blocks = [BlockAxis::X, BlockAxis::Y][k.min(1)];
                             let rewrite = Rewrite {
                                 path,
                                 requant,
                                 blocks,
                                 rows: 1,
+                            };
+                            // A GPU's workgroup for the shape, or a small one
+                            // whose grid the launch clamps.
+                            let (local, max) = if k == 0 {
+                                let gpu = Device::unlimited(DeviceType::DiscreteGpu);
+                                (
+                                    plan_with(rewrite, ps.input, ps.axes(), &gpu).local,
+                                    [65535; 3],
+                                )
+                            } else {
+                                ([2, 1, 1], CLAMPED_X)
                             };
                             let launch = ps.launch(Some(rewrite), local, max).expect("a launch");
                             let name = format!(

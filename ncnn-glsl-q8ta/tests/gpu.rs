@@ -7,7 +7,7 @@
 use ncnn_glsl_q8ta::gpu::ShuffleRun;
 use ncnn_glsl_q8ta::vectors;
 use ncnn_glsl_q8ta::{
-    launch, reference, BlockAxis, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams,
+    launch, plan, reference, BlockAxis, Layout, OpError, Q8taError, Q8taOps, QTensor, QuantParams,
     Requant, Requantization, Rewrite, Shape, ShuffleKernel, ShufflePath,
 };
 use ncnn_glsl_runtime::{Buffer, ContextOptions, FloatStorage, Options};
@@ -300,7 +300,7 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
             // the third case is past the size where the runtime tiles either way).
             let n = 2;
             let probe = Shape::new(n, c, 1 << 16, w);
-            let device = ctx.caps().device_type;
+            let device = ops.device();
             let (q_in, q_out) = (qp(0.03, 7), qp(0.05, -9));
             let axes = launch::Axes {
                 in_layout: il,
@@ -308,12 +308,10 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
                 passthrough: false,
             };
             let exact = Requant::new(q_in, q_out).unwrap().float_exact;
-            let k = Rewrite::choose(probe, axes, device, exact);
-            let local = ops.shuffle_local_size(probe, axes, k);
-            let h = (max_z as usize * local[2] as usize) / n + 3;
+            let p = plan::plan(probe, axes, exact, &device);
+            let h = (max_z as usize * p.local[2] as usize) / n + 3;
             let shape = Shape::new(n, c, h, w);
-            assert_eq!(Rewrite::choose(shape, axes, device, exact), k);
-            assert_eq!(ops.shuffle_local_size(shape, axes, k), local);
+            assert_eq!(plan::plan(shape, axes, exact, &device), p);
             let input_words = random_words(&mut g, il.word_count(shape));
             let rq = Requant::new(q_in, q_out).unwrap();
             let expected = reference::pixel_shuffle(&input_words, il, shape, ol, &rq).unwrap();

@@ -1,8 +1,9 @@
 //! The f32 requantization: where the host allows it, and that it is exact there.
 
 use super::{check_requant, qp, seed};
-use crate::launch::{BlockAxis, Requantization, Rewrite, ShufflePath};
+use crate::launch::{BlockAxis, Rewrite, ShufflePath};
 use crate::quant::FLOAT_PACK_BIAS;
+use crate::Requantization;
 use crate::{Layout, PixelShuffle, Q8taError, Requant, Shape};
 use ncnn_glsl_testkit::Rng;
 

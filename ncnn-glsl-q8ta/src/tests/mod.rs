@@ -6,12 +6,12 @@ use super::model::{self, Memory};
 use super::push::{DequantizePush, QuantizePush, ShufflePush};
 use super::reference::{self, pixel_shuffle, pixel_shuffle_nchw};
 use super::*;
-use ncnn_glsl_runtime::DeviceType;
 use ncnn_glsl_runtime::SpecValue;
 use ncnn_glsl_testkit::Rng;
 
 mod float;
 mod geometry;
+mod plans;
 
 /// The seed of a test's inputs: fresh each run, `NCNN_SEED` repeats one.
 fn seed() -> u64 {

@@ -44,7 +44,7 @@ pub fn rederive(a: &Args, path: &Path) -> Result<(), Fail> {
     print!("{}", out.table);
     doc["records"] = Value::Array(out.json);
     doc["rewrite_derived_by"] = json!(format!(
-        "q8ta_bench --from-json {} (the rule of q8ta::launch::shuffle_path in this build)",
+        "q8ta_bench --from-json {} (the rule of ncnn_glsl_q8ta::plan in this build)",
         path.display()
     ));
     if let Some(p) = &a.json {

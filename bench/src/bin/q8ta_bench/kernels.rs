@@ -7,8 +7,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use ncnn_glsl_q8ta::launch::Axes;
+use ncnn_glsl_q8ta::plan::{plan_on, plan_with};
 use ncnn_glsl_q8ta::sets::{PIXEL_SHUFFLE, PIXEL_SHUFFLE_BASELINE};
-use ncnn_glsl_q8ta::{shuffle_axes, shuffle_specialization, Q8taOps, Rewrite, ShufflePath};
+use ncnn_glsl_q8ta::{
+    shuffle_axes, shuffle_specialization, Q8taOps, Requantization, Rewrite, ShufflePath,
+};
 use ncnn_glsl_runtime::{Blob, Pipeline, PipelineOptions, Variant};
 
 use crate::args::Args;
@@ -64,23 +67,25 @@ impl<'a> Kernels<'a> {
     pub fn locals(&self, case: Case) -> Vec<Setup> {
         let a = self.args;
         let chosen = a.locals.as_ref().and_then(|l| l.get(&pair_key(case.axes)));
-        let device = self.ops.context().caps().device_type;
+        let device = self.ops.device();
         ShufflePath::ALL
             .iter()
             .map(|&path| {
                 let exact = cases::float_exact();
-                // As `Q8taOps` runs it: f32 at one row per invocation.
-                let mut k = Rewrite::on(path, case.shape, case.axes, device, exact).with_requant(
-                    a.requantization.unwrap_or_else(|| {
-                        self.ops.requantization(case.shape, case.axes, path, exact)
-                    }),
-                );
+                let mut k = plan_on(path, case.shape, case.axes, exact, &device).rewrite;
+                if let Some(r) = a.requantization {
+                    // As the plan runs it: f32 at one row per invocation.
+                    k.requant = r;
+                    if r == Requantization::Float {
+                        k.rows = 1;
+                    }
+                }
                 if let Some(b) = a.blocks {
                     k.blocks = b;
                 }
                 let local = match chosen {
                     Some(&l) if path == a.sweep_path => l,
-                    _ => self.ops.shuffle_local_size(case.shape, case.axes, k),
+                    _ => plan_with(k, case.shape, case.axes, &device).local,
                 };
                 (local, k)
             })

@@ -1,7 +1,7 @@
 //! One measurement, its spread of GPU times, and "rewrite": the records of
 //! the path the runtime takes, named for the report.
 
-use ncnn_glsl_q8ta::launch::shuffle_local_size_on;
+use ncnn_glsl_q8ta::plan::{plan, Device};
 use ncnn_glsl_q8ta::Rewrite;
 use ncnn_glsl_runtime::DeviceType;
 
@@ -69,7 +69,7 @@ pub fn path_kernel(k: Rewrite) -> String {
 
 /// Adds "rewrite" (and "rewrite (glslang)") records: the measurements of
 /// the path the runtime takes for each case on a `device` of that type
-/// (`q8ta::Rewrite::choose`: the path, and the rows per invocation, `path
+/// (`ncnn_glsl_q8ta::plan::plan`: the path, and the rows per invocation, `path
 /// NAME rows R` where that is not 1), under the name the report compares.
 /// Any earlier ones are replaced: `--from-json` derives them again. With
 /// `same_setup` (`--from-json`, where the rule may have changed since the
@@ -83,11 +83,14 @@ pub fn add_rewrite(records: &mut Vec<Record>, device: DeviceType, same_setup: bo
     let mut extra = Vec::new();
     for r in records.iter() {
         let (shape, axes) = (r.case.shape, r.case.axes);
-        let k = Rewrite::choose(shape, axes, device, cases::float_exact());
-        if same_setup
-            && (r.local != shuffle_local_size_on(device, shape, axes, k.path, k.blocks)
-                || r.rewrite.is_some_and(|x| x != k))
-        {
+        let p = plan(
+            shape,
+            axes,
+            cases::float_exact(),
+            &Device::unlimited(device),
+        );
+        let k = p.rewrite;
+        if same_setup && (r.local != p.local || r.rewrite.is_some_and(|x| x != k)) {
             continue;
         }
         let chosen = path_kernel(k);

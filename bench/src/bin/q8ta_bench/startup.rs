@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use ncnn_glsl_q8ta::plan::plan_on;
 use ncnn_glsl_q8ta::sets::PIXEL_SHUFFLE;
 use ncnn_glsl_q8ta::{
     reference, shuffle_axes, shuffle_specialization, Axes, BlockAxis, Layout, Q8taOps, QuantParams,
@@ -55,7 +56,15 @@ pub fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
     };
     let k = Rewrite {
         path: ShufflePath::Words,
-        requant: ops.requantization(shape, axes, ShufflePath::Words, cases::float_exact()),
+        requant: plan_on(
+            ShufflePath::Words,
+            shape,
+            axes,
+            cases::float_exact(),
+            &ops.device(),
+        )
+        .rewrite
+        .requant,
         blocks: BlockAxis::X,
         rows: 1,
     };
