@@ -68,7 +68,8 @@ fn run(ops: &Q8taOps, input: &QTensor, out: &mut QTensor, baseline: bool) -> (Ve
     (out.read_bytes().unwrap(), r)
 }
 
-/// One case through both kernels: whole output buffers equal `expected`.
+/// One case through both kernels and the `forced` rewrites: whole output
+/// buffers equal `expected`.
 #[allow(clippy::too_many_arguments)]
 fn check_case(
     ops: &Q8taOps,
@@ -80,6 +81,7 @@ fn check_case(
     q_in: QuantParams,
     q_out: QuantParams,
     expected: &[u32],
+    forced: &[Rewrite],
 ) {
     let out_shape = Shape::new(in_shape.n, in_shape.c / 4, 2 * in_shape.h, 2 * in_shape.w);
     let input = ops
@@ -95,12 +97,40 @@ fn check_case(
             r.target, r.axes, new[i], want[i]
         );
     }
-    // Every other path of the new kernel this shape allows, forced, with
-    // each requantization and the blocks on each axis,
-    // two runs per path: the same bytes.
+    for &k in forced {
+        poison(&mut out);
+        let kernel = ShuffleKernel::RewriteWith(k);
+        ops.pixel_shuffle_with(&input, &mut out, 2, kernel)
+            .unwrap_or_else(|e| panic!("{name}: {kernel:?}: {e}"));
+        let got = out.read_bytes().unwrap();
+        if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
+            panic!(
+                "{name}: {kernel:?} byte {i}: got {:#04x}, want {:#04x}",
+                got[i], want[i]
+            );
+        }
+    }
+    let (base, r) = run(ops, &input, &mut out, true);
+    if let Some(i) = (0..want.len()).find(|&i| base[i] != want[i]) {
+        panic!(
+            "{name}: baseline ({} {}) byte {i}: got {:#04x}, want {:#04x}",
+            r.target, r.axes, base[i], want[i]
+        );
+    }
+    assert_eq!(new, base, "{name}: rewrite and baseline differ");
+}
+
+/// Every rewrite a shuffle of `in_shape` with these parameters can be
+/// forced to: each path the shape allows, with each requantization and the
+/// blocks on either axis (alternating), f32 only for the scales it is proven
+/// exact for. Passthrough drops the requantization: every way runs the code
+/// of the first two (the banked blob differs only in the table it declares
+/// and never builds), one per block axis.
+fn every_rewrite(in_shape: Shape, q_in: QuantParams, q_out: QuantParams) -> Vec<Rewrite> {
     let rq = Requant::new(q_in, q_out).ok();
     let passthrough = rq.as_ref().is_some_and(|r| r.passthrough);
     let float_exact = rq.as_ref().is_some_and(|r| r.float_exact);
+    let mut all = Vec::new();
     for path in ShufflePath::ALL {
         if path.check(in_shape).is_err() {
             continue;
@@ -113,41 +143,20 @@ fn check_case(
             (Requantization::Mixed, BlockAxis::Y),
             (Requantization::MixedQuarter, BlockAxis::X),
         ] {
-            // In f32 only for the scales it is proven exact for (else refused).
-            // Passthrough drops the requantization: every way runs the code of
-            // the first two (the banked blob differs only in the table it
-            // declares and never builds), one per block axis.
             if requant.uses_float() && (passthrough || !float_exact)
                 || passthrough && requant == Requantization::Banked
             {
                 continue;
             }
-            poison(&mut out);
-            let kernel = ShuffleKernel::RewriteWith(Rewrite {
+            all.push(Rewrite {
                 path,
                 requant,
                 blocks,
                 rows: 1,
             });
-            ops.pixel_shuffle_with(&input, &mut out, 2, kernel)
-                .unwrap_or_else(|e| panic!("{name}: {kernel:?}: {e}"));
-            let got = out.read_bytes().unwrap();
-            if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
-                panic!(
-                    "{name}: {kernel:?} byte {i}: got {:#04x}, want {:#04x}",
-                    got[i], want[i]
-                );
-            }
         }
     }
-    let (base, r) = run(ops, &input, &mut out, true);
-    if let Some(i) = (0..want.len()).find(|&i| base[i] != want[i]) {
-        panic!(
-            "{name}: baseline ({} {}) byte {i}: got {:#04x}, want {:#04x}",
-            r.target, r.axes, base[i], want[i]
-        );
-    }
-    assert_eq!(new, base, "{name}: rewrite and baseline differ");
+    all
 }
 
 /// A random input (junk padding included) against the CPU reference.
@@ -161,75 +170,120 @@ fn random_case(
     q_in: QuantParams,
     q_out: QuantParams,
     what: &str,
+    forced: &[Rewrite],
 ) {
     let input = random_words(g, il.word_count(in_shape));
     let rq = Requant::new(q_in, q_out).unwrap();
     let expected = reference::pixel_shuffle(&input, il, in_shape, ol, &rq).unwrap();
     let name = format!("{what} {in_shape} {il}->{ol} in {q_in:?} out {q_out:?}");
-    check_case(ops, &name, &input, in_shape, il, ol, q_in, q_out, &expected);
+    check_case(
+        ops, &name, &input, in_shape, il, ol, q_in, q_out, &expected, forced,
+    );
 }
 
+/// The shapes of the product: odd and even widths, padding lanes, batches,
+/// and each path's smallest shapes.
+const SHAPES: [(usize, usize, usize, usize); 8] = [
+    (1, 4, 3, 5),   // C_out = 1 (three padding lanes), odd W
+    (2, 24, 2, 4),  // C_out = 6, even W, batch 2
+    (1, 256, 2, 3), // C_out = 64
+    (2, 4, 1, 1),   // H = W = 1, batch 2
+    (1, 24, 1, 1),  // H = W = 1
+    (2, 64, 3, 8),  // the tiled path: W % 4 == 0, C_out % 16 == 0
+    (1, 256, 2, 4), // the tiled path, C_out = 64
+    (1, 32, 2, 6),  // the pairs path, not the quad path: W % 4 == 2
+];
+
+/// The quantizations of the product: passthrough, random requantization
+/// (drawn until f32 is exact for it, as for most scale pairs, so that the
+/// f32 ways run), exact .5 ties (ratio 1/2, odd q - zp) and saturation
+/// (ratio 8).
+fn quantizations(g: &mut Rng) -> [(QuantParams, QuantParams, &'static str); 4] {
+    let s = 0.001 + below(g, 1000) as f32 * 1e-4;
+    let zp = below(g, 256) as i32 - 128;
+    let requant = (0..100)
+        .map(|_| {
+            let (si, so) = (
+                0.001 + below(g, 1000) as f32 * 1e-4,
+                0.001 + below(g, 1000) as f32 * 1e-4,
+            );
+            let (zi, zo) = (below(g, 256) as i32 - 128, -(below(g, 129) as i32));
+            (qp(si, zi), qp(so, zo))
+        })
+        .find(|&(i, o)| Requant::new(i, o).unwrap().float_exact)
+        .expect("f32 exact for one of 100 random scale pairs");
+    [
+        (qp(s, zp), qp(s, zp), "passthrough"),
+        (requant.0, requant.1, "requant"),
+        (qp(0.5, -3), qp(1.0, -7), "ties"),
+        (qp(0.08, 5), qp(0.01, -100), "saturate"),
+    ]
+}
+
+/// A covering sample of the product below, run in every CI run on
+/// lavapipe: every layout pair with each quantization (36 cases, the shape
+/// rotating over [`SHAPES`]) through the plan's rewrite and the baseline,
+/// and every forced rewrite (path x requantization x block axis) the
+/// sample's cases allow at least once, the rest in turn one per case.
 #[test]
+fn a_covering_sample_matches_the_reference() {
+    with_ops(Options::NCNN_DEFAULT, |ops| {
+        let mut g = Rng::new(seed());
+        let mut covered = std::collections::BTreeSet::new();
+        let mut turn = 0;
+        for (p, (il, ol)) in Layout::ALL
+            .into_iter()
+            .flat_map(|i| Layout::ALL.map(|o| (i, o)))
+            .enumerate()
+        {
+            for (k, (q_in, q_out, what)) in quantizations(&mut g).into_iter().enumerate() {
+                let (n, c, h, w) = SHAPES[(3 * p + k) % SHAPES.len()];
+                let shape = Shape::new(n, c, h, w);
+                let all = every_rewrite(shape, q_in, q_out);
+                let mut forced: Vec<Rewrite> = all
+                    .iter()
+                    .copied()
+                    .filter(|r| !covered.contains(r))
+                    .collect();
+                if forced.is_empty() && !all.is_empty() {
+                    forced.push(all[turn % all.len()]);
+                    turn += 1;
+                }
+                covered.extend(forced.iter().copied());
+                random_case(ops, &mut g, shape, il, ol, q_in, q_out, what, &forced);
+            }
+        }
+        // The sample reaches every path with every requantization.
+        for path in ShufflePath::ALL {
+            for requant in Requantization::ALL {
+                assert!(
+                    covered
+                        .iter()
+                        .any(|r| (r.path, r.requant) == (path, requant)),
+                    "the sample never ran {path:?} with {requant:?}"
+                );
+            }
+        }
+    });
+}
+
+/// The whole product: every shape x layout pair x quantization through
+/// the plan, every forced rewrite the case allows, and the baseline (288
+/// cases; about 15 minutes on lavapipe). Run on a GPU with `--ignored`
+/// (`bash bench/nvidia.sh tests`; BENCHMARKS.md lists the runs).
+#[test]
+#[ignore = "the whole product: run on a GPU with --ignored"]
 fn every_layout_pair_shape_and_mode_matches_the_reference() {
     with_ops(Options::NCNN_DEFAULT, |ops| {
         let mut g = Rng::new(seed());
-        let shapes = [
-            Shape::new(1, 4, 3, 5),   // C_out = 1 (three padding lanes), odd W
-            Shape::new(2, 24, 2, 4),  // C_out = 6, even W, batch 2
-            Shape::new(1, 256, 2, 3), // C_out = 64
-            Shape::new(2, 4, 1, 1),   // H = W = 1, batch 2
-            Shape::new(1, 24, 1, 1),  // H = W = 1
-            Shape::new(2, 64, 3, 8),  // the tiled path: W % 4 == 0, C_out % 16 == 0
-            Shape::new(1, 256, 2, 4), // the tiled path, C_out = 64
-            Shape::new(1, 32, 2, 6),  // the pairs path, not the quad path: W % 4 == 2
-        ];
-        for shape in shapes {
+        for (n, c, h, w) in SHAPES {
+            let shape = Shape::new(n, c, h, w);
             for il in Layout::ALL {
                 for ol in Layout::ALL {
-                    // Passthrough: integer inputs, bit-exact moves.
-                    let s = 0.001 + below(&mut g, 1000) as f32 * 1e-4;
-                    let zp = below(&mut g, 256) as i32 - 128;
-                    random_case(
-                        ops,
-                        &mut g,
-                        shape,
-                        il,
-                        ol,
-                        qp(s, zp),
-                        qp(s, zp),
-                        "passthrough",
-                    );
-                    // Requantize with random parameters, negative zero points included.
-                    let (si, so) = (
-                        0.001 + below(&mut g, 1000) as f32 * 1e-4,
-                        0.001 + below(&mut g, 1000) as f32 * 1e-4,
-                    );
-                    let (zi, zo) = (
-                        below(&mut g, 256) as i32 - 128,
-                        -(below(&mut g, 129) as i32),
-                    );
-                    random_case(
-                        ops,
-                        &mut g,
-                        shape,
-                        il,
-                        ol,
-                        qp(si, zi),
-                        qp(so, zo),
-                        "requant",
-                    );
-                    // Exact .5 ties (ratio 1/2, odd q - zp) and saturation (ratio 8).
-                    random_case(ops, &mut g, shape, il, ol, qp(0.5, -3), qp(1.0, -7), "ties");
-                    random_case(
-                        ops,
-                        &mut g,
-                        shape,
-                        il,
-                        ol,
-                        qp(0.08, 5),
-                        qp(0.01, -100),
-                        "saturate",
-                    );
+                    for (q_in, q_out, what) in quantizations(&mut g) {
+                        let forced = every_rewrite(shape, q_in, q_out);
+                        random_case(ops, &mut g, shape, il, ol, q_in, q_out, what, &forced);
+                    }
                 }
             }
         }
@@ -256,6 +310,7 @@ fn pipelines_are_cached_per_specialization() {
                 qp(0.02, 3),
                 qp(0.02, 3),
                 "passthrough",
+                &[],
             );
             random_case(
                 ops,
@@ -266,6 +321,7 @@ fn pipelines_are_cached_per_specialization() {
                 qp(0.02, 3),
                 qp(0.05, -7),
                 "requant",
+                &[],
             );
         }
         // OUT_LAYOUT 4C1W then 4W4C: the tile path's shape is 4x8x1 for both.
@@ -279,6 +335,7 @@ fn pipelines_are_cached_per_specialization() {
                 qp(0.02, 3),
                 qp(0.05, -7),
                 "layout",
+                &[],
             );
         }
     });
@@ -343,8 +400,21 @@ fn a_grid_past_the_workgroup_count_limit_on_height_x_batch_runs() {
 /// The golden vectors: part of the test binary, so the test cannot run without them.
 const VECTORS: &str = include_str!("data/q8ta_pixel_shuffle.json");
 
+/// Every golden vector through the plan's rewrite and the baseline.
 #[test]
 fn every_golden_vector_through_both_kernels() {
+    golden_vectors(false);
+}
+
+/// Every golden vector through every forced rewrite it allows too: run on a
+/// GPU with `--ignored`.
+#[test]
+#[ignore = "every forced rewrite of every golden vector: run on a GPU with --ignored"]
+fn every_golden_vector_through_every_rewrite() {
+    golden_vectors(true);
+}
+
+fn golden_vectors(every_rewrite_too: bool) {
     with_ops(Options::NCNN_DEFAULT, |ops| {
         let cases = vectors::cases(VECTORS).unwrap();
         assert_eq!(cases.len(), 3 * 5 * 9);
@@ -352,6 +422,11 @@ fn every_golden_vector_through_both_kernels() {
             let c = vectors::VectorCase::from_json(c).unwrap();
             let s = c.input_shape;
             assert_eq!(c.output_shape, Shape::new(s.n, s.c / 4, 2 * s.h, 2 * s.w));
+            let forced = if every_rewrite_too {
+                every_rewrite(s, c.input_params, c.output_params)
+            } else {
+                Vec::new()
+            };
             check_case(
                 ops,
                 &c.name,
@@ -362,6 +437,7 @@ fn every_golden_vector_through_both_kernels() {
                 c.input_params,
                 c.output_params,
                 &c.expected,
+                &forced,
             );
         }
     });

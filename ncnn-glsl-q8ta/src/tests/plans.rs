@@ -209,3 +209,68 @@ fn limits_change_only_what_they_bind() {
         }
     }
 }
+
+/// A table past the device's shared memory is an error naming both sizes
+/// where it is forced ([`crate::ShuffleKernel::RewriteWith`]); the plan's
+/// own choice gives way to what fits (the one table, or f32 for the mixed
+/// ways, which it takes only where f32 is exact).
+#[test]
+fn a_table_past_the_shared_memory_is_an_error_and_the_plan_gives_way() {
+    let e = Requantization::Banked
+        .check_shared_memory(16384)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the `banked` requantization needs 32768 bytes of shared memory, \
+         maxComputeSharedMemorySize is 16384"
+    );
+    assert!(Requantization::Table.check_shared_memory(16384).is_ok());
+    let small = Device {
+        max_shared_memory: 16384,
+        ..Device::unlimited(DeviceType::DiscreteGpu)
+    };
+    let input = Shape::new(8, 256, 256, 256);
+    for (il, ol, exact, want) in [
+        // The banked table at 16 rows.
+        (
+            Layout::Packed4C1W,
+            Layout::Packed4C1W,
+            true,
+            Requantization::Table,
+        ),
+        // Mixed, where f32 is exact.
+        (
+            Layout::Packed4C,
+            Layout::Packed4C1W,
+            false,
+            Requantization::Table,
+        ),
+        (
+            Layout::Packed4W4C,
+            Layout::Packed4C1W,
+            true,
+            Requantization::Float,
+        ),
+    ] {
+        let axes = crate::Axes {
+            in_layout: il,
+            out_layout: ol,
+            passthrough: false,
+        };
+        let free = plan(
+            input,
+            axes,
+            exact,
+            &Device::unlimited(DeviceType::DiscreteGpu),
+        );
+        assert!(
+            free.rewrite.requant.shared_bytes() > 16384,
+            "{il} -> {ol}: {free:?}"
+        );
+        assert_eq!(
+            plan(input, axes, exact, &small).rewrite.requant,
+            want,
+            "{il} -> {ol}"
+        );
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The q8ta measurements on lavapipe (Mesa's CPU Vulkan driver), from the
+# repository root or anywhere: builds in release, runs, and writes a result
+# file stamped with the git revision, device, driver and command into
+# bench/results/lavapipe/ (BENCHMARKS.md, "Running").
+#
+#   bash bench/lavapipe.sh whole          the whole benchmark (the seed's sizes, both quantizations)
+#   bash bench/lavapipe.sh sweep ARGS...  q8ta_bench with ARGS (a sweep: --sweep, --cases, ...)
+#   bash bench/lavapipe.sh tests          the ignored whole q8ta GPU test product
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-}
+shift || true
+out=bench/results/lavapipe
+mkdir -p "$out"
+stamp=$(date -u +%Y%m%d-%H%M%S)
+# lavapipe only, whatever else the machine has.
+device=(--device type:cpu)
+case "$what" in
+whole)
+    cargo build --release -q -p ncnn-glsl-bench --bin q8ta_bench
+    ./target/release/q8ta_bench "${device[@]}" \
+        --cases "1,256,16,16;1,256,24,24;1,256,32,32;1,256,48,48;1,256,64,64;1,256,96,96;1,256,128,128;1,256,192,192;1,256,256,256;1,64,64,64;1,32,32,32;1,16,64,64;1,8,64,64" \
+        --quant both --reps 5 --warmup 1 --json "$out/whole-run.json" "$@"
+    ;;
+sweep)
+    cargo build --release -q -p ncnn-glsl-bench --bin q8ta_bench
+    ./target/release/q8ta_bench "${device[@]}" --json "$out/sweep-$stamp.json" "$@"
+    ;;
+tests)
+    rev=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . || echo -dirty)
+    file="$out/q8ta-gpu-tests-$stamp.txt"
+    {
+        echo "# revision $rev; $(vulkaninfo --summary 2>/dev/null | grep -m1 -E 'deviceName' | xargs); $(vulkaninfo --summary 2>/dev/null | grep -m1 -E 'driverInfo' | xargs)"
+        echo "# command: cargo test --release -p ncnn-glsl-q8ta --test gpu -- --include-ignored"
+        VK_LOADER_DEBUG= CI=true cargo test --release -q -p ncnn-glsl-q8ta --test gpu -- --include-ignored 2>&1
+    } | tee "$file"
+    ;;
+*)
+    sed -n '2,11p' "$0" >&2
+    exit 2
+    ;;
+esac
