@@ -1,6 +1,6 @@
 //! Records the git revision the programs are built from (`stamp::REVISION`):
-//! every result file names it. A working tree with uncommitted changes to
-//! tracked files is marked `-dirty`; outside a checkout it is `unknown`.
+//! every result file names it. Uncommitted changes to what they are built
+//! from ([`SOURCES`]) mark it `-dirty`; outside a checkout it is `unknown`.
 
 use std::process::Command;
 
@@ -11,13 +11,29 @@ fn git(args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// What the programs are built from, relative to the workspace root.
+const SOURCES: [&str; 9] = [
+    "bench",
+    "ncnn-glsl-q8ta",
+    "ncnn-glsl-runtime",
+    "ncnn-glsl-core",
+    "ncnn-glsl-macros",
+    "shaders",
+    "testkit",
+    "Cargo.toml",
+    "Cargo.lock",
+];
+
 fn main() {
-    let revision = match git(&["rev-parse", "--short=12", "HEAD"]) {
-        Some(rev) => match git(&["status", "--porcelain", "--untracked-files=no"]) {
-            Some(changes) if !changes.is_empty() => format!("{rev}-dirty"),
-            _ => rev,
-        },
-        None => "unknown".to_string(),
+    let mut status: Vec<String> = ["status", "--porcelain", "--untracked-files=no", "--"]
+        .map(String::from)
+        .to_vec();
+    status.extend(SOURCES.map(|p| format!("../{p}")));
+    let status: Vec<&str> = status.iter().map(String::as_str).collect();
+    let revision = match (git(&["rev-parse", "--short=12", "HEAD"]), git(&status)) {
+        (Some(rev), Some(changes)) if !changes.is_empty() => format!("{rev}-dirty"),
+        (Some(rev), _) => rev,
+        (None, _) => "unknown".to_string(),
     };
     println!("cargo:rustc-env=NCNN_BENCH_REVISION={revision}");
     // A new commit or a change to the index: stamp again.

@@ -14,6 +14,8 @@ shift || true
 out=bench/results/lavapipe
 mkdir -p "$out"
 stamp=$(date -u +%Y%m%d-%H%M%S)
+# What the programs are built from: changes elsewhere do not make a result "-dirty".
+sources="bench ncnn-glsl-q8ta ncnn-glsl-runtime ncnn-glsl-core ncnn-glsl-macros shaders testkit Cargo.toml Cargo.lock"
 # lavapipe only, whatever else the machine has.
 device=(--device type:cpu)
 case "$what" in
@@ -28,7 +30,7 @@ sweep)
     ./target/release/q8ta_bench "${device[@]}" --json "$out/sweep-$stamp.json" "$@"
     ;;
 tests)
-    rev=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . || echo -dirty)
+    rev=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- $sources || echo -dirty)
     file="$out/q8ta-gpu-tests-$stamp.txt"
     {
         echo "# revision $rev; $(vulkaninfo --summary 2>/dev/null | grep -m1 -E 'deviceName' | xargs); $(vulkaninfo --summary 2>/dev/null | grep -m1 -E 'driverInfo' | xargs)"

@@ -17,6 +17,8 @@ shift || true
 bin=.bench-bin
 out=${OUT:-bench/results/nvidia}
 stamp=$(date -u +%Y%m%d-%H%M%S)
+# What the programs are built from: changes elsewhere do not make a result "-dirty".
+sources="bench ncnn-glsl-q8ta ncnn-glsl-runtime ncnn-glsl-core ncnn-glsl-macros shaders testkit Cargo.toml Cargo.lock"
 if [ "$what" = build ]; then
     cargo build --release -q -p ncnn-glsl-bench --bins
     test_bin=$(cargo test --release -q -p ncnn-glsl-q8ta --test gpu --no-run --message-format=json \
@@ -24,7 +26,7 @@ if [ "$what" = build ]; then
     mkdir -p "$bin"
     cp target/release/q8ta_bench target/release/bandwidth target/release/store_cost "$bin/"
     cp "$test_bin" "$bin/q8ta_gpu_tests"
-    echo "$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . || echo -dirty)" >"$bin/REVISION"
+    echo "$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- $sources || echo -dirty)" >"$bin/REVISION"
     echo "built $(cat "$bin/REVISION") into $bin/"
     exit 0
 fi
