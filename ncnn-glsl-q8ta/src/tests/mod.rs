@@ -651,7 +651,7 @@ fn bad_inputs_are_errors_naming_the_value() {
         Err(Q8taError::TooLarge { .. })
     ));
     // Products past usize: an error with the count, never a panic or a wrap
-    // (the wrapped product was 0: "has a zero dimension").
+    // (a wrapped product can be 0: "has a zero dimension").
     let m = usize::MAX;
     for (i, o) in [
         (Shape::new(m, 4, m, m), Shape::new(m, 1, 2, 2)),

@@ -59,8 +59,8 @@ pub fn rederive(a: &Args, path: &Path) -> Result<(), Fail> {
     Ok(())
 }
 
-/// A record's rewrite setup, where the JSON has one (runs before 2026-12-06
-/// wrote none).
+/// A record's rewrite setup, where the JSON has one (older result files
+/// record none).
 fn rewrite(r: &Value) -> Result<Option<Rewrite>, Fail> {
     if r["path"].is_null() {
         return Ok(None);
