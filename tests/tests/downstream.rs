@@ -19,7 +19,10 @@
 //!   library, identical to the packaged `ncnn-glsl-q8ta`'s;
 //! - the q8ta pixel shuffle runs through the packaged operator on the local
 //!   Vulkan device with the validation layer, every byte checked against the
-//!   CPU reference (a failure under `CI` if there is no device);
+//!   CPU reference (a failure under `CI` if there is no device): every layout
+//!   in and out with each quantization, six pairs (`PAIRS` in its
+//!   `main.rs`; `ncnn-glsl-q8ta`'s GPU tests run all nine from the
+//!   workspace);
 //! - every crate of ours resolves to its extracted package, and the normal
 //!   dependency tree holds no naga;
 //! - editing the shader or a file it includes rebuilds it with the new code;

@@ -14,6 +14,11 @@
 //! `cargo xtask module-graph [--check]`: each crate's module import graph
 //! and its circles (`module_graph.rs`); `--check` fails on one.
 //!
+//! Both `--check`s are also this crate's tests
+//! (`the_committed_variant_artifacts_are_current`,
+//! `no_crate_has_a_module_circle`), which is how `cargo test --workspace`,
+//! and so CI, runs them.
+//!
 //! The artifacts are computed from the library, not through the macro (a
 //! macro only re-expands when its crate recompiles, so it cannot be trusted
 //! to regenerate anything).
@@ -275,7 +280,11 @@ fn regen_in(shader_dir: &Path, check: bool) -> Result<(), String> {
         eprintln!("wrote {} files under {}", files.len(), committed.display());
         return Ok(());
     }
-    let scratch = std::env::temp_dir().join(format!("ncnn-glsl-regen-{}", std::process::id()));
+    // One scratch directory per call: the tests run several checks at once.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let scratch =
+        std::env::temp_dir().join(format!("ncnn-glsl-regen-{}-{call}", std::process::id()));
     write_all(&scratch, &files)?;
     let (want, have) = (list(&scratch), list(&committed));
     let mut problems = Vec::new();
@@ -369,6 +378,26 @@ void main()
             "{e}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `cargo xtask regen-variants --check` as a test: `cargo test --workspace`
+    /// (CI's `.ci/run`) runs it, with the naga and core that build compiles
+    /// anyway (a separate `cargo xtask` would compile them again, for
+    /// `-p xtask`'s features). The one build of each shipped set through the
+    /// core in a run: the other tests read the macro's embedded sets.
+    #[test]
+    fn the_committed_variant_artifacts_are_current() {
+        if let Err(e) = regen(true) {
+            panic!("{e}");
+        }
+    }
+
+    /// `cargo xtask module-graph --check` as a test, for the same reason.
+    #[test]
+    fn no_crate_has_a_module_circle() {
+        if let Err(e) = module_graph::module_graph(&workspace_root(), true) {
+            panic!("{e}");
+        }
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! - no argument: prints a fingerprint of its own shader's set (the test
 //!   edits the shader and checks that a rebuild takes effect), and checks that
 //!   the shipped shader it includes by name is the one `ncnn-glsl-q8ta` embeds;
-//! - `q8ta`: quantizes random floats, pixel-shuffles them through
+//! - `q8ta`: quantizes random floats to every layout, pixel-shuffles them
+//!   (a sample of the layout pairs, [`PAIRS`]) through
 //!   `ncnn_glsl_q8ta::Q8taOps` on the default Vulkan device with the
 //!   Khronos validation layer, and checks every byte against
 //!   `ncnn_glsl_q8ta::reference`; then runs its own shader through the typed item form
@@ -123,7 +124,7 @@ fn run_q8ta() -> Result<Result<(), Fail>, Unavailable> {
         Err(e) => return Ok(Err(format!("cannot open a Vulkan context: {e}").into())),
     };
     println!("device: {} ({:?})", ctx.caps().name, ctx.caps().device_type);
-    let mut result = shuffle_every_pair(&ctx).and_then(|()| typed_scale(&ctx));
+    let mut result = shuffle_pairs(&ctx).and_then(|()| typed_scale(&ctx));
     drop(ctx);
     let messages = messages.lock().unwrap_or_else(|p| p.into_inner());
     if result.is_ok() && !messages.is_empty() {
@@ -141,7 +142,23 @@ fn run_q8ta() -> Result<Result<(), Fail>, Unavailable> {
     Ok(result)
 }
 
-fn shuffle_every_pair(ctx: &Arc<Context>) -> Result<(), Fail> {
+/// The pixel shuffles run here, by index in `Layout::ALL`: (input layout,
+/// output layout, requantize). Each layout is an input and an output once
+/// with each quantization, and input and output share a layout once with
+/// each. This proves the packaged operator; `ncnn-glsl-q8ta`'s GPU tests
+/// (`a_covering_sample_matches_the_reference`) run every pair with each
+/// quantization from the workspace in the same CI run. Each run is a
+/// pipeline of its own, about 1 s on lavapipe with validation.
+const PAIRS: [(usize, usize, bool); 6] = [
+    (0, 0, false),
+    (1, 2, false),
+    (2, 1, false),
+    (0, 1, true),
+    (1, 0, true),
+    (2, 2, true),
+];
+
+fn shuffle_pairs(ctx: &Arc<Context>) -> Result<(), Fail> {
     let ops = Q8taOps::new(ctx, Options::NCNN_DEFAULT)?;
     let seed = match std::env::var("NCNN_SEED") {
         Ok(s) => s.parse().map_err(|e| format!("NCNN_SEED={s}: {e}"))?,
@@ -159,9 +176,10 @@ fn shuffle_every_pair(ctx: &Arc<Context>) -> Result<(), Fail> {
     // Mostly in range, some saturating.
     let x: Vec<f32> = (0..s.elements()).map(|_| rng.f32(-7.0, 7.0)).collect();
     let mut problems = Vec::new();
+    // Quantize to every layout on the GPU, checked against the reference on
+    // the input as the variant stores it.
+    let mut quantized = Vec::new();
     for il in Layout::ALL {
-        // Quantize on the GPU, checked against the reference on the input as
-        // the variant stores it.
         let storage = ops.quantize_storage(il)?;
         let xs: Vec<f32> = x.iter().map(|&v| storage.round(v)).collect();
         let mut qt = ops.quantize(&xs, s, il, q_in)?;
@@ -177,43 +195,45 @@ fn shuffle_every_pair(ctx: &Arc<Context>) -> Result<(), Fail> {
                 g.len()
             ));
         }
-        for ol in Layout::ALL {
-            for q_out in [q_in, q_req] {
-                // The reference applied to the GPU's own quantized words;
-                // the output is poisoned first, so every byte must be written.
-                let rq = Requant::new(q_in, q_out)?;
-                let expected: Vec<u8> = reference::pixel_shuffle(&words, il, s, ol, &rq)?
-                    .iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .collect();
-                let mut out = ops.tensor(os, ol, q_out)?;
-                out.buffer.write(&vec![0xa5; out.buffer.size() as usize])?;
-                let run = ops.pixel_shuffle(&qt, &mut out, 2)?;
-                let got = out.read_bytes()?;
-                let what = format!(
-                    "{il} -> {ol}, {} ({} {})",
-                    if q_in == q_out {
-                        "passthrough"
-                    } else {
-                        "requantize"
-                    },
-                    run.target,
-                    run.axes
-                );
-                if got.len() != expected.len() {
-                    problems.push(format!(
-                        "{what}: {} bytes, not {}",
-                        got.len(),
-                        expected.len()
-                    ));
-                } else {
-                    let n = (0..got.len()).filter(|&i| got[i] != expected[i]).count();
-                    if n > 0 {
-                        problems.push(format!("{what}: {n} of {} bytes differ", got.len()));
-                    } else {
-                        println!("{what}: {} bytes OK", got.len());
-                    }
-                }
+        quantized.push((il, qt, words));
+    }
+    for (i, o, requantize) in PAIRS {
+        let (il, qt, words) = &quantized[i];
+        let (il, ol) = (*il, Layout::ALL[o]);
+        let q_out = if requantize { q_req } else { q_in };
+        // The reference applied to the GPU's own quantized words; the output
+        // is poisoned first, so every byte must be written.
+        let rq = Requant::new(q_in, q_out)?;
+        let expected: Vec<u8> = reference::pixel_shuffle(words, il, s, ol, &rq)?
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let mut out = ops.tensor(os, ol, q_out)?;
+        out.buffer.write(&vec![0xa5; out.buffer.size() as usize])?;
+        let run = ops.pixel_shuffle(qt, &mut out, 2)?;
+        let got = out.read_bytes()?;
+        let what = format!(
+            "{il} -> {ol}, {} ({} {})",
+            if requantize {
+                "requantize"
+            } else {
+                "passthrough"
+            },
+            run.target,
+            run.axes
+        );
+        if got.len() != expected.len() {
+            problems.push(format!(
+                "{what}: {} bytes, not {}",
+                got.len(),
+                expected.len()
+            ));
+        } else {
+            let n = (0..got.len()).filter(|&i| got[i] != expected[i]).count();
+            if n > 0 {
+                problems.push(format!("{what}: {n} of {} bytes differ", got.len()));
+            } else {
+                println!("{what}: {} bytes OK", got.len());
             }
         }
     }
