@@ -216,6 +216,21 @@ pub struct DeviceBits {
 }
 
 impl DeviceBits {
+    /// The short names of the bits that are set (`S16`, `U16`, `I16`,
+    /// `I64`), as variant keys and manifests print them.
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            (self.storage16, "S16"),
+            (self.uniform16, "U16"),
+            (self.int16, "I16"),
+            (self.int64, "I64"),
+        ]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| n)
+        .collect()
+    }
+
     /// The least a device must have for `options` to survive narrowing:
     /// what `expand --mode` assumes when no device is given.
     pub fn implied_by(options: Options) -> DeviceBits {

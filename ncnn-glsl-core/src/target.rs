@@ -41,17 +41,7 @@ impl fmt::Display for Target {
     /// The mode, then the device bits that are set: `fp16s+fp16a [S16 I16]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.options)?;
-        let b = self.bits;
-        let names: Vec<&str> = [
-            (b.storage16, "S16"),
-            (b.uniform16, "U16"),
-            (b.int16, "I16"),
-            (b.int64, "I64"),
-        ]
-        .into_iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, n)| n)
-        .collect();
+        let names = self.bits.names();
         if !names.is_empty() {
             write!(f, " [{}]", names.join(" "))?;
         }

@@ -262,17 +262,7 @@ fn the_variant_artifacts_describe_the_embedded_sets() {
         for (ev, entry) in set.variants.iter().zip(&manifest.variants) {
             let key = entry.key.as_str();
             variants += 1;
-            let b = ev.target.bits;
-            let bits: Vec<&str> = [
-                (b.storage16, "S16"),
-                (b.uniform16, "U16"),
-                (b.int16, "I16"),
-                (b.int64, "I64"),
-            ]
-            .into_iter()
-            .filter(|(on, _)| *on)
-            .map(|(_, n)| n)
-            .collect();
+            let bits = ev.target.bits.names();
             assert_eq!(ev.target.options, entry.mode, "{shader} {key}: mode");
             assert_eq!(bits, entry.device_bits, "{shader} {key}: device bits");
             assert_eq!(ev.axes.len(), set.axes.len(), "{shader} {key}: axes");

@@ -92,17 +92,9 @@ pub struct VariantEntry {
 /// File-name form of a variant key: `fp16s+fp16a.S16.IN_LAYOUT-1.glsl`.
 pub fn file_name(key: &VariantKey, axis_names: &[&str]) -> String {
     let mut s = key.target.options.to_string();
-    let b = key.target.bits;
-    for (on, n) in [
-        (b.storage16, "S16"),
-        (b.uniform16, "U16"),
-        (b.int16, "I16"),
-        (b.int64, "I64"),
-    ] {
-        if on {
-            s.push('.');
-            s.push_str(n);
-        }
+    for n in key.target.bits.names() {
+        s.push('.');
+        s.push_str(n);
     }
     for (n, v) in axis_names.iter().zip(&key.axes) {
         s.push_str(&format!(".{n}-{v}"));
@@ -145,20 +137,17 @@ impl Manifest {
             .iter()
             .map(|v| {
                 let blob = &set.blobs[v.blob];
-                let b = v.key.target.bits;
                 VariantEntry {
                     key: key_name(&v.key, &decl_axes),
                     mode: v.key.target.options,
-                    device_bits: [
-                        (b.storage16, "S16"),
-                        (b.uniform16, "U16"),
-                        (b.int16, "I16"),
-                        (b.int64, "I64"),
-                    ]
-                    .into_iter()
-                    .filter(|(on, _)| *on)
-                    .map(|(_, n)| n.to_string())
-                    .collect(),
+                    device_bits: v
+                        .key
+                        .target
+                        .bits
+                        .names()
+                        .into_iter()
+                        .map(String::from)
+                        .collect(),
                     axes: names
                         .iter()
                         .map(|n| n.to_string())
