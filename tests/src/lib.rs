@@ -9,6 +9,10 @@
 #[doc = include_str!("../../README.md")]
 pub mod readme {}
 
+/// `ncnn-glsl-q8ta`'s README snippets, compiled the same way.
+#[doc = include_str!("../../ncnn-glsl-q8ta/README.md")]
+pub mod q8ta_readme {}
+
 /// The typed host side turns shader mistakes on the host into compile errors
 /// in the user's crate (each block is a crate of its own that must fail with
 /// the error code named; the first one compiles, so the others fail for the
