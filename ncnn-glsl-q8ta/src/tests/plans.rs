@@ -177,17 +177,8 @@ fn limits_change_only_what_they_bind() {
     let input = Shape::new(8, 256, 256, 256);
     for il in Layout::ALL {
         for ol in Layout::ALL {
-            let axes = crate::Axes {
-                in_layout: il,
-                out_layout: ol,
-                passthrough: false,
-            };
-            let free = plan(
-                input,
-                axes,
-                false,
-                &Device::unlimited(DeviceType::DiscreteGpu),
-            );
+            let axes = requantizing(il, ol);
+            let free = plan(input, axes, false, &GPU);
             let tight = plan(
                 input,
                 axes,
@@ -252,17 +243,8 @@ fn a_table_past_the_shared_memory_is_an_error_and_the_plan_gives_way() {
             Requantization::Float,
         ),
     ] {
-        let axes = crate::Axes {
-            in_layout: il,
-            out_layout: ol,
-            passthrough: false,
-        };
-        let free = plan(
-            input,
-            axes,
-            exact,
-            &Device::unlimited(DeviceType::DiscreteGpu),
-        );
+        let axes = requantizing(il, ol);
+        let free = plan(input, axes, exact, &GPU);
         assert!(
             free.rewrite.requant.shared_bytes() > 16384,
             "{il} -> {ol}: {free:?}"
@@ -272,5 +254,17 @@ fn a_table_past_the_shared_memory_is_an_error_and_the_plan_gives_way() {
             want,
             "{il} -> {ol}"
         );
+    }
+}
+
+/// A discrete GPU whose limits bind no plan.
+const GPU: Device = Device::unlimited(DeviceType::DiscreteGpu);
+
+/// `il` -> `ol`, requantizing.
+fn requantizing(il: Layout, ol: Layout) -> crate::Axes {
+    crate::Axes {
+        in_layout: il,
+        out_layout: ol,
+        passthrough: false,
     }
 }
