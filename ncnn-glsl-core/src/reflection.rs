@@ -54,9 +54,9 @@ pub struct Binding {
     pub name: Str,
     /// The instance name of a block, if it has one.
     pub instance: Option<Str>,
-    /// Bytes of the block's fixed-size part (up to its runtime-sized array,
-    /// or the whole block): a smaller buffer makes the shader read or write
-    /// past it. 0 for images and samplers.
+    /// The smallest buffer the block may be given, in bytes: its fixed-size
+    /// part and one element of its runtime-sized array (the index clamps
+    /// need one), or the whole block. 0 for images and samplers.
     #[serde(default)]
     pub min_size: u64,
 }

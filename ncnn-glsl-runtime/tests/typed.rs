@@ -187,10 +187,11 @@ fn typed_buffers_of_another_shader_are_refused() {
 
 #[test]
 fn a_buffer_smaller_than_the_blocks_fixed_part_is_refused() {
-    // `int total; int values[4]; float rest[];`: 20 bytes before `rest`.
+    // `int total; int values[4]; float rest[];`: 20 bytes before `rest`,
+    // and one element of it (the index clamps need one).
     assert_eq!(std::mem::size_of::<fixed::PushConstants>(), 0);
     let r = &fixed::SET.variants[0].blob.reflection;
-    assert_eq!(r.bindings[0].min_size, 20);
+    assert_eq!(r.bindings[0].min_size, 24);
     GpuTest::new(ContextOptions {
         variant_sets: vec![fixed::SET],
         ..ContextOptions::default()
@@ -199,7 +200,7 @@ fn a_buffer_smaller_than_the_blocks_fixed_part_is_refused() {
         let ctx = gpu.ctx();
         let v = &fixed::SET.variants[0];
         let p = Pipeline::for_variant(ctx, fixed::SET, v, &PipelineOptions::default()).unwrap();
-        let short = Buffer::new(ctx, 16).unwrap();
+        let short = Buffer::new(ctx, 20).unwrap();
         let bound = fixed::Buffers { out_blob: &short }.bind();
         let e = p
             .dispatch(&Dispatch::typed(
@@ -210,7 +211,7 @@ fn a_buffer_smaller_than_the_blocks_fixed_part_is_refused() {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("`out_blob`") && e.contains("16") && e.contains("20 bytes"),
+            e.contains("`out_blob`") && e.contains("= 20") && e.contains("24 bytes"),
             "{e}"
         );
         // Exactly the fixed part plus one element of `rest` runs.

@@ -467,8 +467,17 @@ pub(crate) fn writer_options(debug_names: bool) -> spv::Options<'static> {
         fake_missing_bindings: true,
         binding_map: Default::default(),
         capabilities: None,
-        // glslang adds no bounds checks, and ncnn's shaders guard their own indices.
-        bounds_check_policies: Default::default(),
+        // Every index into an array, vector or matrix is clamped into it, in
+        // buffers too (a runtime-sized array by `OpArrayLength`): a safe
+        // dispatch cannot reach memory outside what is bound to it, whatever
+        // the shader indexes and whatever the driver's robustness. Images are
+        // not clamped: the runtime binds buffers only.
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: naga::proc::BoundsCheckPolicy::Restrict,
+            buffer: naga::proc::BoundsCheckPolicy::Restrict,
+            image_load: naga::proc::BoundsCheckPolicy::Unchecked,
+            binding_array: naga::proc::BoundsCheckPolicy::Unchecked,
+        },
         // glslang does not zero `shared` memory; the polyfill costs a loop and a barrier.
         zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
         // Loop counters injected to prove termination are WebGPU's concern and

@@ -380,30 +380,27 @@ pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> Resources 
     }
 }
 
-/// Bytes of a block's fixed-size part: up to its runtime-sized last member,
-/// or the whole block.
+/// The smallest buffer a block may be given: its fixed-size part and one
+/// element of its runtime-sized last member, or the whole block. The element
+/// counts because the bounds clamp is `min(i, length - 1)`, which an empty
+/// array would wrap to no clamp at all.
 fn fixed_size(module: &Module, ty: Handle<Type>) -> u64 {
-    let inner = &module.types[ty].inner;
-    let runtime_sized = |t: Handle<Type>| {
-        matches!(
-            module.types[t].inner,
-            TypeInner::Array {
-                size: ArraySize::Dynamic,
-                ..
-            }
-        )
-    };
-    match inner {
-        TypeInner::Struct { members, .. } => match members.last() {
-            Some(last) if runtime_sized(last.ty) => u64::from(last.offset),
-            _ => u64::from(inner.size(module.to_ctx())),
-        },
+    let one_element = |t: Handle<Type>| match module.types[t].inner {
         TypeInner::Array {
             size: ArraySize::Dynamic,
+            stride,
             ..
-        } => 0,
-        other => u64::from(other.size(module.to_ctx())),
-    }
+        } => Some(u64::from(stride)),
+        _ => None,
+    };
+    let inner = &module.types[ty].inner;
+    let runtime_sized = match inner {
+        TypeInner::Struct { members, .. } => members
+            .last()
+            .and_then(|m| Some(u64::from(m.offset) + one_element(m.ty)?)),
+        _ => one_element(ty),
+    };
+    runtime_sized.unwrap_or_else(|| u64::from(inner.size(module.to_ctx())))
 }
 
 /// A push-constant member's type as a host struct sees it.

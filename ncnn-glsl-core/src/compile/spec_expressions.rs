@@ -34,6 +34,7 @@ use super::spirv_edit::{inst, Rewrite};
 use super::tokens::{is_type_name, Kind, Token};
 use crate::spirv::op;
 
+mod clamps;
 mod expr;
 
 use expr::{eval, is_uint, opcode, parse, specialized, Expr, Named, UnOp};
@@ -42,6 +43,9 @@ use expr::{eval, is_uint, opcode, parse, specialized, Expr, Named, UnOp};
 /// ncnn's has it, small enough that naga can lay out an array of it of
 /// elements up to 341 bytes.
 pub(crate) const PLACEHOLDER: u32 = 0x00C0_0000;
+
+/// `OpISub`, as an `OpSpecConstantOp` opcode.
+const ISUB: u32 = 130;
 
 /// A derived constant: a global `const` computed from specialization constants.
 #[derive(Clone, Debug, PartialEq)]
@@ -604,6 +608,8 @@ pub(crate) fn write(
             }
         }
     }
+    // The bounds clamps of these arrays bound the specialized lengths.
+    clamps::rewrite(&mut m, &length_of, uint);
     // A placeholder's constant goes, unless something else names its id.
     let is_placeholder = |w: &[u32]| {
         Rewrite::op(w) == op::CONSTANT && w.get(2).is_some_and(|id| placeholder_of.contains_key(id))
