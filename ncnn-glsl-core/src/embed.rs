@@ -13,7 +13,7 @@ use crate::options::Options;
 use crate::reflection::{Reflection, ScalarValue, Str};
 use crate::source::{FsLoader, SourceFile};
 use crate::target::Target;
-use crate::variant::build::{build, BuiltSet};
+use crate::variant::build::{build, expand_variant, BuiltSet};
 
 mod module;
 pub use module::module_items;
@@ -50,7 +50,7 @@ pub fn include_shader(
     options: &ExpandOptions,
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
-    let set = build_shader(name, caller_dir, library_dir, options)?;
+    let (set, _, _) = build_shader(name, caller_dir, library_dir, options)?;
     Ok(tokens(name, &set, krate))
 }
 
@@ -63,17 +63,42 @@ pub fn include_module(
     options: &ExpandOptions,
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
-    let set = build_shader(name, caller_dir, library_dir, options)?;
-    module_items(name, &set, tokens(name, &set, krate), krate)
+    let (set, source, expand) = build_shader(name, caller_dir, library_dir, options)?;
+    module_of_set(name, &set, &source, &FsLoader, &expand, krate)
 }
 
-/// The variant set of shader `name`, found as [`find_shader`] says.
+/// The item form's items for a set built from `source` (read through
+/// `loader`, expanded with `options`): what [`include_module`] returns after
+/// finding and building the shader. The fuzz target `item_form` runs it on
+/// sets built in memory.
+pub fn module_of_set(
+    name: &str,
+    set: &BuiltSet,
+    source: &SourceFile,
+    loader: &dyn crate::source::Loader,
+    options: &ExpandOptions,
+    krate: &TokenStream,
+) -> Result<TokenStream, String> {
+    // A name Rust cannot take is a shader error at its declaration, found in
+    // the first variant's expansion (the names are the same in every one).
+    let refused = module::refused_names(set);
+    if !refused.is_empty() {
+        let first = set.variants.first().map(|v| &v.key);
+        let expanded = first
+            .and_then(|key| expand_variant(source, &set.declaration, key, loader, options).ok());
+        return Err(module::placed(&refused, expanded.as_ref()).to_string());
+    }
+    module_items(name, set, tokens(name, set, krate), krate)
+}
+
+/// The variant set of shader `name`, found as [`find_shader`] says, with
+/// the source it was built from and the options it was expanded with.
 fn build_shader(
     name: &str,
     caller_dir: &Path,
     library_dir: &Path,
     options: &ExpandOptions,
-) -> Result<BuiltSet, String> {
+) -> Result<(BuiltSet, SourceFile, ExpandOptions), String> {
     let path = find_shader(name, caller_dir, library_dir)?;
     let text = crate::source::read_text(&path).map_err(|e| format!("cannot read shader: {e}"))?;
     let source = SourceFile {
@@ -87,7 +112,14 @@ fn build_shader(
         *dir = caller_dir.join(&*dir);
     }
     expand.include_dirs.push(library_dir.to_path_buf());
-    build(source, &FsLoader, &expand, &CompileOptions::default()).map_err(|d| d.to_string())
+    let set = build(
+        source.clone(),
+        &FsLoader,
+        &expand,
+        &CompileOptions::default(),
+    )
+    .map_err(|d| d.to_string())?;
+    Ok((set, source, expand))
 }
 
 /// The expression for a built set.
@@ -98,7 +130,9 @@ pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
         let words = b.spirv.iter().map(|w| Literal::u32_unsuffixed(*w));
         let reflection = reflection_tokens(&b.reflection, krate);
         quote! {
-            static #id: #krate::Blob = #krate::Blob { spirv: &[#(#words),*], reflection: #reflection };
+            // SAFETY: words and reflection of this crate's compiler, made
+            // at build time from the shader named in the macro call.
+            static #id: #krate::Blob = unsafe { #krate::Blob::new(&[#(#words),*], #reflection) };
         }
     });
     let variants = set.variants.iter().map(|v| {
@@ -151,7 +185,7 @@ fn strs_tokens(v: &[Str]) -> TokenStream {
 /// A `Reflection` literal whose slices and strings are borrowed `'static` data.
 fn reflection_tokens(r: &Reflection, krate: &TokenStream) -> TokenStream {
     let bindings = r.bindings.iter().map(|b| {
-        let (set, binding, min_size) = (b.set, b.binding, b.min_size);
+        let (set, binding, min_size, stride) = (b.set, b.binding, b.min_size, b.array_stride);
         let kind = format_ident!("{}", format!("{:?}", b.kind));
         let access = format_ident!("{}", format!("{:?}", b.access));
         let name = str_tokens(&b.name);
@@ -167,7 +201,7 @@ fn reflection_tokens(r: &Reflection, krate: &TokenStream) -> TokenStream {
                 set: #set, binding: #binding,
                 kind: #krate::reflection::BindingKind::#kind,
                 access: #krate::reflection::Access::#access,
-                name: #name, instance: #instance, min_size: #min_size,
+                name: #name, instance: #instance, min_size: #min_size, array_stride: #stride,
             }
         }
     });

@@ -59,6 +59,11 @@ pub struct Binding {
     /// need one), or the whole block. 0 for images and samplers.
     #[serde(default)]
     pub min_size: u64,
+    /// The stride of the block's runtime-sized array in bytes, 0 without
+    /// one: a buffer holds the fixed part and whole elements, since an index
+    /// into an element past the last whole one is clamped into that one.
+    #[serde(default)]
+    pub array_stride: u64,
 }
 
 /// One member of a push-constant block, where the host writes it.

@@ -213,7 +213,8 @@ pub trait Loader {
 /// Reads included files from the file system: only files under the
 /// including file's directory or an include directory (after resolving `..`
 /// and symbolic links), read with [`read_text`]. A path outside them is an
-/// error naming the path it resolved to, and nothing of the file is read.
+/// error naming the path as written, the same whether anything is there or
+/// not: nothing outside them is looked at.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FsLoader;
 
@@ -234,9 +235,7 @@ impl Loader for FsLoader {
         search_paths: &[PathBuf],
         roots: &[PathBuf],
     ) -> Result<SourceFile, String> {
-        let mut tried = Vec::new();
         let dir = includer.and_then(Path::parent);
-        let local = dir.map(|d| d.join(name));
         // The includer's real directory (a header reached through a link
         // confines to where it is, not to the link's directory), the roots
         // and the search paths.
@@ -244,26 +243,48 @@ impl Loader for FsLoader {
             .and_then(|f| std::fs::canonicalize(f).ok())
             .and_then(|f| f.parent().map(Path::to_path_buf))
             .or_else(|| dir.map(Path::to_path_buf));
-        let allowed: Vec<&Path> = real_dir
-            .as_deref()
-            .into_iter()
-            .chain(roots.iter().map(PathBuf::as_path))
-            .chain(search_paths.iter().map(PathBuf::as_path))
-            .collect();
-        for candidate in local
-            .into_iter()
-            .chain(search_paths.iter().map(|d| d.join(name)))
-        {
-            if candidate.is_file() {
-                // Read what was checked: the resolved path, not the name again.
-                let real = inside(&candidate, &allowed)?;
-                return read_text(&real).map(|text| SourceFile {
-                    name: candidate.display().to_string(),
-                    path: Some(candidate.clone()),
-                    text,
-                });
+        let mut allowed: Vec<PathBuf> = Vec::new();
+        for d in real_dir.iter().chain(roots).chain(search_paths) {
+            if let Ok(real) = std::fs::canonicalize(or_dot(d)) {
+                if !allowed.contains(&real) {
+                    allowed.push(real);
+                }
             }
-            tried.push(candidate.display().to_string());
+        }
+        let mut tried = Vec::new();
+        let mut outside = false;
+        let bases = dir
+            .into_iter()
+            .chain(search_paths.iter().map(PathBuf::as_path));
+        for base in bases {
+            let candidate = base.join(name);
+            match resolve_beneath(base, Path::new(name), &allowed) {
+                // Read what was checked: the resolved path, not the name again.
+                Resolved::File(real) => {
+                    return read_text(&real).map(|text| SourceFile {
+                        name: candidate.display().to_string(),
+                        path: Some(candidate),
+                        text,
+                    })
+                }
+                Resolved::Missing => tried.push(candidate.display().to_string()),
+                Resolved::Outside => outside = true,
+            }
+        }
+        if outside {
+            let listed: Vec<String> = allowed
+                .iter()
+                .map(|r| format!("`{}`", r.display()))
+                .collect();
+            let listed = if listed.is_empty() {
+                "none".to_string()
+            } else {
+                listed.join(", ")
+            };
+            return Err(format!(
+                "`{name}` is outside the including file's directory and the include \
+                 directories ({listed}): an `#include` reads only files under them"
+            ));
         }
         if tried.is_empty() {
             Err(format!("cannot find `{name}`: no include directory is set"))
@@ -273,38 +294,86 @@ impl Loader for FsLoader {
     }
 }
 
-/// `file`'s resolved path where it lies under one of `allowed` (the
-/// including file's directory, the shader's, the include directories), both
-/// sides with `..` and symbolic links resolved.
-fn inside(file: &Path, allowed: &[&Path]) -> Result<PathBuf, String> {
-    let real = std::fs::canonicalize(file)
-        .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-    let roots: Vec<PathBuf> = allowed
-        .iter()
-        .map(|d| {
-            if d.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                d
-            }
-        })
-        .filter_map(|d| std::fs::canonicalize(d).ok())
-        .collect();
-    if roots.iter().any(|r| real.starts_with(r)) {
-        return Ok(real);
+/// `.` for the empty path (a relative base with no directory part).
+fn or_dot(p: &Path) -> &Path {
+    if p.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        p
     }
-    let listed: Vec<String> = roots.iter().map(|r| format!("`{}`", r.display())).collect();
-    Err(format!(
-        "`{}` resolves to `{}`, outside the including file's directory and the include \
-         directories ({}): an `#include` reads only files under them",
-        file.display(),
-        real.display(),
-        if listed.is_empty() {
-            "none".to_string()
-        } else {
-            listed.join(", ")
+}
+
+/// Where an `#include` path leads.
+#[derive(Debug, PartialEq, Eq)]
+enum Resolved {
+    /// A regular file under an allowed directory: its real path.
+    File(PathBuf),
+    /// Under an allowed directory, but no regular file is there.
+    Missing,
+    /// Outside every allowed directory.
+    Outside,
+}
+
+/// The most symbolic links followed in one path, as Linux's `ELOOP` limit.
+const MAX_LINKS: usize = 40;
+
+/// `name` resolved from the directory `base`, `..` and symbolic links
+/// followed one component at a time, against `allowed` (real paths). The
+/// file system is asked about a component only while the path so far is
+/// under an allowed directory, so whatever lies outside them (a file, a
+/// link's target, nothing) gives the same answer.
+fn resolve_beneath(base: &Path, name: &Path, allowed: &[PathBuf]) -> Resolved {
+    let beneath = |p: &Path| allowed.iter().any(|r| p.starts_with(r));
+    let Ok(mut path) = std::fs::canonicalize(or_dot(base)) else {
+        return Resolved::Missing;
+    };
+    let mut pending: std::collections::VecDeque<std::ffi::OsString> = name
+        .components()
+        .map(|c| c.as_os_str().to_os_string())
+        .collect();
+    let (mut links, mut missing) = (0, false);
+    while let Some(part) = pending.pop_front() {
+        match Path::new(&part).components().next() {
+            Some(std::path::Component::ParentDir) => {
+                path.pop();
+            }
+            Some(std::path::Component::Normal(_)) => {
+                path.push(&part);
+                if missing || !beneath(&path) {
+                    continue;
+                }
+                match std::fs::symlink_metadata(&path) {
+                    Ok(m) if m.file_type().is_symlink() => {
+                        links += 1;
+                        let Ok(target) = std::fs::read_link(&path) else {
+                            return Resolved::Missing;
+                        };
+                        if links > MAX_LINKS {
+                            return Resolved::Missing;
+                        }
+                        path.pop();
+                        for c in target.components().rev() {
+                            pending.push_front(c.as_os_str().to_os_string());
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(_) => missing = true,
+                }
+            }
+            // The root (an absolute name or link target) replaces the path.
+            Some(std::path::Component::RootDir | std::path::Component::Prefix(_)) => {
+                path.push(&part);
+            }
+            Some(std::path::Component::CurDir) | None => {}
         }
-    ))
+    }
+    if !beneath(&path) {
+        Resolved::Outside
+    } else if missing || !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+        Resolved::Missing
+    } else {
+        Resolved::File(path)
+    }
 }
 
 /// An in-memory loader: file names map to texts. For tests and for shaders

@@ -125,3 +125,69 @@ fn error_directive_text_is_reported_at_its_line() {
         );
     }
 }
+
+/// A mistake that fails every mode of a variant set is reported once, at
+/// its place, in GLSL's terms: no list of modes to exclude, no naga handles.
+#[test]
+fn a_type_error_in_every_mode_of_a_set_is_reported_once() {
+    let text = shader("    float x = 1.0;\n    x = vec4(2.0);");
+    let source = SourceFile {
+        name: "/src/user.comp".into(),
+        path: Some(PathBuf::from("/src/user.comp")),
+        text,
+    };
+    let diags = ncnn_glsl_core::variant::build::build(
+        source,
+        &MemoryLoader::default(),
+        &Default::default(),
+        &CompileOptions::default(),
+    )
+    .map(|_| ())
+    .expect_err("the shader has an error");
+    let shown = diags.to_string();
+    assert_eq!(diags.0.len(), 1, "{shown}");
+    let d = &diags.0[0];
+    assert_eq!(
+        d.message, "the value stored has type `vec4`, the variable `x` has type `float`",
+        "{shown}"
+    );
+    let s = d.span.as_ref().expect("a place");
+    assert_eq!((s.line, s.column), (10, 9), "{shown}");
+    assert!(
+        !shown.contains("exclude") && !shown.contains("[1"),
+        "{shown}"
+    );
+}
+
+/// Every variant fails, but not alike (fp16 arithmetic also refuses the
+/// `float` beside a `float16_t`): the first variant's errors alone, without
+/// the summary of failing modes or advice to exclude one.
+#[test]
+fn a_set_whose_every_variant_fails_reports_the_first_variants_errors() {
+    let text = shader(
+        "    float x = 1.0;\n    x = vec4(2.0);\n    afpvec4 w = buffer_ld4(a_blob_data, i) * x;",
+    );
+    let source = SourceFile {
+        name: "/src/user.comp".into(),
+        path: Some(PathBuf::from("/src/user.comp")),
+        text,
+    };
+    let diags = ncnn_glsl_core::variant::build::build(
+        source,
+        &MemoryLoader::default(),
+        &Default::default(),
+        &CompileOptions::default(),
+    )
+    .map(|_| ())
+    .expect_err("the shader has an error");
+    let shown = diags.to_string();
+    assert_eq!(diags.0.len(), 1, "{shown}");
+    assert_eq!(
+        diags.0[0].message, "the value stored has type `vec4`, the variable `x` has type `float`",
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("exclude") && !shown.contains("fail to compile"),
+        "{shown}"
+    );
+}

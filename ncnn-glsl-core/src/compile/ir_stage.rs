@@ -13,7 +13,7 @@ use super::text_stage::EditedText;
 use super::{
     atomics, barrier_scope, dot_product, fp16_builtins, fp16_widening, layout_copies,
     memory_barriers, push_constant_layout, reject, spec_constants, spec_expressions, subgroups,
-    switch_fallthrough, vector_modulo, writeonly_reads,
+    switch_fallthrough, unfold, validation_words, vector_modulo, writeonly_reads,
 };
 use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
@@ -146,6 +146,7 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
         return Err(Diagnostics(bad_switches));
     }
     naga_run::validate(&origin, &module).map_err(|naga| {
+        let naga = validation_words::reword(&origin, &module, naga);
         if splatted.scalar_left.is_empty() {
             return Diagnostics::from(naga);
         }
@@ -237,26 +238,42 @@ fn parse<'a>(
     edited: &EditedText,
 ) -> Result<(Module, String, Origin<'a>), Diagnostics> {
     let text = &edited.text;
-    let build = |prototypes: String| {
+    let build = |prototypes: &str, extra: &[Insert]| {
         let mut inserts = edited.moved.clone();
         inserts.extend(edited.spec_exprs.inserts.iter().cloned());
         if !prototypes.is_empty() {
             inserts.push(Insert {
                 at: atomics::insert_point(text),
-                text: prototypes,
+                text: prototypes.to_string(),
                 stands_for: None,
             });
         }
+        inserts.extend(extra.iter().cloned());
         Origin::with_inserts(expanded, text, inserts)
     };
-    let (mut naga_text, mut origin) = build(edited.prototypes.clone());
+    let mut prototypes = edited.prototypes.clone();
+    let (mut naga_text, mut origin) = build(&prototypes, &[]);
     let mut parsed = naga_run::parse(&origin, &naga_text);
     // float16 builtins: only when naga misses them, so that a shader that
     // compiled without the prototypes gets the very same SPIR-V (their
     // types would otherwise renumber the module's ids).
-    if parsed.is_err() && fp16_builtins::wanted(text, &edited.toks) {
-        (naga_text, origin) = build(edited.prototypes.clone() + &fp16_builtins::prototypes());
+    let fp16 = fp16_builtins::wanted(text, &edited.toks);
+    if parsed.is_err() && fp16 {
+        prototypes += &fp16_builtins::prototypes();
+        (naga_text, origin) = build(&prototypes, &[]);
         parsed = naga_run::parse(&origin, &naga_text);
+    }
+    // An error without a place may be a constant naga cannot fold.
+    if parsed
+        .as_ref()
+        .is_err_and(|d| d.iter().any(|d| d.span.is_none()))
+    {
+        let at = atomics::insert_point(text);
+        let extra = unfold::unfold(|extra| build(&prototypes, extra), at)?;
+        if !extra.is_empty() {
+            (naga_text, origin) = build(&prototypes, &extra);
+            parsed = naga_run::parse(&origin, &naga_text);
+        }
     }
     let module = parsed.map_err(Diagnostics)?;
     Ok((module, naga_text, origin))

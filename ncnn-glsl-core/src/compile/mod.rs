@@ -12,7 +12,8 @@
 //! finished GLSL
 //!  -> text stage (text_stage.rs): refusals (reject.rs, with the call
 //!     cycles of recursion.rs) -> integer literals past 32 bits (int_literals.rs)
-//!     and local sizes out of range (local_size_id.rs) refused
+//!     and local sizes out of range (local_size_id.rs) refused -> names
+//!     declared twice refused (declarations.rs)
 //!     -> in-place passes (drop_writeonly.rs, local_size_id.rs, array_dims.rs,
 //!     spec_constants.rs, spec_expressions.rs, subgroups.rs)
 //!     -> naga-only prototypes (atomics.rs, memory_barriers.rs,
@@ -21,7 +22,8 @@
 //!        spec-constant declarations, moved declarations, spec expressions,
 //!        prototypes
 //!  -> IR stage (ir_stage.rs): naga parse (again with fp16_builtins.rs
-//!     prototypes if it fails) -> push-constant layout check
+//!     prototypes if it fails, and with the calls naga cannot fold to NaN
+//!     or infinity unfolded by unfold.rs) -> push-constant layout check
 //!     (push_constant_layout.rs) -> layout-only copies refused (layout_copies.rs)
 //!     -> atomics.rs, dot_product.rs lowered -> reads of writeonly buffers
 //!     refused (writeonly_reads.rs) -> spec_constants.rs and
@@ -39,7 +41,8 @@
 //!     => words
 //!  -> reflection (requirements read from the words, reflect.rs) => Compiled
 //! not passes: the stages (text_stage.rs, ir_stage.rs, word_stage.rs), the
-//!     calls into naga and its messages (naga_run.rs, naga_words.rs), what
+//!     calls into naga and its messages (naga_run.rs, naga_words.rs,
+//!     validation_words.rs), what
 //!     the passes share (tokens.rs, source_text.rs, ir_walk.rs,
 //!     spirv_edit.rs), reflection (reflect.rs), the columns naga cannot
 //!     express (inexpressible.rs, read by the variant sets)
@@ -56,6 +59,7 @@ mod array_dims;
 mod atomics;
 mod barrier_scope;
 mod component_loads;
+mod declarations;
 mod dot_product;
 mod drop_writeonly;
 mod fp16_builtins;
@@ -85,6 +89,8 @@ mod switch_fallthrough;
 mod text_stage;
 mod tokens;
 mod trim_capabilities;
+mod unfold;
+mod validation_words;
 mod vector_modulo;
 mod word_stage;
 mod workgroup_size;
@@ -97,6 +103,8 @@ mod tests;
 pub use reflect::{
     Access, Binding, BindingKind, Reflection, Requirements, ScalarValue, SpecConstant,
 };
+
+pub(crate) use declarations::{declarations_of, HostName};
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::expand::Expanded;

@@ -357,9 +357,9 @@ pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> Resources 
             ),
             _ => continue,
         };
-        let min_size = match kind {
-            BindingKind::StorageBuffer | BindingKind::UniformBuffer => fixed_size(module, var.ty),
-            _ => 0,
+        let (min_size, array_stride) = match kind {
+            BindingKind::StorageBuffer | BindingKind::UniformBuffer => buffer_sizes(module, var.ty),
+            _ => (0, 0),
         };
         bindings.push(Binding {
             set: rb.group,
@@ -369,6 +369,7 @@ pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> Resources 
             name: name.into(),
             instance: instance.map(Str::from),
             min_size,
+            array_stride,
         });
     }
     bindings.sort_by_key(|b| (b.set, b.binding));
@@ -380,12 +381,12 @@ pub(crate) fn resources(module: &Module, writeonly: &[(u32, u32)]) -> Resources 
     }
 }
 
-/// The smallest buffer a block may be given: its fixed-size part and one
-/// element of its runtime-sized last member, or the whole block. The element
-/// counts because the bounds clamp is `min(i, length - 1)`, which an empty
-/// array would wrap to no clamp at all.
-fn fixed_size(module: &Module, ty: Handle<Type>) -> u64 {
-    let one_element = |t: Handle<Type>| match module.types[t].inner {
+/// The smallest buffer a block may be given, and the stride of its
+/// runtime-sized last member (0 without one): the fixed-size part and one
+/// element, or the whole block. The element counts because the bounds clamp
+/// is `min(i, length - 1)`, which an empty array would wrap to no clamp.
+fn buffer_sizes(module: &Module, ty: Handle<Type>) -> (u64, u64) {
+    let stride_of = |t: Handle<Type>| match module.types[t].inner {
         TypeInner::Array {
             size: ArraySize::Dynamic,
             stride,
@@ -397,10 +398,13 @@ fn fixed_size(module: &Module, ty: Handle<Type>) -> u64 {
     let runtime_sized = match inner {
         TypeInner::Struct { members, .. } => members
             .last()
-            .and_then(|m| Some(u64::from(m.offset) + one_element(m.ty)?)),
-        _ => one_element(ty),
+            .and_then(|m| Some((u64::from(m.offset), stride_of(m.ty)?))),
+        _ => stride_of(ty).map(|s| (0, s)),
     };
-    runtime_sized.unwrap_or_else(|| u64::from(inner.size(module.to_ctx())))
+    match runtime_sized {
+        Some((offset, stride)) => (offset + stride, stride),
+        None => (u64::from(inner.size(module.to_ctx())), 0),
+    }
 }
 
 /// A push-constant member's type as a host struct sees it.

@@ -44,9 +44,6 @@ use expr::{eval, is_uint, opcode, parse, specialized, Expr, Named, UnOp};
 /// elements up to 341 bytes.
 pub(crate) const PLACEHOLDER: u32 = 0x00C0_0000;
 
-/// `OpISub`, as an `OpSpecConstantOp` opcode.
-const ISUB: u32 = 130;
-
 /// A derived constant: a global `const` computed from specialization constants.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Derived {

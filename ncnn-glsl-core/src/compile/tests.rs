@@ -653,6 +653,8 @@ void main() {
 
 mod bounds;
 mod dot_product;
+mod folds;
+mod glsl_terms;
 mod pins;
 mod positions;
 mod props;

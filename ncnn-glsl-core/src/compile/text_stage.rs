@@ -8,8 +8,8 @@ use super::spec_constants::{self, SpecDecl};
 use super::spec_expressions::{self, SpecExprs};
 use super::tokens::{tokenize, Token};
 use super::{
-    array_dims, atomics, dot_product, drop_writeonly, int_literals, local_size_id, memory_barriers,
-    reject, subgroups,
+    array_dims, atomics, declarations, dot_product, drop_writeonly, int_literals, local_size_id,
+    memory_barriers, reject, subgroups,
 };
 use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
@@ -141,6 +141,14 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
         .collect();
     if !too_large.is_empty() {
         return Err(Diagnostics(too_large));
+    }
+    let twice: Vec<Diagnostic> = declarations::duplicates(&text, &toks)
+        .into_iter()
+        .take(MAX_ERRORS)
+        .map(|d| naga_run::at(&Origin::new(expanded), Some(d.range), d.message).note(d.note))
+        .collect();
+    if !twice.is_empty() {
+        return Err(Diagnostics(twice));
     }
     let writeonly = drop_writeonly::drop_writeonly(&mut text, &toks);
     let toks = tokenize(&text);

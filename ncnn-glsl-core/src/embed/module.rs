@@ -13,11 +13,20 @@
 //!
 //! Every variant of a set must agree on these (they do unless a block member
 //! or a constant's type is an extension type such as `afp`); where they do
-//! not, the item form is refused with the variants and the difference.
+//! not, the item form is refused with the variants and the difference. A
+//! name that would not make a Rust field (`self`, a name that is not plain
+//! ASCII, a push-constant member named like the padding, two buffer blocks
+//! of one name) is a shader error at its declaration, never a compiler
+//! error inside the generated module.
+
+use std::collections::HashMap;
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::compile::{declarations_of, HostName};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::expand::Expanded;
 use crate::reflection::{BindingKind, MemberScalar, MemberType, PushMember, Reflection};
 use crate::variant::build::BuiltSet;
 
@@ -30,9 +39,13 @@ pub fn module_items(
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
     let first = common_reflection(name, set)?;
+    let refused = refused_names(set);
+    if !refused.is_empty() {
+        return Err(placed(&refused, None).to_string());
+    }
     let push = push_struct(&first.push_constants, first.push_constant_size, krate)?;
-    let spec = specialization(first, krate)?;
-    let buffers = buffers(first, krate)?;
+    let spec = specialization(first, krate);
+    let buffers = buffers(first, krate);
     let doc = format!("Every variant of `{name}`, compiled at build time.");
     Ok(quote! {
         #[doc = #doc]
@@ -88,25 +101,168 @@ fn spec_keys(r: &Reflection) -> Vec<(u32, &str, &str)> {
         .collect()
 }
 
-/// A Rust identifier for a GLSL name (raw where it is a Rust keyword).
-fn field_ident(name: &str, what: &str) -> Result<Ident, String> {
-    const STRICT: &[&str] = &[
-        "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if",
-        "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
-        "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while", "async",
-        "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv",
-        "typeof", "unsized", "virtual", "yield", "try", "gen",
-    ];
-    if matches!(name, "self" | "Self" | "super" | "crate" | "_" | "") {
-        return Err(format!(
-            "{what} `{name}` cannot be a Rust field name; rename it in the shader"
-        ));
+/// A name of the host side that cannot be a Rust field: the declaration
+/// it comes from, and why.
+#[derive(Clone, Debug)]
+pub(crate) struct NameRefusal {
+    what: HostName,
+    name: String,
+    /// Which declaration of the name is at fault (0: the first).
+    nth: usize,
+    message: String,
+    note: &'static str,
+}
+
+/// Names Rust cannot take as they are, for a shader error instead of a
+/// compiler error inside the generated module.
+const NOT_FIELDS: &[&str] = &["self", "Self", "super", "crate", "_", ""];
+
+/// Rust's keywords, which become raw identifiers.
+const KEYWORDS: &[&str] = &[
+    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if",
+    "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static",
+    "struct", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn",
+    "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized",
+    "virtual", "yield", "try", "gen",
+];
+
+/// Every name of the host side of `set` (its first variant's reflection,
+/// which all share) that would not make a field of its struct: a name Rust
+/// cannot take, a name that is not plain ASCII (Rust compares identifiers
+/// after Unicode normalization), a push-constant member named like the
+/// padding fields, two buffer blocks of one name (a `uniform` and a
+/// `buffer` block may share one in GLSL).
+pub(crate) fn refused_names(set: &BuiltSet) -> Vec<NameRefusal> {
+    let Some(v) = set.variants.first() else {
+        return Vec::new();
+    };
+    let r = &set.blobs[v.blob].reflection;
+    let push = r
+        .push_constants
+        .iter()
+        .map(|m| (HostName::PushMember, &*m.name));
+    let specs = r
+        .spec_constants
+        .iter()
+        .filter(|c| spec_type(&c.ty).is_some())
+        .map(|c| (HostName::SpecConstant, &*c.name));
+    let buffers = r
+        .bindings
+        .iter()
+        .filter(|b| is_buffer(b.kind))
+        .map(|b| (HostName::BufferBlock, &*b.name));
+    let mut out = Vec::new();
+    let mut seen = HashMap::new();
+    for (what, name) in push.chain(specs).chain(buffers) {
+        let label = match what {
+            HostName::PushMember => "push-constant member",
+            HostName::SpecConstant => "specialization constant",
+            HostName::BufferBlock => "buffer block",
+        };
+        let refuse = |nth, message: String, note| NameRefusal {
+            what,
+            name: name.to_string(),
+            nth,
+            message,
+            note,
+        };
+        let count = seen.entry((what, name)).or_insert(0);
+        *count += 1;
+        if NOT_FIELDS.contains(&name) {
+            out.push(refuse(
+                0,
+                format!("{label} `{name}` cannot be a Rust field name"),
+                "rename it in the shader",
+            ));
+        } else if !is_ascii_identifier(name) {
+            out.push(refuse(
+                0,
+                format!("{label} `{name}` is not an ASCII name, which the typed form needs"),
+                "Rust compares identifiers after Unicode normalization (NFC), so names that \
+                 differ here could be one field there; GLSL names are ASCII (glslang refuses \
+                 others): rename it",
+            ));
+        } else if what == HostName::PushMember && is_padding_name(name) {
+            out.push(refuse(
+                0,
+                format!(
+                    "{label} `{name}` is named like the padding fields the typed form adds \
+                     (`__pad0`, `__pad1`, ...)"
+                ),
+                "rename it in the shader",
+            ));
+        } else if *count == 2 {
+            // Only buffer blocks get here: the compiler refuses the others.
+            let kinds = r
+                .bindings
+                .iter()
+                .filter(|b| *b.name == *name && is_buffer(b.kind));
+            let uniform = kinds.clone().any(|b| b.kind == BindingKind::UniformBuffer);
+            let storage = kinds.clone().any(|b| b.kind == BindingKind::StorageBuffer);
+            let both = if uniform && storage {
+                " (a `uniform` and a `buffer` block)"
+            } else {
+                ""
+            };
+            out.push(refuse(
+                1,
+                format!("{label} `{name}` is declared twice{both}"),
+                "the typed form's `Buffers` has one field per block name: rename one of them",
+            ));
+        }
     }
-    Ok(if STRICT.contains(&name) {
+    out
+}
+
+/// `refused` as shader errors, each at its declaration in `expanded` (the
+/// first variant's expansion) where it is found there.
+pub(crate) fn placed(refused: &[NameRefusal], expanded: Option<&Expanded>) -> Diagnostics {
+    let at = |r: &NameRefusal| {
+        let e = expanded?;
+        let found = declarations_of(e.text(), r.what, &r.name);
+        let range = found.get(r.nth).or(found.last())?;
+        e.span_of(range.start, range.len())
+    };
+    Diagnostics(
+        refused
+            .iter()
+            .map(|r| {
+                let d = match at(r) {
+                    Some(span) => Diagnostic::at(span, r.message.clone()),
+                    None => Diagnostic::new(r.message.clone()),
+                };
+                d.note(r.note)
+            })
+            .collect(),
+    )
+}
+
+fn is_ascii_identifier(name: &str) -> bool {
+    name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// `__pad` and digits: the names [`push_struct`] gives its padding.
+fn is_padding_name(name: &str) -> bool {
+    name.strip_prefix("__pad")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn is_buffer(kind: BindingKind) -> bool {
+    matches!(
+        kind,
+        BindingKind::StorageBuffer | BindingKind::UniformBuffer
+    )
+}
+
+/// A Rust identifier for a GLSL name that [`refused_names`] passed (raw
+/// where it is a Rust keyword).
+fn field_ident(name: &str) -> Ident {
+    if KEYWORDS.contains(&name) {
         Ident::new_raw(name, Span::call_site())
     } else {
         Ident::new(name, Span::call_site())
-    })
+    }
 }
 
 /// A member's Rust type and its size in bytes.
@@ -187,7 +343,7 @@ fn push_struct(
                 pub #pad: [u8; #n]
             });
         }
-        let ident = field_ident(&m.name, "push-constant member")?;
+        let ident = field_ident(&m.name);
         let doc = format!("`{} {}`, at byte {}.", m.ty.glsl, m.name, m.offset);
         let offset = m.offset as usize;
         fields.push(quote! { #[doc = #doc] pub #ident: #ty });
@@ -219,6 +375,12 @@ fn push_struct(
             }
         }
 
+        impl #krate::OfSet for PushConstants {
+            fn set() -> &'static #krate::VariantSet {
+                SET
+            }
+        }
+
         // The offsets the shader reads, checked by the compiler.
         const _: () = {
             #(#asserts)*
@@ -227,20 +389,27 @@ fn push_struct(
     })
 }
 
+/// The Rust type and `SpecValue` variant of a constant of GLSL type `ty`;
+/// `None` for a type the runtime's `SpecValue` lacks.
+fn spec_type(ty: &str) -> Option<(TokenStream, TokenStream)> {
+    Some(match ty {
+        "bool" => (quote!(bool), quote!(Bool)),
+        "int" => (quote!(i32), quote!(Int)),
+        "uint" => (quote!(u32), quote!(Uint)),
+        "float" => (quote!(f32), quote!(Float)),
+        _ => return None,
+    })
+}
+
 /// `Specialization`: one `Option` per constant of a type the runtime can set.
-fn specialization(r: &Reflection, krate: &TokenStream) -> Result<TokenStream, String> {
+fn specialization(r: &Reflection, krate: &TokenStream) -> TokenStream {
     let mut fields = Vec::new();
     let mut values = Vec::new();
     for c in r.spec_constants.iter() {
-        let (ty, variant) = match &*c.ty {
-            "bool" => (quote!(bool), quote!(Bool)),
-            "int" => (quote!(i32), quote!(Int)),
-            "uint" => (quote!(u32), quote!(Uint)),
-            "float" => (quote!(f32), quote!(Float)),
-            // The runtime's `SpecValue` has no other types.
-            _ => continue,
+        let Some((ty, variant)) = spec_type(&c.ty) else {
+            continue;
         };
-        let ident = field_ident(&c.name, "specialization constant")?;
+        let ident = field_ident(&c.name);
         let id = c.id;
         let doc = format!(
             "`layout(constant_id = {id}) const {} {}`; `None` keeps the shader's default.",
@@ -253,7 +422,7 @@ fn specialization(r: &Reflection, krate: &TokenStream) -> Result<TokenStream, St
             }
         });
     }
-    Ok(quote! {
+    quote! {
         /// Values for the shader's specialization constants, by name.
         #[derive(Clone, Copy, Debug, Default, PartialEq)]
         #[allow(non_snake_case)]
@@ -268,22 +437,19 @@ fn specialization(r: &Reflection, krate: &TokenStream) -> Result<TokenStream, St
                 out
             }
         }
-    })
+    }
 }
 
 /// `Buffers`: the buffer bindings by name, in the pipeline's slot order.
-fn buffers(r: &Reflection, krate: &TokenStream) -> Result<TokenStream, String> {
+fn buffers(r: &Reflection, krate: &TokenStream) -> TokenStream {
     let mut fields = Vec::new();
     let mut idents = Vec::new();
     let mut names = Vec::new();
     for b in r.bindings.iter() {
-        if !matches!(
-            b.kind,
-            BindingKind::StorageBuffer | BindingKind::UniformBuffer
-        ) {
+        if !is_buffer(b.kind) {
             continue;
         }
-        let ident = field_ident(&b.name, "buffer block")?;
+        let ident = field_ident(&b.name);
         let doc = format!("`{}`: set {}, binding {}.", b.name, b.set, b.binding);
         fields.push(quote! { #[doc = #doc] pub #ident: &'a #krate::Buffer });
         names.push(b.name.to_string());
@@ -295,7 +461,7 @@ fn buffers(r: &Reflection, krate: &TokenStream) -> Result<TokenStream, String> {
     } else {
         quote! {}
     };
-    Ok(quote! {
+    quote! {
         /// The shader's buffers, by block name.
         #[derive(Clone, Copy, Debug)]
         #[allow(non_snake_case)]
@@ -305,13 +471,13 @@ fn buffers(r: &Reflection, krate: &TokenStream) -> Result<TokenStream, String> {
         pub const BUFFER_NAMES: [&str; #n] = [#(#names),*];
 
         impl<'a> Buffers<'a> {
-            /// The buffers in slot order, with their names for
+            /// The buffers in slot order, with their names and set for
             /// `Dispatch::typed` to check against the pipeline.
             pub fn bind(&self) -> #krate::Bound<'a, #n> {
-                #krate::Bound::new([#(self.#idents),*], &BUFFER_NAMES)
+                #krate::Bound::of_set(SET, [#(self.#idents),*], &BUFFER_NAMES)
             }
         }
-    })
+    }
 }
 
 #[cfg(test)]
@@ -401,6 +567,89 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("push-constant block of variant"), "{e}");
         assert!(e.contains("`fp16s") && e.contains("`fp32`"), "{e}");
+    }
+
+    /// The item form of `text` (after `#version 450`) through
+    /// `include_module`, from a directory of its own.
+    fn typed(text: &str) -> Result<String, String> {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("ncnn-glsl-module-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("t.comp"), format!("#version 450\n{text}")).unwrap();
+        let options = Default::default();
+        let r = crate::embed::include_module("t.comp", &dir, &dir, &options, &quote!(k));
+        let _ = std::fs::remove_dir_all(&dir);
+        r.map(|t| t.to_string())
+    }
+
+    #[test]
+    fn names_that_would_clash_in_rust_are_shader_errors_at_the_declaration() {
+        let main =
+            "layout (binding = 0) buffer b_blob { float d[]; };\nvoid main() { d[0] = 1.0; }\n";
+        for (decl, at, message) in [
+            (
+                "layout (push_constant) uniform P { int a; vec4 __pad0; } p;",
+                "2:48",
+                "push-constant member `__pad0` is named like the padding fields the typed form \
+                 adds (`__pad0`, `__pad1`, ...)",
+            ),
+            (
+                "layout (push_constant) uniform P { int __pad7; } p;",
+                "2:40",
+                "push-constant member `__pad7` is named like the padding fields",
+            ),
+            (
+                "layout (push_constant) uniform P { int self; } p;",
+                "2:40",
+                "push-constant member `self` cannot be a Rust field name",
+            ),
+            (
+                "layout (constant_id = 0) const int crate = 1;",
+                "2:36",
+                "specialization constant `crate` cannot be a Rust field name",
+            ),
+            (
+                "layout (binding = 1) buffer super { float e[]; };",
+                "2:29",
+                "buffer block `super` cannot be a Rust field name",
+            ),
+            // Rust would see one name: it compares identifiers in NFC.
+            (
+                "layout (push_constant) uniform P { int caf\u{e9}; int cafe\u{301}; } p;",
+                "2:40",
+                "push-constant member `caf\u{e9}` is not an ASCII name",
+            ),
+            // A `uniform` and a `buffer` block of one name: GLSL takes them,
+            // `Buffers` would have two fields of one name.
+            (
+                "layout (binding = 1) uniform b_blob { float u; } ub;",
+                "3:29",
+                "buffer block `b_blob` is declared twice (a `uniform` and a `buffer` block)",
+            ),
+        ] {
+            let e = typed(&format!("{decl}\n{main}")).unwrap_err();
+            let want = format!("t.comp:{at}: error: {message}");
+            assert!(e.contains(&want), "{decl}:\nwant {want}\ngot {e}");
+        }
+        // Each at its own declaration.
+        let e = typed(&format!(
+            "layout (push_constant) uniform P {{ int caf\u{e9}; int cafe\u{301}; }} p;\n{main}"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("t.comp:2:50: error: push-constant member `cafe\u{301}` is not an ASCII"),
+            "{e}"
+        );
+        // Keywords become raw identifiers, other names stay as they are.
+        let t = typed(&format!(
+            "layout (push_constant) uniform P {{ int type; int pad0; int __pad; }} p;\n{main}"
+        ))
+        .unwrap();
+        assert!(
+            t.contains("pub r#type : i32") && t.contains("pub __pad : i32"),
+            "{t}"
+        );
     }
 
     #[test]

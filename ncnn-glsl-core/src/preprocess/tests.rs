@@ -626,34 +626,52 @@ fn includes_read_only_files_under_the_shader_and_the_include_directories() {
     assert!(run("\"sub/up.h\"", &[]).is_ok());
     assert!(run("<lib.h>", std::slice::from_ref(&inc)).is_ok());
     // `..`, an absolute path, a symbolic link out, `..` past an include
-    // directory: each an error naming where it resolved, none of the file shown.
-    let key = format!(
-        "{}",
-        outside.join("key.h").canonicalize().unwrap().display()
-    );
+    // directory: each refused with the path as written, none of the file
+    // shown, and the same refusal whether the file outside exists or not (a
+    // shader must not learn what the build machine holds).
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(outside.join("nope.h"), shaders.join("dangling.h")).unwrap();
     let mut escapes = vec![
-        "\"../secret/key.h\"".to_string(),
-        format!("\"{}\"", outside.join("key.h").display()),
-        "<../secret/key.h>".to_string(),
+        (
+            "\"../secret/key.h\"".to_string(),
+            "\"../secret/nope.h\"".to_string(),
+        ),
+        (
+            format!("\"{}\"", outside.join("key.h").display()),
+            format!("\"{}\"", outside.join("nope.h").display()),
+        ),
+        (
+            "<../secret/key.h>".to_string(),
+            "<../secret/nope.h>".to_string(),
+        ),
+        ("\"../secret\"".to_string(), "\"../nowhere\"".to_string()),
     ];
     if cfg!(unix) {
-        escapes.push("\"link.h\"".into());
+        escapes.push(("\"link.h\"".into(), "\"dangling.h\"".into()));
     }
-    for include in &escapes {
-        let e = run(include, std::slice::from_ref(&inc))
-            .unwrap_err()
-            .to_string();
+    let message = |include: &str| {
+        let e = run(include, std::slice::from_ref(&inc)).unwrap_err();
+        let rendered = e.to_string();
+        assert!(!rendered.contains("SECRET_TOKEN"), "{include}: {rendered}");
+        let as_written = &include[1..include.len() - 1];
         assert!(
-            e.contains(&format!(
-                "resolves to `{key}`, outside the including file's directory"
+            e.0[0].message.starts_with(&format!(
+                "`{as_written}` is outside the including file's directory and the include \
+                 directories ("
             )),
-            "{include}: {e}"
+            "{include}: {rendered}"
         );
-        assert!(!e.contains("SECRET_TOKEN"), "{include}: {e}");
+        e.0[0].message.replace(as_written, "NAME")
+    };
+    for (exists, missing) in &escapes {
+        assert_eq!(message(exists), message(missing), "{exists} / {missing}");
     }
-    // Not a regular file: looked past, as a missing one.
-    let e = run("\"/dev/zero\"", &[]).unwrap_err().to_string();
-    assert!(e.contains("cannot find `/dev/zero`"), "{e}");
+    // Inside the sandbox, a missing file or one that is not a regular file
+    // (a directory) is looked past, as before.
+    let e = run("\"sub/nope.h\"", &[]).unwrap_err().to_string();
+    assert!(e.contains("cannot find `sub/nope.h`"), "{e}");
+    let e = run("\"sub\"", &[]).unwrap_err().to_string();
+    assert!(e.contains("cannot find `sub`"), "{e}");
     // A header reached through a link from outside confines to where it
     // really is: its own include beside the link is outside.
     #[cfg(unix)]

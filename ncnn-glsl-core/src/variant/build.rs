@@ -12,7 +12,7 @@ use crate::expand::{expand_with, ExpandOptions, Expanded, PRELUDE_NAME};
 use crate::source::{Loader, Location, SourceFile, SourceMap};
 use crate::target::Target;
 
-use super::decl::{self, Declaration};
+use super::decl::{self, Declaration, MAX_VARIANTS};
 use super::select::{choose, select_target, Choice};
 use super::space::{space, Usage};
 use crate::device::DeviceCaps;
@@ -113,11 +113,23 @@ impl BuiltSet {
     }
 }
 
+/// The most bytes of finished text the expansions of one set may take
+/// together (every variant counts, also where two expand alike), checked
+/// before anything is compiled: it bounds the time spent expanding and the
+/// distinct texts a build holds.
+pub const MAX_SET_TEXT: usize = 128 << 20;
+
 /// Builds every variant of `source`, each expanded with `expand` (its
 /// defines and include directories). Fails with every error that stops the
-/// set: bad declarations, undeclared device macros, expansion errors (a
+/// set: bad declarations, more variants than [`MAX_VARIANTS`] (counted
+/// before anything is expanded) or more text than [`MAX_SET_TEXT`] (before
+/// anything is compiled), undeclared device macros, expansion errors (a
 /// define that names an axis among them), and variants naga cannot compile
 /// that the declaration does not exclude.
+///
+/// Each variant is expanded and compiled on its own, so that only the
+/// distinct texts and blobs of the set are held, never every expansion (the
+/// first expansions, up to 32 MiB, are kept from the count to the compile).
 pub fn build(
     source: SourceFile,
     loader: &dyn Loader,
@@ -128,63 +140,40 @@ pub fn build(
     let main = decl_sources.add(source.clone());
     let declaration = decl::parse(&decl_sources, main)?;
     let axes: Vec<&decl::Axis> = declaration.axes.iter().chain(&declaration.device).collect();
-    let combos = axis_combinations(&axes);
 
     // The space depends on what the shader uses, which includes what its
-    // included files use; grow the usage until it stops changing.
+    // included files use; grow the usage until it stops changing. Each round
+    // is counted before it expands anything.
     let mut usage = text_usage(&source.text);
-    let (expansions, files) = loop {
-        let mut expansions = BTreeMap::new();
-        let mut names = BTreeSet::new();
-        for target in space(usage) {
-            for values in &combos {
-                let key = VariantKey {
-                    target,
-                    axes: values.clone(),
-                };
-                if declaration.excludes(target) {
-                    expansions.insert(key, None);
-                    continue;
-                }
-                let defines: Vec<(&str, i64)> = axes
-                    .iter()
-                    .map(|a| a.name.as_str())
-                    .zip(values.iter().copied())
-                    .collect();
-                let e = expand_with(source.clone(), &target, None, &defines, loader, expand)?;
-                names.extend(used_names(&e));
-                expansions.insert(key, Some(e));
-            }
-        }
-        let grown = Usage::of_names(names.iter().map(String::as_str));
-        let merged = merge(usage, grown);
+    let (keys, survey) = loop {
+        let keys = variant_keys(&source.name, &declaration, &decl_sources, usage)?;
+        let survey = survey(&source, &declaration, &keys.built, loader, expand)?;
+        let merged = merge(usage, survey.usage);
         if merged == usage {
-            let files = expansions
-                .values()
-                .flatten()
-                .flat_map(|e: &Expanded| e.pp.included.iter().cloned())
-                .collect::<BTreeSet<_>>();
-            break (expansions, files);
+            break (keys, survey);
         }
         usage = merged;
     };
+    survey.check_device_macros()?;
+    let files = source
+        .path
+        .clone()
+        .into_iter()
+        .chain(survey.files)
+        .collect();
 
-    check_device_macros(&declaration, &expansions)?;
-
-    let mut texts: Vec<String> = Vec::new();
     let mut text_index: HashMap<String, usize> = HashMap::new();
     let mut outcome: Vec<Result<usize, Diagnostics>> = Vec::new();
     let mut blobs: Vec<Compiled> = Vec::new();
     let mut variants = Vec::new();
-    let mut excluded = Vec::new();
     let mut left_out = Vec::new();
     // Failures grouped by their first error, so one construct that fails in
     // twenty modes is reported once, with the twenty modes.
     let mut failures: BTreeMap<String, (Diagnostics, Vec<VariantKey>)> = BTreeMap::new();
-    for (key, e) in expansions {
-        let Some(e) = e else {
-            excluded.push(key);
-            continue;
+    for (key, held) in keys.built.into_iter().zip(survey.held) {
+        let e = match held {
+            Some(e) => e,
+            None => expand_variant(&source, &declaration, &key, loader, expand)?,
         };
         if let Some(why) = left_out_of(&e) {
             left_out.push((key, why));
@@ -202,10 +191,9 @@ pub fn build(
                             blobs.len() - 1
                         })
                 });
-                texts.push(e.text().to_string());
                 outcome.push(compiled);
-                text_index.insert(e.text().to_string(), texts.len() - 1);
-                texts.len() - 1
+                text_index.insert(e.pp.text, outcome.len() - 1);
+                outcome.len() - 1
             }
         };
         match &outcome[ti] {
@@ -228,7 +216,10 @@ pub fn build(
         let built = variants.len();
         return Err(failure_report(&source.name, &axes, failures, built));
     }
-    let files = source.path.clone().into_iter().chain(files).collect();
+    let mut texts = vec![String::new(); text_index.len()];
+    for (text, i) in text_index {
+        texts[i] = text;
+    }
     variants.sort_by(|a: &BuiltVariant, b| a.key.cmp(&b.key));
     let left_out = left_out
         .into_iter()
@@ -255,10 +246,186 @@ pub fn build(
         texts,
         blobs,
         variants,
-        excluded,
+        excluded: keys.excluded,
         left_out,
         files,
     })
+}
+
+/// The expansion of `source` for the variant `key` of its set (declared by
+/// `declaration`), as [`build`] makes it.
+pub fn expand_variant(
+    source: &SourceFile,
+    declaration: &Declaration,
+    key: &VariantKey,
+    loader: &dyn Loader,
+    expand: &ExpandOptions,
+) -> Result<Expanded, Diagnostics> {
+    let names = declaration.axes.iter().chain(&declaration.device);
+    let defines: Vec<(&str, i64)> = names
+        .map(|a| a.name.as_str())
+        .zip(key.axes.iter().copied())
+        .collect();
+    expand_with(source.clone(), &key.target, None, &defines, loader, expand)
+}
+
+/// The keys of a set for one usage, sorted: those to build, those excluded.
+struct Keys {
+    built: Vec<VariantKey>,
+    excluded: Vec<VariantKey>,
+}
+
+/// The keys of the set for `usage`; an error, at the first axis, where the
+/// variants to build are more than [`MAX_VARIANTS`].
+fn variant_keys(
+    shader: &str,
+    declaration: &Declaration,
+    sources: &SourceMap,
+    usage: Usage,
+) -> Result<Keys, Diagnostics> {
+    let axes: Vec<&decl::Axis> = declaration.axes.iter().chain(&declaration.device).collect();
+    let (built, excluded): (Vec<Target>, Vec<Target>) = space(usage)
+        .into_iter()
+        .partition(|t| !declaration.excludes(*t));
+    // `decl::parse` keeps the product within MAX_VARIANTS.
+    let combos: usize = axes.iter().map(|a| a.values.len()).product();
+    let count = combos.saturating_mul(built.len());
+    if count > MAX_VARIANTS {
+        let shown: Vec<String> = built.iter().take(8).map(Target::to_string).collect();
+        let more = if built.len() > shown.len() {
+            ", ..."
+        } else {
+            ""
+        };
+        let msg = format!(
+            "the variant set of `{shader}` has {count} variants to build: {combos} combinations \
+             of axis values x {} targets (modes with their device bits: {}{more}); at most \
+             {MAX_VARIANTS} are allowed",
+            built.len(),
+            shown.join(", ")
+        );
+        let note = "exclude modes (`#pragma ncnn_glsl exclude fp16a`) or declare fewer axis \
+                    values; each variant is compiled and embedded";
+        let d = match axes.first() {
+            Some(a) => Diagnostic::at(Span::at(sources, a.at, a.name.len() as u32), msg),
+            None => Diagnostic::new(msg),
+        };
+        return Err(d.note(note).into());
+    }
+    let all_values = axis_combinations(&axes);
+    let keys = |targets: Vec<Target>| -> Vec<VariantKey> {
+        let mut keys: Vec<VariantKey> = targets
+            .into_iter()
+            .flat_map(|target| {
+                all_values.iter().map(move |values| VariantKey {
+                    target,
+                    axes: values.clone(),
+                })
+            })
+            .collect();
+        keys.sort();
+        keys
+    };
+    Ok(Keys {
+        built: keys(built),
+        excluded: keys(excluded),
+    })
+}
+
+/// The most bytes of expansions (finished text and the files read) a
+/// survey keeps for the compile after it; the others are made again there.
+const MAX_HELD: usize = 32 << 20;
+
+/// What the expansions of one round tell.
+struct Survey {
+    /// The usage of the names of the user's files.
+    usage: Usage,
+    /// Every file read from disk.
+    files: BTreeSet<PathBuf>,
+    /// Per user file (by name, the first expansion that read it): the
+    /// undeclared device macros it names, each at its first use.
+    device_macros: BTreeMap<String, Vec<(String, Diagnostic)>>,
+    /// Per key, its expansion while they fit in [`MAX_HELD`] together.
+    held: Vec<Option<Expanded>>,
+}
+
+impl Survey {
+    /// A precompiled variant cannot know its device (section 8): every
+    /// device macro a shader names must be declared with the values to build.
+    fn check_device_macros(&self) -> Result<(), Diagnostics> {
+        let mut seen = BTreeSet::new();
+        let errors: Vec<Diagnostic> = self
+            .device_macros
+            .values()
+            .flatten()
+            .filter(|(name, _)| seen.insert(name.clone()))
+            .map(|(_, d)| d.clone())
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Diagnostics(errors))
+        }
+    }
+}
+
+/// Expands the variants `keys`, one at a time, for what they use, read and
+/// test; an error where their text passes [`MAX_SET_TEXT`]. The first
+/// expansions, up to [`MAX_HELD`] bytes, are kept for the compile.
+fn survey(
+    source: &SourceFile,
+    declaration: &Declaration,
+    keys: &[VariantKey],
+    loader: &dyn Loader,
+    expand: &ExpandOptions,
+) -> Result<Survey, Diagnostics> {
+    let declared: BTreeSet<&str> = declaration.device.iter().map(|a| a.name.as_str()).collect();
+    let mut names = BTreeSet::new();
+    let mut survey = Survey {
+        usage: Usage::default(),
+        files: BTreeSet::new(),
+        device_macros: BTreeMap::new(),
+        held: Vec::new(),
+    };
+    let (mut bytes, mut held) = (0usize, 0usize);
+    for (k, key) in keys.iter().enumerate() {
+        let e = expand_variant(source, declaration, key, loader, expand)?;
+        bytes = bytes.saturating_add(e.text().len());
+        if bytes > MAX_SET_TEXT {
+            return Err(Diagnostic::new(format!(
+                "the variants of `{}` expand to more text than a set may hold: {bytes} bytes \
+                 after {} of its {} variants; at most {MAX_SET_TEXT} bytes are allowed across \
+                 the set",
+                source.name,
+                k + 1,
+                keys.len()
+            ))
+            .note(
+                "each variant is the whole shader with what it includes, expanded for its mode \
+                 and axis values: include less, or build fewer variants (`#pragma ncnn_glsl \
+                 exclude`, fewer axis values)",
+            )
+            .into());
+        }
+        names.extend(used_names(&e));
+        survey.files.extend(e.pp.included.iter().cloned());
+        // Files included only in some modes or for some axis values count too.
+        for (id, f) in e.sources.files().filter(|(_, f)| f.name != PRELUDE_NAME) {
+            if !survey.device_macros.contains_key(&f.name) {
+                let found = undeclared_device_macros(&e.sources, id, &declared);
+                survey.device_macros.insert(f.name.clone(), found);
+            }
+        }
+        let size = e.text().len() + e.sources.files().map(|(_, f)| f.text.len()).sum::<usize>();
+        if held + size <= MAX_HELD {
+            held += size;
+            survey.held.push(Some(e));
+        } else {
+            survey.held.push(None);
+        }
+    }
+    survey.usage = Usage::of_names(names.iter().map(String::as_str));
+    Ok(survey)
 }
 
 /// The identifiers of the user's files of `e` (the shader and what it
@@ -350,49 +517,35 @@ pub(crate) fn identifiers(text: &str) -> Vec<(String, (u32, u32))> {
     out
 }
 
-/// A precompiled variant cannot know its device (section 8): every
-/// device macro a shader names must be declared with the values to build.
-fn check_device_macros(
-    declaration: &Declaration,
-    expansions: &BTreeMap<VariantKey, Option<Expanded>>,
-) -> Result<(), Diagnostics> {
-    let declared: BTreeSet<&str> = declaration.device.iter().map(|a| a.name.as_str()).collect();
+/// The device macros file `id` of `sources` names that `declared` lacks,
+/// each with an error at its first use.
+fn undeclared_device_macros(
+    sources: &SourceMap,
+    id: crate::source::FileId,
+    declared: &BTreeSet<&str>,
+) -> Vec<(String, Diagnostic)> {
     let mut seen = BTreeSet::new();
-    let mut errors = Vec::new();
-    // Files included only in some modes or for some axis values count too.
-    let mut files: BTreeMap<String, (crate::source::FileId, &SourceMap)> = BTreeMap::new();
-    for e in expansions.values().flatten() {
-        for (id, f) in e.sources.files().filter(|(_, f)| f.name != PRELUDE_NAME) {
-            files.entry(f.name.clone()).or_insert((id, &e.sources));
+    let mut out = Vec::new();
+    for (name, (line, column)) in identifiers(&sources.get(id).text) {
+        let device_macro = name.starts_with("ncnn_")
+            && !matches!(name.as_str(), "ncnn_glsl" | "ncnn_glsl_version");
+        if device_macro && !declared.contains(name.as_str()) && seen.insert(name.clone()) {
+            let loc = Location {
+                file: id,
+                line,
+                column,
+            };
+            let d = Diagnostic::at(
+                Span::at(sources, loc, name.chars().count() as u32),
+                format!("the shader tests the device macro `{name}`, which its variant set does not declare"),
+            )
+            .note(format!(
+                "a precompiled variant cannot know its device: declare the values to build, e.g. `#pragma ncnn_glsl device {name} 32 64`"
+            ));
+            out.push((name, d));
         }
     }
-    for (id, sources) in files.values() {
-        for (name, (line, column)) in identifiers(&sources.get(*id).text) {
-            let device_macro = name.starts_with("ncnn_")
-                && !matches!(name.as_str(), "ncnn_glsl" | "ncnn_glsl_version");
-            if device_macro && !declared.contains(name.as_str()) && seen.insert(name.clone()) {
-                let loc = Location {
-                    file: *id,
-                    line,
-                    column,
-                };
-                errors.push(
-                    Diagnostic::at(
-                        Span::at(sources, loc, name.chars().count() as u32),
-                        format!("the shader tests the device macro `{name}`, which its variant set does not declare"),
-                    )
-                    .note(format!(
-                        "a precompiled variant cannot know its device: declare the values to build, e.g. `#pragma ncnn_glsl device {name} 32 64`"
-                    )),
-                );
-            }
-        }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(Diagnostics(errors))
-    }
+    out
 }
 
 /// The errors of the variants that fail. An error every variant shares is
@@ -404,11 +557,13 @@ fn failure_report(
     failures: BTreeMap<String, (Diagnostics, Vec<VariantKey>)>,
     built: usize,
 ) -> Diagnostics {
-    if built == 0 && failures.len() == 1 {
-        if let Some((diags, _)) = failures.into_values().next() {
-            return diags;
-        }
-        return Diagnostics(Vec::new());
+    if built == 0 {
+        // Every variant fails: the first variant's errors, as one compile
+        // gives them (a mistake in every mode is the user's, not a mode's).
+        return failures
+            .into_values()
+            .min_by(|a, b| a.1.iter().min().cmp(&b.1.iter().min()))
+            .map_or(Diagnostics(Vec::new()), |(diags, _)| diags);
     }
     let count: usize = failures.values().map(|(_, k)| k.len()).sum();
     let mut modes = BTreeSet::new();

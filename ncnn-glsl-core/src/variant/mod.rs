@@ -1,6 +1,8 @@
 //! The variant model: which variants a shader's set holds, and which one a
 //! device runs. Pure and testable without a compiler in the loop.
 
+#[cfg(all(test, feature = "compile"))]
+mod budget_tests;
 #[cfg(feature = "compile")]
 pub mod build;
 pub mod decl;

@@ -46,12 +46,34 @@ pub struct Variant {
     pub blob: &'static Blob,
 }
 
-/// Compiled code and what it needs.
+/// Compiled code and what it needs. Made by `include_ncnn_shader!` (or by
+/// [`Blob::new`], which is `unsafe`): a runtime runs a blob through safe
+/// calls, so its words are trusted to stay inside what is bound to them.
+/// (`non_exhaustive`: no struct literal makes one outside this crate.)
+#[non_exhaustive]
 pub struct Blob {
     /// The SPIR-V words.
     pub spirv: &'static [u32],
     /// Bindings, push constants, local size and device requirements.
     pub reflection: Reflection,
+}
+
+impl Blob {
+    /// A blob of `spirv`, described by `reflection`.
+    ///
+    /// # Safety
+    ///
+    /// `spirv` is a valid SPIR-V module with one compute entry point `main`,
+    /// `reflection` describes it exactly (bindings, push constants, local
+    /// size and its specialization ids, specialization constants, features),
+    /// and every memory access it makes stays inside the resources bound to
+    /// it whatever the indices it computes, as in a blob of this crate's
+    /// compiler (every index clamped into its array). A runtime runs blobs
+    /// through safe calls: one that breaks this can crash or hang the driver
+    /// or read and write memory outside its buffers.
+    pub const unsafe fn new(spirv: &'static [u32], reflection: Reflection) -> Blob {
+        Blob { spirv, reflection }
+    }
 }
 
 impl fmt::Debug for Blob {

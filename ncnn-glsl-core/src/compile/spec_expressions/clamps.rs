@@ -9,11 +9,11 @@
 
 use std::collections::HashMap;
 
-use super::ISUB;
 use crate::compile::spirv_edit::{inst, Rewrite};
 use crate::spirv::op;
 
 const IADD: u32 = 128;
+const ISUB: u32 = 130;
 const SHIFT_RIGHT_ARITHMETIC: u32 = 195;
 const BITWISE_AND: u32 = 199;
 

@@ -109,6 +109,20 @@ fn naga_rejects_vector_modulo_scalar() {
 }
 
 #[test]
+fn naga_refuses_constants_glsl_folds_to_nan_or_infinity_without_a_place() {
+    for call in ["sqrt(-1.0)", "exp(100.0)", "inversesqrt(0.0)"] {
+        let src = shader(
+            "layout(binding = 0) buffer A { float a[]; };",
+            &format!("a[0] = {call};"),
+        );
+        let e = glsl::Frontend::default()
+            .parse(&glsl::Options::from(ShaderStage::Compute), &src)
+            .unwrap_err();
+        assert!(e.errors[0].meta.to_range().is_none(), "{call}: {e:?}");
+    }
+}
+
+#[test]
 fn naga_types_bitcount_wrongly() {
     assert!(raw(&shader(BUF, "int n = bitCount(a[1]); a[0] = uint(n);")).is_err());
 }

@@ -2,8 +2,9 @@
 //! literals past 32 bits (wrapped), two specialization constants on one id
 //! (one value set both), reads of `writeonly` buffers (an `OpLoad` from a
 //! `NonReadable` variable), local sizes naga's validator refuses without a
-//! place, a spec id shared by a constant and the local size; and a panic of
-//! naga's parser placed at its line. Each is an error at its place.
+//! place, a spec id shared by a constant and the local size, two
+//! declarations of one member, block or specialization constant name; and a
+//! panic of naga's parser placed at its line. Each is an error at its place.
 
 use super::{errs, ok};
 
@@ -47,6 +48,101 @@ fn duplicate_constant_ids_are_refused() {
     );
     assert_eq!(m, "`constant_id = 3` is given twice: to `a` and to `b`");
     assert_eq!((l, c), (3, 1));
+}
+
+/// Every error of `text` in fp32, as (message, line, column).
+fn all(text: &str) -> Vec<(String, u32, u32)> {
+    errs(text, "fp32")
+        .0
+        .iter()
+        .map(|e| {
+            let s = e.span.as_ref().unwrap_or_else(|| panic!("no place: {e}"));
+            (e.message.clone(), s.line, s.column)
+        })
+        .collect()
+}
+
+#[test]
+fn duplicate_member_names_are_refused_at_the_second() {
+    let shader = |decls: &str, body: &str| {
+        format!("#version 450\n{decls}\nvoid main()\n{{\n    {body}\n}}\n")
+    };
+    for (decls, body, message, col) in [
+        (
+            "layout (binding = 0) buffer b_blob { float d[]; float d[]; };",
+            "d[0] = 1.0;",
+            "the member `d` is declared twice in the block `b_blob`",
+            55,
+        ),
+        (
+            "layout (push_constant) uniform parameter { int w; int h; float w; } p;\n\
+             layout (binding = 0) buffer o { float x[]; };",
+            "x[0] = float(p.w);",
+            "the member `w` is declared twice in the block `parameter`",
+            64,
+        ),
+        (
+            "layout (binding = 0) buffer b_blob { int a, b, a; int x[]; };",
+            "x[0] = a + b;",
+            "the member `a` is declared twice in the block `b_blob`",
+            48,
+        ),
+        (
+            "struct S { int a; vec4 v[2]; float a; };\n\
+             layout (binding = 0) buffer o { S s[]; };",
+            "s[0].a = 1;",
+            "the member `a` is declared twice in the struct `S`",
+            36,
+        ),
+    ] {
+        let e = all(&shader(decls, body));
+        assert_eq!(e, [(message.to_string(), 2, col)], "{decls}");
+    }
+    // One name in two blocks or structs, or a member named like its block, is fine.
+    ok(&shader(
+        "struct S { int a; };\nstruct T { int a; };\n\
+         layout (binding = 0) buffer a { int a; S s; T t; } x;\n\
+         layout (binding = 1) buffer b { int a; } y;",
+        "x.a = x.s.a + x.t.a + y.a;",
+    ));
+}
+
+#[test]
+fn duplicate_block_names_are_refused_at_the_second() {
+    let text = "#version 450\nlayout (binding = 0) buffer b_blob { float d[]; };\n\
+                layout (binding = 1) readonly buffer b_blob { float e[]; };\n\
+                void main()\n{\n    d[0] = e[0];\n}\n";
+    assert_eq!(
+        all(text),
+        [(
+            "the `buffer` block name `b_blob` is declared twice".to_string(),
+            3,
+            38
+        )]
+    );
+    // A `uniform` and a `buffer` block may share a name, as in glslang
+    // (a block name is unique per interface).
+    ok(
+        "#version 450\nlayout (binding = 0) uniform X { float u; } ux;\n\
+        layout (binding = 1) buffer X { float e[]; } bx;\nvoid main()\n{\n    bx.e[0] = ux.u;\n}\n",
+    );
+}
+
+#[test]
+fn duplicate_specialization_constant_names_are_refused_at_the_second() {
+    let text = "#version 450\nlayout (constant_id = 0) const int w = 1;\n\
+                layout (constant_id = 1) const int w = 2;\n\
+                layout (binding = 0) buffer o { int x[]; };\nvoid main()\n{\n    x[0] = w;\n}\n";
+    assert_eq!(
+        all(text),
+        [(
+            "the specialization constant `w` is declared twice: with `constant_id = 0` and \
+             `constant_id = 1`"
+                .to_string(),
+            3,
+            36
+        )]
+    );
 }
 
 #[test]
