@@ -15,6 +15,14 @@ pub enum Q8taError {
         /// The value given.
         scale: f32,
     },
+    /// A scale the GPU's float conversions cannot honour: subnormal, or with
+    /// a subnormal reciprocal (outside `MIN_SCALE..=MAX_SCALE`).
+    FloatScale {
+        /// Which operation's scale.
+        what: &'static str,
+        /// The value given.
+        scale: f32,
+    },
     /// A zero point outside `[-128, 127]`.
     ZeroPoint {
         /// Which tensor's zero point.
@@ -113,6 +121,15 @@ impl fmt::Display for Q8taError {
             Q8taError::Scale { what, scale } => write!(
                 f,
                 "{what} scale {scale:?} is invalid: a scale must be finite and > 0"
+            ),
+            Q8taError::FloatScale { what, scale } => write!(
+                f,
+                "{what} scale {scale:?} cannot convert floats on the GPU: a scale there must be \
+                 a normal f32 from {:e} to {:e} (GPUs may flush a subnormal scale or its \
+                 reciprocal to zero)",
+                // quant::MIN_SCALE and MAX_SCALE, which are defined so.
+                f32::MIN_POSITIVE,
+                1.0 / f32::MIN_POSITIVE
             ),
             Q8taError::ZeroPoint { what, zero_point } => write!(
                 f,

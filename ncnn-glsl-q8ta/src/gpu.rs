@@ -291,7 +291,7 @@ impl Q8taOps {
         params.validate("tensor")?;
         shape.check_nonempty("tensor")?;
         shape.check_index_range("tensor")?;
-        let buffer = Buffer::new(&self.ctx, layout.byte_count(shape) as u64)?;
+        let buffer = Buffer::new(&self.ctx, whole_elements(layout.byte_count(shape)))?;
         Ok(QTensor {
             buffer,
             shape,
@@ -338,7 +338,7 @@ impl Q8taOps {
         layout: Layout,
         params: QuantParams,
     ) -> Result<QTensor, OpError> {
-        params.validate("quantize")?;
+        params.validate_for_floats("quantize")?;
         shape.check_nonempty("quantize")?;
         shape.check_index_range("quantize")?;
         if x.len() < shape.elements() {
@@ -358,7 +358,7 @@ impl Q8taOps {
         let storage = FloatStorage::of(variant.target.options);
         let pipeline = self.pipeline(QUANTIZE, variant, None, &[])?;
         let data = storage.encode(&x[..shape.elements()]);
-        let mut input = Buffer::new(&self.ctx, data.len() as u64)?;
+        let mut input = Buffer::new(&self.ctx, whole_elements(data.len()))?;
         input.write(&data)?;
         let out = self.tensor(shape, layout, params)?;
         let push = QuantizePush::new(shape, params).to_bytes();
@@ -369,7 +369,7 @@ impl Q8taOps {
     /// Dequantizes `t` into a float NCHW tensor, `(q - zp) * scale`, through
     /// the dequantize variant's storage (decoded on the host).
     pub fn dequantize(&self, t: &QTensor) -> Result<Vec<f32>, OpError> {
-        t.params.validate("dequantize")?;
+        t.params.validate_for_floats("dequantize")?;
         t.shape.check_nonempty("dequantize")?;
         t.shape.check_index_range("dequantize")?;
         check_size("quantized input", t.byte_count(), t.buffer.size())?;
@@ -382,7 +382,7 @@ impl Q8taOps {
         let storage = FloatStorage::of(variant.target.options);
         let pipeline = self.pipeline(DEQUANTIZE, variant, None, &[])?;
         let n = t.shape.elements();
-        let mut out = Buffer::new(&self.ctx, storage.buffer_bytes(n) as u64)?;
+        let mut out = Buffer::new(&self.ctx, whole_elements(storage.buffer_bytes(n)))?;
         let push = DequantizePush::new(t.shape, t.params).to_bytes();
         pipeline.dispatch(&Dispatch::new(&[&t.buffer, &out], &push, groups))?;
         let mut b = vec![0u8; storage.buffer_bytes(n)];
@@ -503,6 +503,14 @@ impl Q8taOps {
             rewrite,
         })
     }
+}
+
+/// Bytes of a buffer for `bytes` of data: whole 16-byte elements, the
+/// widest the shaders read (`uvec4`, `vec4`). Every index is clamped into
+/// the whole elements a buffer holds, so a tensor whose last element is
+/// partial needs the rest of it.
+fn whole_elements(bytes: usize) -> u64 {
+    bytes.div_ceil(16) as u64 * 16
 }
 
 fn dequantize_axes(shape: Shape, layout: Layout) -> [(&'static str, i64); 2] {

@@ -85,6 +85,7 @@ pub use op::{shuffle_axes, shuffle_specialization, Launch, PixelShuffle};
 pub use plan::{Device, Plan};
 pub use quant::{
     dequantize_value, quantize_value, round_half_away, QuantParams, QuantizeConsts, Requant,
+    MAX_SCALE, MIN_SCALE,
 };
 pub use requantization::Requantization;
 pub use sets::{context_options, SETS};

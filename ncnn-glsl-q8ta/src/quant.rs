@@ -21,6 +21,13 @@
 use super::error::Q8taError;
 
 /// Scale and zero point of a per-tensor quantized int8 tensor:
+/// The smallest scale: the smallest normal f32. A subnormal scale, or a
+/// subnormal `1 / scale`, is flushed to zero by GPUs that flush denormals,
+/// where the reference keeps it (quantized zeros became zero point + 1).
+pub const MIN_SCALE: f32 = f32::MIN_POSITIVE;
+/// The largest scale: `1 / MIN_SCALE`, so that `1 / scale` is normal too.
+pub const MAX_SCALE: f32 = 1.0 / f32::MIN_POSITIVE;
+
 /// `real = (q - zero_point) * scale`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QuantParams {
@@ -39,7 +46,8 @@ impl QuantParams {
         Ok(p)
     }
 
-    /// Checks the scale (finite, > 0) and the zero point (`[-128, 127]`).
+    /// Checks the scale (finite, > 0) and the zero point (`[-128, 127]`):
+    /// what the integer requantization computes exactly.
     pub fn validate(&self, what: &'static str) -> Result<(), Q8taError> {
         if !(self.scale.is_finite() && self.scale > 0.0) {
             return Err(Q8taError::Scale {
@@ -51,6 +59,19 @@ impl QuantParams {
             return Err(Q8taError::ZeroPoint {
                 what,
                 zero_point: self.zero_point,
+            });
+        }
+        Ok(())
+    }
+
+    /// [`QuantParams::validate`], and a scale in [`MIN_SCALE`, `MAX_SCALE`]:
+    /// what the GPU's float conversions (quantize, dequantize) honour.
+    pub fn validate_for_floats(&self, what: &'static str) -> Result<(), Q8taError> {
+        self.validate(what)?;
+        if !(MIN_SCALE..=MAX_SCALE).contains(&self.scale) {
+            return Err(Q8taError::FloatScale {
+                what,
+                scale: self.scale,
             });
         }
         Ok(())

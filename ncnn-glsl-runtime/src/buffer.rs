@@ -31,6 +31,9 @@ pub struct Buffer {
     allocation: Option<Allocation>,
     size: u64,
     transfer: Transfer,
+    /// How its floats are stored, where the host made or wrote it for
+    /// floats ([`Buffer::for_floats`], [`Buffer::write_floats`]).
+    storage: Option<FloatStorage>,
 }
 
 impl std::fmt::Debug for Buffer {
@@ -66,6 +69,8 @@ fn make(
         .size(size)
         .usage(usage)
         .sharing_mode(vk::SharingMode::EXCLUSIVE);
+    // SAFETY: `info` outlives the call, with a non-zero size (checked above)
+    // and a non-empty usage; `d` is the context's live device.
     let buffer = unsafe { d.create_buffer(&info, None) }.map_err(|e| {
         match Error::vk("vkCreateBuffer", e) {
             Error::OutOfDeviceMemory { detail, .. } => Error::OutOfDeviceMemory {
@@ -75,6 +80,7 @@ fn make(
             other => other,
         }
     })?;
+    // SAFETY: `buffer` was just created from `d`.
     let requirements = unsafe { d.get_buffer_memory_requirements(buffer) };
     let allocation = ctx
         .allocator()
@@ -103,13 +109,18 @@ fn make(
     let allocation = match allocation {
         Ok(a) => a,
         Err(e) => {
+            // SAFETY: `buffer` is `d`'s, unbound, and no command refers to it.
             unsafe { d.destroy_buffer(buffer, None) };
             return Err(e);
         }
     };
     if let Err(e) =
+        // SAFETY: `buffer` is not bound yet; the allocation was made from this
+        // device's memory for its requirements (type, size, alignment), and
+        // `offset` is where the allocation starts in that memory.
         unsafe { d.bind_buffer_memory(buffer, allocation.memory(), allocation.offset()) }
     {
+        // SAFETY: `buffer` is `d`'s and no command refers to it.
         unsafe { d.destroy_buffer(buffer, None) };
         if let Some(a) = ctx.allocator().as_mut() {
             let _ = a.free(allocation);
@@ -144,6 +155,8 @@ impl Staging<'_> {
 
 impl Drop for Staging<'_> {
     fn drop(&mut self) {
+        // SAFETY: the staging buffer is this device's, and the one
+        // submission that used it was waited for by `submit_and_wait`.
         unsafe { self.ctx.device().destroy_buffer(self.buffer, None) };
         if let (Some(a), Some(alloc)) = (self.allocation.take(), self.ctx.allocator().as_mut()) {
             let _ = alloc.free(a);
@@ -215,6 +228,7 @@ impl Buffer {
             } else {
                 Transfer::Staging
             },
+            storage: None,
         })
     }
 
@@ -267,6 +281,9 @@ impl Buffer {
                 ctx.submit_and_wait(|cmd| {
                     if !barriers {
                         let region = [vk::BufferCopy::default().size(data.len() as u64)];
+                        // SAFETY: `cmd` is recording; both buffers are this device's, have
+                        // transfer usage, hold `data.len()` bytes (`check_len`, the staging's
+                        // size) and outlive the wait in `submit_and_wait`.
                         unsafe { d.cmd_copy_buffer(cmd, staging.buffer, self.buffer, &region) };
                         return Ok(());
                     }
@@ -282,6 +299,7 @@ impl Buffer {
                         vk::AccessFlags::TRANSFER_WRITE,
                     );
                     let region = [vk::BufferCopy::default().size(data.len() as u64)];
+                    // SAFETY: as in the branch without barriers above.
                     unsafe { d.cmd_copy_buffer(cmd, staging.buffer, self.buffer, &region) };
                     // The copy before any later shader access.
                     barrier(
@@ -304,18 +322,38 @@ impl Buffer {
     /// words, as the packed modes read them).
     pub fn for_floats(ctx: &Arc<Context>, storage: FloatStorage, n: usize) -> Result<Buffer> {
         let bytes = float_bytes(storage, n, None, "buffer")?;
-        Buffer::new(ctx, bytes)
+        let mut b = Buffer::new(ctx, bytes)?;
+        b.storage = Some(storage);
+        Ok(b)
     }
 
     /// Writes `values` at the start of the buffer in the bytes a variant
     /// with `storage` reads (`FloatStorage::of(variant.target.options)`:
-    /// fp32, fp16 or bf16 bits, packed or not).
+    /// fp32, fp16 or bf16 bits, packed or not); the buffer then holds
+    /// `storage` floats.
     pub fn write_floats(&mut self, storage: FloatStorage, values: &[f32]) -> Result<()> {
-        self.write(&storage.encode(values))
+        self.write(&storage.encode(values))?;
+        self.storage = Some(storage);
+        Ok(())
     }
 
-    /// Reads the first `n` floats of the buffer, stored as `storage`.
+    /// How the buffer's floats are stored, where it was made or last written
+    /// for floats; `None` for a buffer made by [`Buffer::new`] and never
+    /// written with [`Buffer::write_floats`].
+    pub fn float_storage(&self) -> Option<FloatStorage> {
+        self.storage
+    }
+
+    /// Reads the first `n` floats of the buffer, stored as `storage`: an
+    /// error where the buffer holds floats stored otherwise.
     pub fn read_floats(&mut self, storage: FloatStorage, n: usize) -> Result<Vec<f32>> {
+        if let Some(held) = self.storage.filter(|&s| s != storage) {
+            return Err(Error::bad(
+                "storage of the floats to read",
+                format!("{storage:?}"),
+                format!("the buffer holds {held:?} floats (made or last written so)"),
+            ));
+        }
         let len = float_bytes(storage, n, Some(self.size), "read")?;
         let mut bytes = vec![0u8; len as usize];
         self.read(&mut bytes)?;
@@ -350,6 +388,9 @@ impl Buffer {
                         vk::AccessFlags::TRANSFER_READ,
                     );
                     let region = [vk::BufferCopy::default().size(out.len() as u64)];
+                    // SAFETY: `cmd` is recording; both buffers are this device's, have
+                    // transfer usage, hold `out.len()` bytes (`check_len`, the staging's
+                    // size) and outlive the wait in `submit_and_wait`.
                     unsafe { d.cmd_copy_buffer(cmd, self.buffer, staging.buffer, &region) };
                     barrier(
                         d,
@@ -370,6 +411,9 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
+        // SAFETY: the buffer is this device's (kept alive by `ctx`) and no
+        // pending work uses it: each submission that did was waited for, and
+        // a sequence borrows the buffer until its own wait.
         unsafe { self.ctx.device().destroy_buffer(self.buffer, None) };
         if let (Some(a), Some(alloc)) = (self.allocation.take(), self.ctx.allocator().as_mut()) {
             let _ = alloc.free(a);

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::ffi::{c_void, CString};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -19,17 +19,44 @@ use ncnn_glsl_core::variant::{Choice, Variant, VariantSet};
 use ncnn_glsl_core::{DeviceCaps, Options};
 
 use crate::error::{Error, Result};
-use crate::instance::{Instance, MessageSink};
+use crate::instance::{Instance, Loader, MessageSink};
 use crate::probe::{self, RawStruct};
 use crate::selector::{self, DeviceSelector};
+
+/// The folder of the pipeline-cache files ([`crate::ContextOptions::pipeline_cache_dir`]).
+/// The driver is handed what a file holds, and Vulkan requires that to be
+/// what the driver once wrote (`vkCreatePipelineCache`'s `pInitialData`):
+/// the checks here catch torn, stale and foreign files, not crafted ones, so
+/// naming a folder is `unsafe`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheDir(PathBuf);
+
+impl CacheDir {
+    /// The folder `path` (made when missing).
+    ///
+    /// # Safety
+    ///
+    /// Only this runtime writes the files in `path` (a folder of the
+    /// application's own, not writable by other users): a file crafted to
+    /// pass the checks reaches the driver as its own cache data.
+    pub unsafe fn new(path: impl Into<PathBuf>) -> CacheDir {
+        CacheDir(path.into())
+    }
+
+    /// The folder's path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
 
 /// How to open a [`Context`].
 #[derive(Clone, Default)]
 pub struct ContextOptions {
     /// Which device.
     pub device: DeviceSelector,
-    /// The Vulkan loader library to use instead of the system's `libvulkan.so.1`.
-    pub loader: Option<PathBuf>,
+    /// The Vulkan loader library to use instead of the system's
+    /// `libvulkan.so.1` ([`Loader::new`] is `unsafe`: the library's code runs).
+    pub loader: Option<Loader>,
     /// The variant sets that will run on the context: the device enables
     /// the features their variants can use, and only those. An application
     /// that ships its own sets names them here (or gives its users options
@@ -48,8 +75,9 @@ pub struct ContextOptions {
     /// device's memory is host-visible (tests the discrete-GPU path on
     /// lavapipe).
     pub force_staging: bool,
-    /// Where pipeline caches are saved and loaded; none when unset.
-    pub pipeline_cache_dir: Option<PathBuf>,
+    /// Where pipeline caches are saved and loaded ([`CacheDir::new`] is
+    /// `unsafe`: the driver is handed what its files hold); none when unset.
+    pub pipeline_cache_dir: Option<CacheDir>,
     /// The queue family to run on; `None`: a compute-only family where the
     /// device has one, else the first family with compute.
     pub queue_family: Option<u32>,
@@ -57,10 +85,10 @@ pub struct ContextOptions {
     /// keep what it compiled ([`crate::Pipeline::executables`]); an error
     /// where the device lacks the extension.
     pub pipeline_statistics: bool,
-    /// Enable `robustBufferAccess`: a shader's access past the end of a
-    /// buffer then reads zeros (or any value within the buffer) and writes
-    /// nothing outside it, instead of undefined behaviour; it can cost speed.
-    /// An error ([`Error::FeatureMissing`]) where the device lacks it.
+    /// Enable `robustBufferAccess`, the driver's own bound on buffer accesses.
+    /// Memory safety does not need it (the compiler clamps every index into
+    /// its array); it can cost speed. An error ([`Error::FeatureMissing`])
+    /// where the device lacks it.
     pub robust_buffer_access: bool,
 }
 
@@ -121,7 +149,7 @@ impl Context {
     /// others).
     pub fn new(options: ContextOptions) -> Result<Arc<Context>> {
         let instance = Instance::open(
-            options.loader.as_deref(),
+            options.loader.as_ref(),
             options.validation,
             options.messages.clone(),
         )?;
@@ -131,12 +159,14 @@ impl Context {
         if properties.api_version < vk::API_VERSION_1_1 {
             return Err(Error::NoDevice);
         }
+        crate::quirks::before_pipelines(properties.vendor_id, properties.device_type);
         let mut caps = instance.probe(index, physical, &properties, options.validation)?;
         for f in &options.hide_features {
             if let Some(v) = caps.features.get_mut(f) {
                 *v = false;
             }
         }
+        // SAFETY: `physical` was enumerated from `instance.raw`, which is alive.
         let families = unsafe {
             instance
                 .raw
@@ -167,10 +197,13 @@ impl Context {
         let allocator = match create_allocator(&instance.raw, &device, physical) {
             Ok(a) => a,
             Err(e) => {
+                // SAFETY: the device was just created and no object has been
+                // made from it yet; no other thread has it.
                 unsafe { device.destroy_device(None) };
                 return Err(e);
             }
         };
+        // SAFETY: `create_device` asked for one queue of `family`: index 0 exists.
         let queue = unsafe { device.get_device_queue(family, 0) };
         let mut enabled = caps.clone();
         for (name, on) in enabled.features.iter_mut() {
@@ -262,11 +295,16 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
+        // SAFETY: `&mut self`: no other thread can use the device or its
+        // queue, both of which this call needs externally synchronized.
         unsafe {
             let _ = self.device.device_wait_idle();
         }
         // The allocator frees its memory blocks: before the device goes.
         self.allocator().take();
+        // SAFETY: the device is idle (above) and childless: buffers and
+        // pipelines hold an `Arc<Context>`, pools, caches and timers borrow
+        // it, and the allocator's memory was just freed.
         unsafe { self.device.destroy_device(None) };
         // Then the fields drop: `instance` destroys the messenger and the instance.
     }
@@ -416,7 +454,9 @@ fn create_device(
         .queue_create_infos(&queue_info)
         .enabled_extension_names(&ext_ptrs);
     device_info.p_next = (&f2) as *const _ as *const c_void;
-    // `raws` and `executable_info` outlive the call: the chain points into them.
+    // SAFETY: `physical` is `instance`'s; `f2`, `raws`, `executable_info`,
+    // `queue_info`, `priorities` and `ext_ptrs`, which `device_info` points
+    // into, outlive the call; only features the device reports are enabled.
     unsafe { instance.create_device(physical, &device_info, None) }
         .map_err(|e| Error::vk("vkCreateDevice", e))
 }
@@ -440,6 +480,7 @@ fn create_allocator(
 
 /// The size of the largest device-local heap: no buffer can be larger.
 fn device_local_heap_size(instance: &ash::Instance, physical: vk::PhysicalDevice) -> u64 {
+    // SAFETY: `physical` was enumerated from `instance`, which is alive.
     let mem = unsafe { instance.get_physical_device_memory_properties(physical) };
     mem.memory_heaps_as_slice()
         .iter()

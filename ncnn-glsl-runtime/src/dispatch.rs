@@ -15,6 +15,8 @@
 use ash::vk;
 use ncnn_glsl_core::reflection::BindingKind;
 
+use ncnn_glsl_core::variant::VariantSet;
+
 use crate::buffer::Buffer;
 use crate::error::{Error, Result};
 use crate::pipeline::{descriptor_type, Pipeline};
@@ -28,6 +30,10 @@ pub struct Dispatch<'a> {
     /// The block names the buffers are meant for, checked against the
     /// slots' names when given ([`Dispatch::typed`] gives them).
     pub names: Option<&'a [&'a str]>,
+    /// The variant sets the push constants' and the buffers' host types
+    /// were generated for ([`Dispatch::typed`] gives them): each one given
+    /// must hold the pipeline's blob.
+    pub sets: [Option<&'static VariantSet>; 2],
     /// Exactly [`Pipeline::push_constant_size`] bytes.
     pub push_constants: &'a [u8],
     /// Workgroups on each axis.
@@ -45,6 +51,7 @@ impl<'a> Dispatch<'a> {
         Dispatch {
             buffers,
             names: None,
+            sets: [None; 2],
             push_constants,
             groups,
             max_piece: None,
@@ -53,8 +60,10 @@ impl<'a> Dispatch<'a> {
 
     /// A dispatch from the typed host side of `include_ncnn_shader!(mod ...)`:
     /// the buffers by name (`Buffers { .. }.bind()`), the push constants as
-    /// the generated `PushConstants` struct (any `bytemuck::NoUninit` value).
-    pub fn typed<P: bytemuck::NoUninit, const N: usize>(
+    /// the generated `PushConstants` struct. Both belong to one variant set,
+    /// and the dispatch runs only on a pipeline of that set's blobs (checked
+    /// when it is run or added to a sequence).
+    pub fn typed<P: bytemuck::NoUninit + OfSet, const N: usize>(
         buffers: &'a Bound<'a, N>,
         push_constants: &'a P,
         groups: [u32; 3],
@@ -62,6 +71,7 @@ impl<'a> Dispatch<'a> {
         Dispatch {
             buffers: &buffers.buffers,
             names: Some(buffers.names),
+            sets: [Some(P::set()), buffers.set],
             push_constants: bytemuck::bytes_of(push_constants),
             groups,
             max_piece: None,
@@ -69,18 +79,44 @@ impl<'a> Dispatch<'a> {
     }
 }
 
+/// A host type generated for one variant set by
+/// `include_ncnn_shader!(mod ...)` (its `PushConstants`): a typed dispatch
+/// runs only on a pipeline of that set.
+pub trait OfSet {
+    /// The variant set the type was generated for.
+    fn set() -> &'static VariantSet;
+}
+
 /// Buffers in a pipeline's slot order with the block names they are for
-/// (what a generated `Buffers::bind` returns).
+/// (what a generated `Buffers::bind` returns, with its variant set).
 #[derive(Clone, Copy, Debug)]
 pub struct Bound<'a, const N: usize> {
     buffers: [&'a Buffer; N],
     names: &'static [&'static str; N],
+    set: Option<&'static VariantSet>,
 }
 
 impl<'a, const N: usize> Bound<'a, N> {
     /// `buffers[i]` is for the block `names[i]`.
     pub fn new(buffers: [&'a Buffer; N], names: &'static [&'static str; N]) -> Self {
-        Bound { buffers, names }
+        Bound {
+            buffers,
+            names,
+            set: None,
+        }
+    }
+
+    /// `buffers[i]` is for the block `names[i]` of the shader of `set`.
+    pub fn of_set(
+        set: &'static VariantSet,
+        buffers: [&'a Buffer; N],
+        names: &'static [&'static str; N],
+    ) -> Self {
+        Bound {
+            buffers,
+            names,
+            set: Some(set),
+        }
     }
 }
 
@@ -122,6 +158,15 @@ impl Pipeline {
                 format!("the shader binds {}", self.slots.len()),
             ));
         }
+        for set in args.sets.into_iter().flatten() {
+            if !set.variants.iter().any(|v| self.is_blob(v.blob)) {
+                return Err(Error::bad(
+                    format!("typed arguments for {}", self.name),
+                    format!("the host types of `{}`", set.name),
+                    "a typed dispatch runs on a pipeline of its own shader's variants",
+                ));
+            }
+        }
         if let Some(names) = args.names {
             let slots: Vec<&str> = self.slots.iter().map(|s| s.name.as_str()).collect();
             if names != slots.as_slice() {
@@ -138,8 +183,25 @@ impl Pipeline {
                     format!("size of the buffer for `{}`", slot.name),
                     b.size(),
                     format!(
-                        "the block's fixed-size part is {} bytes, which the shader may access",
+                        "the shader needs {} bytes: the block's fixed-size part and one element \
+                         of its runtime-sized array",
                         slot.min_size
+                    ),
+                ));
+            }
+            // An index into an element that straddles the end is clamped
+            // into the last whole one: silently another element's data.
+            let stride = slot.array_stride;
+            let fixed = slot.min_size.saturating_sub(stride);
+            if stride > 0 && b.size() >= slot.min_size && (b.size() - fixed) % stride != 0 {
+                let whole = fixed + (b.size() - fixed).div_ceil(stride) * stride;
+                return Err(Error::bad(
+                    format!("size of the buffer for `{}`", slot.name),
+                    b.size(),
+                    format!(
+                        "the shader reads it as {stride}-byte elements after {fixed} bytes, and \
+                         an index past the last whole element is clamped into it: make it \
+                         {whole} bytes"
                     ),
                 ));
             }
@@ -249,6 +311,9 @@ impl Pipeline {
                     .buffer_info(info)
             })
             .collect();
+        // SAFETY: `sets` were just allocated for this pipeline's layouts and
+        // no command uses them; each write matches its slot's binding and type;
+        // `check` made the buffers this context's and within the range limits.
         unsafe { self.ctx.device().update_descriptor_sets(&writes, &[]) };
     }
 
@@ -263,6 +328,9 @@ impl Pipeline {
     ) {
         let d = self.ctx.device();
         let barriers = self.ctx.barriers_on();
+        // SAFETY: `cmd` is recording (inside `submit_and_wait`); `sets` were
+        // made for this layout; the push constants fill its range (`check`);
+        // pieces stay within maxComputeWorkGroupCount; DISPATCH_BASE is set.
         unsafe {
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
             if !sets.is_empty() {

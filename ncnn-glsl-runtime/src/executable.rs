@@ -49,6 +49,9 @@ impl Pipeline {
         let ext =
             ash::khr::pipeline_executable_properties::Device::new(&ctx.instance.raw, &ctx.device);
         let info = vk::PipelineInfoKHR::default().pipeline(self.pipeline);
+        // SAFETY: with `pipeline_statistics` (checked above) the device has the
+        // extension and its pipelineExecutableInfo feature on; `ext` is loaded
+        // for it and `self.pipeline` is its live pipeline.
         let props = unsafe { ext.get_pipeline_executable_properties(&info) }
             .map_err(|e| Error::vk("vkGetPipelineExecutablePropertiesKHR", e))?;
         let mut out = Vec::new();
@@ -56,6 +59,8 @@ impl Pipeline {
             let which = vk::PipelineExecutableInfoKHR::default()
                 .pipeline(self.pipeline)
                 .executable_index(i as u32);
+            // SAFETY: as above; the pipeline was made with CAPTURE_STATISTICS (all
+            // are, under `pipeline_statistics`) and `i` is an executable's index.
             let stats = unsafe { ext.get_pipeline_executable_statistics(&which) }
                 .map_err(|e| Error::vk("vkGetPipelineExecutableStatisticsKHR", e))?;
             let statistics = stats
@@ -100,6 +105,8 @@ impl Pipeline {
     ) -> Result<Vec<(String, String)>> {
         let call = "vkGetPipelineExecutableInternalRepresentationsKHR";
         // First the sizes, then the text into buffers of those sizes.
+        // SAFETY: as in `executables`: the pipeline was made with
+        // CAPTURE_INTERNAL_REPRESENTATIONS and `which` names one of its executables.
         let sized = unsafe { ext.get_pipeline_executable_internal_representations(which) }
             .map_err(|e| Error::vk(call, e))?;
         let mut buffers: Vec<Vec<u8>> = sized.iter().map(|r| vec![0u8; r.data_size]).collect();
@@ -116,6 +123,8 @@ impl Pipeline {
         let fp = ext
             .fp()
             .get_pipeline_executable_internal_representations_khr;
+        // SAFETY: `count` is `reps.len()`; each entry's `p_data` points to a
+        // buffer of its `data_size` bytes; `reps` and `buffers` outlive the call.
         let r = unsafe { fp(ext.device(), which, &mut count, reps.as_mut_ptr()) };
         if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
             return Err(Error::vk(call, r));

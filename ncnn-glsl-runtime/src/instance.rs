@@ -4,7 +4,7 @@
 //! the layer's messages to a [`MessageSink`], and the physical devices.
 
 use std::ffi::{c_void, CStr};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ash::vk;
@@ -46,12 +46,15 @@ unsafe extern "system" fn on_message(
     data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
     user: *mut c_void,
 ) -> vk::Bool32 {
-    // SAFETY: `user` is the `Box<MessageSink>` the context keeps alive, and
-    // `data` is valid for the call, per VK_EXT_debug_utils.
+    // SAFETY: `user` points into the `Box<MessageSink>` that `Instance` keeps
+    // until after the instance is destroyed, and `data` is valid for the call,
+    // per VK_EXT_debug_utils.
     let (sink, data) = unsafe { (&*(user as *const MessageSink), &*data) };
+    // SAFETY: `p_message` is null or a NUL-terminated string valid for the call.
     let text = unsafe { data.message_as_c_str() }
         .map(|c| c.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // SAFETY: as above, for `p_message_id_name`.
     let id = unsafe { data.message_id_name_as_c_str() }
         .map(|c| c.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -69,13 +72,40 @@ unsafe extern "system" fn on_message(
     vk::FALSE
 }
 
-/// Loads the Vulkan loader: `path` when given (a loader unpacked where the
-/// system has none, as on the H200 machine), else the system's.
-fn load_entry(path: Option<&Path>) -> Result<ash::Entry> {
-    // SAFETY: loading libvulkan runs its initialisers, which is what a
-    // Vulkan program does anyway.
+/// A Vulkan loader library to load instead of the system's
+/// ([`crate::ContextOptions::loader`]): loading a library runs its code, so
+/// naming one is `unsafe`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loader(PathBuf);
+
+impl Loader {
+    /// The Vulkan loader at `path` (a loader unpacked where the system has
+    /// none).
+    ///
+    /// # Safety
+    ///
+    /// `path` names a Vulkan loader (an implementation of the Vulkan API's
+    /// loader interface, such as Khronos' `libvulkan.so.1`) that is sound to
+    /// load into this process: opening the context runs its initialisers and
+    /// calls its functions as Vulkan's.
+    pub unsafe fn new(path: impl Into<PathBuf>) -> Loader {
+        Loader(path.into())
+    }
+
+    /// The library's path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+/// Loads the Vulkan loader: `loader` when given, else the system's.
+fn load_entry(loader: Option<&Loader>) -> Result<ash::Entry> {
+    let path = loader.map(Loader::path);
     let entry = match path {
+        // SAFETY: `Loader::new`'s caller promised a sound Vulkan loader.
         Some(p) => unsafe { ash::Entry::load_from(p) },
+        // SAFETY: the system's libvulkan, whose initialisers any Vulkan
+        // program runs.
         None => unsafe { ash::Entry::load() },
     };
     entry.map_err(|e| match path {
@@ -91,6 +121,7 @@ fn create_instance(
     validation: bool,
     messenger: Option<&mut vk::DebugUtilsMessengerCreateInfoEXT<'_>>,
 ) -> Result<ash::Instance> {
+    // SAFETY: `entry` holds a loaded loader; the call has no other precondition.
     let loader_version = unsafe { entry.try_enumerate_instance_version() }
         .map_err(|e| Error::vk("vkEnumerateInstanceVersion", e))?
         .unwrap_or(vk::API_VERSION_1_0);
@@ -105,6 +136,7 @@ fn create_instance(
     let mut layers = Vec::new();
     let mut exts = Vec::new();
     if validation {
+        // SAFETY: as above.
         let available = unsafe { entry.enumerate_instance_layer_properties() }
             .map_err(|e| Error::vk("vkEnumerateInstanceLayerProperties", e))?;
         if !available
@@ -133,6 +165,9 @@ fn create_instance(
     if let Some(m) = messenger {
         info = info.push_next(m);
     }
+    // SAFETY: `info` and what it points to (`app`, `layers`, `exts`, `features`,
+    // the messenger info) outlive the call; each chained struct's extension is
+    // in `exts`, and the messenger's user data is the caller's boxed sink.
     unsafe { entry.create_instance(&info, None) }.map_err(|e| match e {
         vk::Result::ERROR_INCOMPATIBLE_DRIVER => Error::NoDevice,
         e => Error::vk("vkCreateInstance", e),
@@ -143,10 +178,12 @@ fn create_instance(
 pub(crate) fn list_devices(
     instance: &ash::Instance,
 ) -> Result<Vec<(vk::PhysicalDevice, vk::PhysicalDeviceProperties)>> {
+    // SAFETY: `instance` is a live instance.
     let devices = unsafe { instance.enumerate_physical_devices() }
         .map_err(|e| Error::vk("vkEnumeratePhysicalDevices", e))?;
     Ok(devices
         .into_iter()
+        // SAFETY: `d` was just enumerated from `instance`.
         .map(|d| (d, unsafe { instance.get_physical_device_properties(d) }))
         .collect())
 }
@@ -167,7 +204,7 @@ impl Instance {
     /// (with validation when asked) and, with a sink, a messenger for
     /// warnings and errors, which also sees instance creation.
     pub(crate) fn open(
-        loader: Option<&Path>,
+        loader: Option<&Loader>,
         validation: bool,
         sink: Option<MessageSink>,
     ) -> Result<Instance> {
@@ -202,6 +239,9 @@ impl Instance {
             let mut info = *info;
             info.p_next = std::ptr::null();
             let du = ash::ext::debug_utils::Instance::new(&instance.entry, &instance.raw);
+            // SAFETY: a messenger info made `create_instance` enable debug_utils;
+            // `info` outlives the call, and its user data, the boxed sink, lives in
+            // `instance`, which destroys the messenger before dropping the box.
             let m = unsafe { du.create_debug_utils_messenger(&info, None) }
                 .map_err(|e| Error::vk("vkCreateDebugUtilsMessengerEXT", e))?;
             instance.debug = Some((du, m));
@@ -229,7 +269,9 @@ impl Instance {
         if validation {
             probe_without_layers(&self.entry, index, properties)
         } else {
-            probe::probe(&self.raw, physical)
+            // SAFETY: the caller (`Context::new`) passes one of this instance's
+            // devices and has checked that it reports Vulkan 1.1 or later.
+            unsafe { probe::probe(&self.raw, physical) }
         }
     }
 }
@@ -237,8 +279,11 @@ impl Instance {
 impl Drop for Instance {
     fn drop(&mut self) {
         if let Some((du, m)) = self.debug.take() {
+            // SAFETY: made from this instance, destroyed once (taken out above).
             unsafe { du.destroy_debug_utils_messenger(m, None) };
         }
+        // SAFETY: its children are gone: the messenger above, and the device,
+        // which `Context`'s `Drop` destroys before this field drops.
         unsafe { self.raw.destroy_instance(None) };
     }
 }
@@ -258,10 +303,13 @@ fn probe_without_layers(
     let result = list_devices(&instance).and_then(|devices| match devices.get(index) {
         // The same loader and drivers list devices in the same order; the ids say so.
         Some((d, p)) if p.vendor_id == expected.vendor_id && p.device_id == expected.device_id => {
-            probe::probe(&instance, *d)
+            // SAFETY: `d` is `instance`'s, and the device `Context::new`
+            // checked reports Vulkan 1.1 or later (the same ids).
+            unsafe { probe::probe(&instance, *d) }
         }
         _ => Err(Error::NoDevice),
     });
+    // SAFETY: nothing was created from this instance (probing creates nothing).
     unsafe { instance.destroy_instance(None) };
     result
 }
@@ -274,9 +322,12 @@ pub fn probe_all() -> Result<Vec<DeviceCaps>> {
     let result = list_devices(&instance).and_then(|devices| {
         devices
             .iter()
-            .map(|(d, _)| probe::probe(&instance, *d))
+            // SAFETY: `d` is `instance`'s. Not checked: that `d` reports Vulkan
+            // 1.1 or later, as `probe` requires (a 1.0 device is probed too).
+            .map(|(d, _)| unsafe { probe::probe(&instance, *d) })
             .collect()
     });
+    // SAFETY: nothing was created from this instance (probing creates nothing).
     unsafe { instance.destroy_instance(None) };
     result
 }

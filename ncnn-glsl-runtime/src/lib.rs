@@ -50,6 +50,7 @@ pub mod instance;
 pub mod pipeline;
 mod pipeline_cache;
 pub mod probe;
+mod quirks;
 pub mod selector;
 pub mod sequence;
 pub mod storage;
@@ -57,11 +58,11 @@ mod submit;
 mod timing;
 
 pub use buffer::{Buffer, Transfer};
-pub use context::{Context, ContextOptions};
-pub use dispatch::{Bound, Dispatch};
+pub use context::{CacheDir, Context, ContextOptions};
+pub use dispatch::{Bound, Dispatch, OfSet};
 pub use error::{Error, Result};
 pub use executable::Executable;
-pub use instance::{probe_all, Message, MessageSink, Severity};
+pub use instance::{probe_all, Loader, Message, MessageSink, Severity};
 pub use pipeline::{Pipeline, PipelineOptions, Slot, SpecValue};
 pub use selector::DeviceSelector;
 pub use sequence::{DispatchStats, Sequence};
@@ -79,7 +80,7 @@ pub use ncnn_glsl_macros::include_ncnn_shader;
 /// What `include_ncnn_shader!` expands to names these paths; not an API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::{Bound, Buffer, SpecValue};
+    pub use crate::{Bound, Buffer, OfSet, SpecValue};
     pub use bytemuck;
     pub use ncnn_glsl_core::variant::{AxisInfo, Blob, Usage, Variant, VariantSet};
     pub use ncnn_glsl_core::{reflection, DeviceBits, Options, Target};

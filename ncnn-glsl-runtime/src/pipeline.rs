@@ -88,6 +88,9 @@ pub struct Slot {
     pub name: String,
     /// Bytes of the block's fixed-size part: a smaller buffer is refused.
     pub min_size: u64,
+    /// The stride of the block's runtime-sized array (0 without one): the
+    /// buffer holds whole elements of it.
+    pub array_stride: u64,
 }
 
 /// A compute pipeline and its layouts.
@@ -101,6 +104,9 @@ pub struct Pipeline {
     pub(crate) local_size: [u32; 3],
     pub(crate) name: String,
     cache_loaded: bool,
+    /// The address of the blob it was made from: its identity, which typed
+    /// dispatches are checked against.
+    blob: usize,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -200,6 +206,7 @@ impl Pipeline {
                 kind,
                 name: b.name.to_string(),
                 min_size: b.min_size,
+                array_stride: b.array_stride,
             });
         }
         slots.sort_by_key(|s| (s.set, s.binding));
@@ -215,6 +222,7 @@ impl Pipeline {
             local_size: size,
             name: name.to_string(),
             cache_loaded: false,
+            blob: blob as *const Blob as usize,
         };
         // From here, `p`'s Drop destroys whatever was made on an early return.
         // A pipeline layout names every set below the highest; the sets no
@@ -239,6 +247,8 @@ impl Pipeline {
                 continue;
             }
             let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+            // SAFETY: `bindings` outlives the call; their numbers are distinct
+            // (`blob_check` refuses a binding listed twice).
             let l = unsafe { d.create_descriptor_set_layout(&info, None) }
                 .map_err(|e| Error::vk("vkCreateDescriptorSetLayout", e))?;
             if bindings.is_empty() {
@@ -254,10 +264,16 @@ impl Pipeline {
         if r.push_constant_size > 0 {
             layout_info = layout_info.push_constant_ranges(&ranges);
         }
+        // SAFETY: the set layouts are this device's and alive, at most
+        // maxBoundDescriptorSets; the push range is a multiple of 4 within
+        // maxPushConstantsSize (both checked above).
         p.layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
             .map_err(|e| Error::vk("vkCreatePipelineLayout", e))?;
 
         let module_info = vk::ShaderModuleCreateInfo::default().code(&spirv);
+        // SAFETY: `spirv` outlives the call: the words of a `Blob`, valid SPIR-V
+        // by `Blob::new`'s contract and framed by our own walk, whose features
+        // are enabled (checked first).
         let module = unsafe { d.create_shader_module(&module_info, None) }
             .map_err(|e| rejected(name, "vkCreateShaderModule", e))?;
 
@@ -285,7 +301,11 @@ impl Pipeline {
             .stage(stage)
             .layout(p.layout)
             .flags(flags)];
+        // SAFETY: module, layout, stage, `c"main"` and the specialization data
+        // outlive the call; the cache is this device's or null; `blob_check`
+        // matched the interface to the layout and the limits.
         let created = unsafe { d.create_compute_pipelines(cache.handle(), &info, None) };
+        // SAFETY: creation has returned, and nothing else uses the module.
         unsafe { d.destroy_shader_module(module, None) };
         match created {
             Ok(v) => p.pipeline = v[0],
@@ -293,6 +313,11 @@ impl Pipeline {
         }
         cache.save();
         Ok(p)
+    }
+
+    /// Whether it was made from `blob`.
+    pub(crate) fn is_blob(&self, blob: &Blob) -> bool {
+        self.blob == blob as *const Blob as usize
     }
 
     /// The buffers a dispatch binds, in order.
@@ -319,6 +344,9 @@ impl Pipeline {
 impl Drop for Pipeline {
     fn drop(&mut self) {
         let d = self.ctx.device();
+        // SAFETY: these are this device's (null where `new` stopped early); no
+        // pending work uses them, as every submission binding the pipeline was
+        // waited for; the shared empty layout is destroyed once.
         unsafe {
             d.destroy_pipeline(self.pipeline, None);
             d.destroy_pipeline_layout(self.layout, None);

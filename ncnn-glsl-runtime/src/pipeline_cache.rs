@@ -4,7 +4,9 @@
 //! missing, torn, edited or foreign file costs compile time, never
 //! correctness: the pipeline is then built from an empty cache.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ash::vk;
 
@@ -24,11 +26,10 @@ impl<'a> PipelineCache<'a> {
     /// The cache for building `spirv` on `ctx`: seeded from its file where
     /// that passes the checks, else empty.
     pub(crate) fn open(ctx: &'a Context, spirv: &[u32]) -> PipelineCache<'a> {
-        let file = ctx
-            .options()
-            .pipeline_cache_dir
-            .as_ref()
-            .map(|dir| dir.join(format!("{:016x}.pipeline-cache", cache_key(ctx, spirv))));
+        let file = ctx.options().pipeline_cache_dir.as_ref().map(|dir| {
+            dir.path()
+                .join(format!("{:016x}.pipeline-cache", cache_key(ctx, spirv)))
+        });
         let (cache, loaded) = load_cache(ctx, file.as_deref());
         PipelineCache {
             ctx,
@@ -60,6 +61,8 @@ impl<'a> PipelineCache<'a> {
 impl Drop for PipelineCache<'_> {
     fn drop(&mut self) {
         if self.cache != vk::PipelineCache::null() {
+            // SAFETY: a cache of this device; the pipeline creation it was
+            // made for has returned, and nothing else holds it.
             unsafe { self.ctx.device().destroy_pipeline_cache(self.cache, None) };
         }
     }
@@ -101,16 +104,21 @@ const CACHE_MAGIC: &[u8; 8] = b"NCNNPC01";
 fn load_cache(ctx: &Context, file: Option<&Path>) -> (vk::PipelineCache, bool) {
     let props = &ctx.properties;
     let data = file
+        .filter(|f| regular_file(f))
         .and_then(|f| ncnn_glsl_core::source::read_bounded(f, MAX_CACHE_BYTES).ok())
         .and_then(|bytes| unwrap_cache(&bytes, props).map(<[u8]>::to_vec));
     let d = ctx.device();
     if let Some(data) = &data {
         let info = vk::PipelineCacheCreateInfo::default().initial_data(data);
+        // SAFETY: `data` outlives the call and its header is this device's
+        // (`unwrap_cache`). Vulkan also wants data its driver wrote: the
+        // checksum catches a torn or damaged file, not a crafted one.
         if let Ok(c) = unsafe { d.create_pipeline_cache(&info, None) } {
             return (c, true);
         }
     }
     let info = vk::PipelineCacheCreateInfo::default();
+    // SAFETY: an empty create info, on the context's live device.
     let cache =
         unsafe { d.create_pipeline_cache(&info, None) }.unwrap_or(vk::PipelineCache::null());
     (cache, false)
@@ -156,6 +164,8 @@ fn save_cache(ctx: &Context, cache: vk::PipelineCache, file: &Path) {
     if cache == vk::PipelineCache::null() {
         return;
     }
+    // SAFETY: `cache` is this device's, not null (checked above), and only
+    // this thread uses it.
     let Ok(data) = (unsafe { ctx.device().get_pipeline_cache_data(cache) }) else {
         return;
     };
@@ -167,10 +177,35 @@ fn save_cache(ctx: &Context, cache: vk::PipelineCache, file: &Path) {
     if let Some(dir) = file.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, &out).is_ok() {
-        let _ = std::fs::rename(&tmp, file);
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let tmp = file.with_extension(format!("tmp{}-{n}", std::process::id()));
+    if write_new(&tmp, &out).is_ok() {
+        // `rename` replaces a link planted at `file` itself, not its target.
+        if std::fs::rename(&tmp, file).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
+}
+
+/// Writes `bytes` to a file `path` that must not exist yet: created
+/// exclusively (`O_CREAT | O_EXCL`, which follows no symbolic link), so a
+/// link or file planted at the name is never written through.
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    let written = f.write_all(bytes);
+    if written.is_err() {
+        let _ = std::fs::remove_file(path);
+    }
+    written
+}
+
+/// Whether `file` is a regular file itself, not a link to one elsewhere.
+fn regular_file(file: &Path) -> bool {
+    std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_file())
 }
 
 #[cfg(test)]
@@ -211,5 +246,23 @@ mod tests {
             assert_eq!(unwrap_cache(&wrap(&d), &props), None, "byte {at}");
         }
         assert_eq!(unwrap_cache(b"garbage", &props), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_planted_in_the_cache_folder_are_not_followed() {
+        let dir = std::env::temp_dir().join(format!("ncnn-cache-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let planted = dir.join("x.tmp");
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        assert!(write_new(&planted, b"cache bytes").is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        // A link as the cache file itself is not read.
+        assert!(!regular_file(&planted));
+        assert!(regular_file(&victim));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

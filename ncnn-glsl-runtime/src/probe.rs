@@ -128,13 +128,15 @@ pub(crate) fn feature_groups(
 
 /// Describes `physical` as a [`DeviceCaps`].
 ///
-/// # Safety-relevant contract
-/// `physical` must come from `instance`, which must have been created for
-/// Vulkan 1.1 or later (`vkGetPhysicalDeviceFeatures2` is core there).
-pub fn probe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<DeviceCaps> {
-    // SAFETY: `physical` belongs to `instance` (caller's contract); every
-    // chained struct lives until the call returns.
+/// # Safety
+///
+/// `physical` must come from `instance`, and both the instance (its
+/// `apiVersion`) and the device must be Vulkan 1.1 or later
+/// (`vkGetPhysicalDeviceFeatures2` is core there).
+pub unsafe fn probe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<DeviceCaps> {
+    // SAFETY: `physical` belongs to `instance` (the caller's promise).
     let props = unsafe { instance.get_physical_device_properties(physical) };
+    // SAFETY: as above.
     let ext_list = unsafe { instance.enumerate_device_extension_properties(physical) }
         .map_err(|e| Error::vk("vkEnumerateDeviceExtensionProperties", e))?;
     let extensions: BTreeMap<String, u32> = ext_list
@@ -166,6 +168,9 @@ pub fn probe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<D
         p_next: link(&mut raws),
         ..Default::default()
     };
+    // SAFETY: as above, and both are 1.1+; the chained `raws` (boxed) outlive
+    // the call, each at least as large as the struct its sType names, and each
+    // of an extension the device lists or of its core version.
     unsafe { instance.get_physical_device_features2(physical, &mut f2) };
     for (name, on) in CORE_FEATURES.iter().zip(core_feature_words(&f2.features)) {
         caps.features.insert(name.to_string(), on != 0);
@@ -249,6 +254,8 @@ pub fn probe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<D
     }
     subgroup.p_next = head;
     p2.p_next = (&mut subgroup) as *mut _ as *mut c_void;
+    // SAFETY: as for the features: `subgroup`, `driver`, `ssc` and `raws`
+    // outlive the call, each chained only where the device can know it.
     unsafe { instance.get_physical_device_properties2(physical, &mut p2) };
     let p = &mut caps.properties;
     p.insert("subgroupSize".into(), subgroup.subgroup_size.into());
@@ -333,9 +340,10 @@ pub(crate) fn limit_values(l: &vk::PhysicalDeviceLimits) -> Vec<(&'static str, u
             _ => 4,
         };
         offset = offset.next_multiple_of(size);
-        debug_assert!(offset + size <= std::mem::size_of::<vk::PhysicalDeviceLimits>());
-        // SAFETY: the walk stays inside the struct (checked by a test) and
-        // reads each field at its own aligned offset.
+        // In release builds too: the table is the core crate's, the struct ash's.
+        assert!(offset + size <= std::mem::size_of::<vk::PhysicalDeviceLimits>());
+        // SAFETY: the read is inside the struct (asserted) and aligned for its
+        // size; a test checks that the walk lands on ash's fields.
         let value = unsafe {
             match size {
                 8 => std::ptr::read(base.add(offset) as *const u64),

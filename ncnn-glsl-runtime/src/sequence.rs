@@ -105,6 +105,15 @@ impl<'a> Sequence<'a> {
                 ));
             }
         }
+        // A buffer owns its memory, so only a buffer and itself overlap
+        // (VUID-vkCmdCopyBuffer-pRegions-00117).
+        if src.handle() == dst.handle() && bytes > 0 {
+            return Err(Error::bad(
+                "destination buffer of a copy",
+                "its source buffer",
+                "a copy's source and destination must not overlap",
+            ));
+        }
         for (what, size) in [("source", src.size()), ("destination", dst.size())] {
             if bytes > size {
                 return Err(Error::bad(
@@ -172,6 +181,8 @@ impl<'a> Sequence<'a> {
             let info = vk::DescriptorPoolCreateInfo::default()
                 .max_sets(set_count)
                 .pool_sizes(&sizes);
+            // SAFETY: `info` and `sizes` outlive the call; `max_sets` is
+            // non-zero and every pool size's count too (filtered above).
             unsafe { d.create_descriptor_pool(&info, None) }
                 .map_err(|e| Error::vk("vkCreateDescriptorPool", e))?
         } else {
@@ -179,6 +190,8 @@ impl<'a> Sequence<'a> {
         };
         let result = self.run_with(pool);
         if pool != vk::DescriptorPool::null() {
+            // SAFETY: `run_with` has returned: the submission that used the
+            // pool's sets was waited for, or never made.
             unsafe { d.destroy_descriptor_pool(pool, None) };
         }
         result
@@ -194,6 +207,8 @@ impl<'a> Sequence<'a> {
                     let info = vk::DescriptorSetAllocateInfo::default()
                         .descriptor_pool(pool)
                         .set_layouts(&pipeline.set_layouts);
+                    // SAFETY: `pool` is this run's own (non-null: this pipeline
+                    // has sets) and the layouts live while the pipeline is borrowed.
                     let s = unsafe { d.allocate_descriptor_sets(&info) }
                         .map_err(|e| Error::vk("vkAllocateDescriptorSets", e))?;
                     pipeline.write_sets(&s, args);
@@ -244,6 +259,9 @@ impl<'a> Sequence<'a> {
                     } => pipeline.record(cmd, sets, args, pieces),
                     Step::Copy { src, dst, bytes } if *bytes > 0 => {
                         let region = [vk::BufferCopy::default().size(*bytes)];
+                        // SAFETY: `cmd` is recording; `copy` checked that both
+                        // buffers are this context's, distinct and hold `bytes`;
+                        // they have transfer usage and are borrowed past the wait.
                         unsafe { d.cmd_copy_buffer(cmd, src.buffer, dst.buffer, &region) };
                     }
                     Step::Copy { .. } => {}

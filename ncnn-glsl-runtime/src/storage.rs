@@ -97,8 +97,13 @@ impl FloatStorage {
 }
 
 /// bfloat16 bits of `v`, rounded as the extension packs them: to nearest,
-/// ties away from zero.
+/// ties away from zero. A NaN stays a NaN (quieted, its sign kept), where the
+/// rounding would carry its payload into the exponent: `0x7fffffff` to -0,
+/// `0x7f800001` to +inf.
 fn bf16_bits(v: f32) -> u16 {
+    if v.is_nan() {
+        return (v.to_bits() >> 16) as u16 | 0x0040;
+    }
     (v.to_bits().wrapping_add(0x8000) >> 16) as u16
 }
 
@@ -125,6 +130,23 @@ mod tests {
         // 1 + 2^-8 is a bf16 midpoint: it rounds up, as the extension's packing does.
         let mid = f32::from_bits(0x3f80_8000);
         assert_eq!(FloatStorage::Bf16.encode(&[mid])[..2], [0x81, 0x3f]);
+    }
+
+    #[test]
+    fn bf16_keeps_nans_nan() {
+        for bits in [
+            0x7fff_ffffu32,
+            0x7f80_0001,
+            0xffff_ffff,
+            0xff80_0001,
+            0x7fc0_0000,
+        ] {
+            let x = f32::from_bits(bits);
+            let back = FloatStorage::Bf16.round(x);
+            assert!(back.is_nan(), "{bits:#x} became {back}");
+            assert_eq!(back.is_sign_negative(), x.is_sign_negative(), "{bits:#x}");
+        }
+        assert_eq!(FloatStorage::Bf16.round(f32::INFINITY), f32::INFINITY);
     }
 
     #[test]

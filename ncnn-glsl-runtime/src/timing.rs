@@ -23,12 +23,16 @@ impl<'a> Timer<'a> {
         let info = vk::QueryPoolCreateInfo::default()
             .query_type(vk::QueryType::TIMESTAMP)
             .query_count(2 * steps);
+        // SAFETY: `info` (timestamp queries, a non-zero count) outlives the
+        // call on the context's live device.
         let pool = unsafe { ctx.device().create_query_pool(&info, None) }.ok()?;
         Some(Timer { ctx, pool, steps })
     }
 
     /// Records the reset of every query; before any [`Timer::mark`].
     pub(crate) fn reset(&self, cmd: vk::CommandBuffer) {
+        // SAFETY: `cmd` is recording (the caller is inside `submit_and_wait`'s
+        // closure) and the range is the whole pool.
         unsafe {
             self.ctx
                 .device()
@@ -41,6 +45,9 @@ impl<'a> Timer<'a> {
     /// has finished: a top-of-pipe stamp may be written while the previous
     /// step still runs, which would charge that step's tail to this one.
     pub(crate) fn mark(&self, cmd: vk::CommandBuffer, step: u32, end: bool) {
+        // SAFETY: `cmd` is recording; the queue has timestamp bits (`new`);
+        // the caller's `step` < `steps`, so the query is in the pool, reset
+        // earlier in this command buffer.
         unsafe {
             self.ctx.device().cmd_write_timestamp(
                 cmd,
@@ -54,6 +61,9 @@ impl<'a> Timer<'a> {
     /// Nanoseconds between each pair, once the submission has completed.
     pub(crate) fn elapsed_ns(&self) -> Option<Vec<f64>> {
         let mut t = vec![0u64; 2 * self.steps as usize];
+        // SAFETY: `t` holds the pool's `2 * steps` 64-bit results (TYPE_64);
+        // the caller has waited for the submission, which wrote every query,
+        // so WAIT returns.
         unsafe {
             self.ctx.device().get_query_pool_results(
                 self.pool,
@@ -80,6 +90,8 @@ impl<'a> Timer<'a> {
 
 impl Drop for Timer<'_> {
     fn drop(&mut self) {
+        // SAFETY: the pool is this device's; the submission that used it was
+        // waited for (`run_with` keeps the timer across `submit_and_wait`).
         unsafe { self.ctx.device().destroy_query_pool(self.pool, None) };
     }
 }

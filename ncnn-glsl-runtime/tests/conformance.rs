@@ -117,9 +117,9 @@ fn build(name: &str, text: &str, targets: &[Target]) -> Vec<Built> {
             let expanded = expand(src, &t, None, &MemoryLoader::default(), &Default::default())
                 .unwrap_or_else(|d| panic!("{name} {t}: expand failed:\n{d}"));
             let blob = match compile(&expanded, &CompileOptions::default()) {
-                Ok(c) => Ok(&*Box::leak(Box::new(Blob {
-                    spirv: Box::leak(c.spirv.into_boxed_slice()),
-                    reflection: c.reflection,
+                // SAFETY: our compiler's words and reflection.
+                Ok(c) => Ok(&*Box::leak(Box::new(unsafe {
+                    Blob::new(Box::leak(c.spirv.into_boxed_slice()), c.reflection)
                 }))),
                 Err(d) => Err(d.0.first().map(|d| d.message.clone()).unwrap_or_default()),
             };

@@ -1264,8 +1264,14 @@ fn corpus_matches_glslang_in_every_mode() {
                 let mut theirs_reflection = reflection.clone();
                 theirs_reflection.requirements =
                     ncnn_glsl_core::compile::reflect::requirements(theirs);
-                let o = leak_blob(ours.clone(), reflection.clone());
-                let g = leak_blob(theirs.clone(), theirs_reflection);
+                // SAFETY: the corpus's shaders index inside the buffers its
+                // cases size; ours clamps every index besides.
+                let (o, g) = unsafe {
+                    (
+                        leak_blob(ours.clone(), reflection.clone()),
+                        leak_blob(theirs.clone(), theirs_reflection),
+                    )
+                };
                 for blob in [o, g] {
                     variants.push(Variant {
                         target: t.targets[0],
@@ -1661,10 +1667,13 @@ fn a_different_result_fails_the_run() {
         return;
     };
     let theirs = theirs.expect("glslang compiles the changed text");
-    let ours = leak_blob(ours.spirv, ours.reflection.clone());
+    // SAFETY: the shader indexes inside the buffers the case sizes; ours
+    // clamps every index besides.
+    let ours = unsafe { leak_blob(ours.spirv, ours.reflection.clone()) };
     let mut theirs_reflection = ours.reflection.clone();
     theirs_reflection.requirements = ncnn_glsl_core::compile::reflect::requirements(&theirs);
-    let theirs = leak_blob(theirs, theirs_reflection);
+    // SAFETY: as above.
+    let theirs = unsafe { leak_blob(theirs, theirs_reflection) };
     let variants: &'static [Variant] = Box::leak(Box::new([
         Variant {
             target,

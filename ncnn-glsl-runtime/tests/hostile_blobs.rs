@@ -17,7 +17,8 @@ fn blob(source: &str) -> &'static Blob {
     let c = compile(&finished(source, "fp32"), &CompileOptions::default())
         .unwrap_or_else(|d| panic!("our compile failed:\n{d}"));
     assert_valid(&c.spirv);
-    leak_blob(c.spirv, c.reflection)
+    // SAFETY: our compiler's words and reflection.
+    unsafe { leak_blob(c.spirv, c.reflection) }
 }
 
 /// A shader with one storage buffer per `(set, binding)`, each written.
@@ -97,10 +98,9 @@ fn a_reflection_that_disagrees_with_its_spirv_is_refused() {
     );
     GpuTest::new(ContextOptions::default()).run(|gpu| {
         let ctx = gpu.ctx();
-        let with = |b: &Blob, r: Reflection| Blob {
-            spirv: b.spirv,
-            reflection: r,
-        };
+        // SAFETY: broken on purpose (this and every blob below): the
+        // runtime's own checks must refuse each before the driver sees it.
+        let with = |b: &Blob, r: Reflection| unsafe { Blob::new(b.spirv, r) };
         // No bindings listed for a shader that has two.
         let e = refused(ctx, &with(two, Reflection::default()));
         assert!(
@@ -296,10 +296,9 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
         default: Some(ncnn_glsl_runtime::reflection::ScalarValue::Uint(777)),
     }]
     .into();
-    let sized = Blob {
-        spirv,
-        reflection: r,
-    };
+    // SAFETY: valid words that `r` describes; its accesses, `t[0]` (local size
+    // 1) and `d[0]`, stay in bounds at any array length.
+    let sized = unsafe { Blob::new(spirv, r) };
     // A WorkgroupSize constant of 1 where the reflection says 64.
     let ws = blob(
         "#version 450\nlayout (local_size_x = 1) in;\n\
@@ -321,10 +320,8 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
         decoration..decoration,
         [(4 << 16) | 71, composite.words[2], 11, 25],
     );
-    let wide = Blob {
-        spirv: Box::leak(decorated.into()),
-        reflection: r,
-    };
+    // SAFETY: broken on purpose: the runtime must refuse it before the driver sees it.
+    let wide = unsafe { Blob::new(Box::leak(decorated.into()), r) };
     // A constant the words declare `int` (and one `double`) that the
     // reflection calls `float`.
     let typed = |ty: &str, value: &str| {
@@ -339,16 +336,17 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
         let mut c = r.spec_constants.to_vec();
         c[0].ty = "float".into();
         r.spec_constants = c.into();
-        Blob {
-            spirv: b.spirv,
-            reflection: r,
-        }
+        // SAFETY: broken on purpose: the runtime must refuse it before the driver sees it.
+        unsafe { Blob::new(b.spirv, r) }
     };
     let int = as_float(typed("int", "1"));
     let plain = typed("int", "1");
-    let wide_spec = Blob {
-        spirv: Box::leak(a_64_bit_spec_constant(plain.spirv).into()),
-        reflection: plain.reflection.clone(),
+    // SAFETY: broken on purpose: the runtime must refuse it before the driver sees it.
+    let wide_spec = unsafe {
+        Blob::new(
+            Box::leak(a_64_bit_spec_constant(plain.spirv).into()),
+            plain.reflection.clone(),
+        )
     };
     GpuTest::new(ContextOptions::default()).run(|gpu| {
         let ctx = gpu.ctx();

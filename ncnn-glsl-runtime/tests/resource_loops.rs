@@ -106,6 +106,9 @@ fn pipelines_and_buffers_in_a_loop_keep_memory_flat() {
 /// destroyed with the driver's calls only.
 fn raw_pipeline(d: &ash::Device, spirv: &[u32]) {
     use ash::vk;
+    // SAFETY: each create info outlives its call; `spirv` is the seed's valid
+    // fp32 blob, whose two storage buffers (set 0) the layout declares, with no
+    // push constants; the pipeline is never used, so it is destroyed at once.
     unsafe {
         let bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..2)
             .map(|b| {

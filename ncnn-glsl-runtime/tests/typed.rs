@@ -2,7 +2,10 @@
 //! real device, in every variant the device runs: push constants as a
 //! struct (with std430 padding before a `vec4`), specialization constants
 //! by name (`psc()` picks the constant over the push constant), buffers by
-//! name, floats written and read in each variant's storage.
+//! name, floats written and read in each variant's storage. The crate
+//! forbids `unsafe` code, as a user's may: what the macro expands to passes.
+
+#![forbid(unsafe_code)]
 
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, ContextOptions, Dispatch, FloatStorage, Pipeline, PipelineOptions,
@@ -12,6 +15,9 @@ use ncnn_glsl_testkit::Rng;
 
 include_ncnn_shader!(mod scale = "tests/shaders/typed_scale.comp");
 include_ncnn_shader!(mod fixed = "tests/shaders/fixed_part.comp");
+// The same shader again: its host types have the same names and layout,
+// but belong to another set.
+include_ncnn_shader!(mod twin = "tests/shaders/typed_scale.comp");
 
 #[test]
 fn the_generated_layout_is_the_shaders() {
@@ -167,6 +173,44 @@ fn typed_buffers_of_another_shader_are_refused() {
             e.contains("[\"x_blob\", \"y_blob\"]") && e.contains("[\"a_blob\", \"b_blob\"]"),
             "{e}"
         );
+        // Another shader's host types, names and layout equal: refused.
+        let twin_bound = twin::Buffers {
+            a_blob: &a,
+            b_blob: &b,
+        }
+        .bind();
+        let twin_push = twin::PushConstants::default();
+        let ours_bound = scale::Buffers {
+            a_blob: &a,
+            b_blob: &b,
+        }
+        .bind();
+        for args in [
+            Dispatch::typed(&twin_bound, &twin_push, [1, 1, 1]),
+            Dispatch::typed(&twin_bound, &push, [1, 1, 1]),
+            Dispatch::typed(&ours_bound, &twin_push, [1, 1, 1]),
+        ] {
+            let e = p.dispatch(&args).unwrap_err().to_string();
+            assert!(
+                e.contains("typed arguments for") && e.contains("own shader's variants"),
+                "{e}"
+            );
+        }
+        p.dispatch(&Dispatch::typed(&ours_bound, &push, [1, 1, 1]))
+            .unwrap();
+        // Floats read in another storage than the buffer holds.
+        let mut halves = Buffer::for_floats(ctx, FloatStorage::F16, 32).unwrap();
+        let e = halves
+            .read_floats(FloatStorage::F32, 16)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("the buffer holds F16 floats"), "{e}");
+        halves.write_floats(FloatStorage::Bf16, &[1.0; 32]).unwrap();
+        assert_eq!(
+            halves.read_floats(FloatStorage::Bf16, 32).unwrap(),
+            [1.0; 32]
+        );
+        assert!(halves.read_floats(FloatStorage::F16, 32).is_err());
         // More floats than a buffer holds, or than memory can.
         let mut small = Buffer::new(ctx, 64).unwrap();
         let e = small
@@ -212,6 +256,24 @@ fn a_buffer_smaller_than_the_blocks_fixed_part_is_refused() {
             .to_string();
         assert!(
             e.contains("`out_blob`") && e.contains("= 20") && e.contains("24 bytes"),
+            "{e}"
+        );
+        // A part of an element after the whole ones: its index would be
+        // clamped into the last whole one.
+        let ragged = Buffer::new(ctx, 26).unwrap();
+        let bound = fixed::Buffers { out_blob: &ragged }.bind();
+        let e = p
+            .dispatch(&Dispatch::typed(
+                &bound,
+                &fixed::PushConstants {},
+                [1, 1, 1],
+            ))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("= 26")
+                && e.contains("4-byte elements after 20 bytes")
+                && e.contains("28 bytes"),
             "{e}"
         );
         // Exactly the fixed part plus one element of `rest` runs.

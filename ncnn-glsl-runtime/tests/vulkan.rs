@@ -306,6 +306,9 @@ fn a_sequence_orders_its_steps_and_times_each() {
                 e.contains(&format!("bytes to copy (source) = {}", bytes + 1)),
                 "{e}"
             );
+            // A copy of a buffer into itself overlaps (VUID-vkCmdCopyBuffer-pRegions-00117).
+            let e = seq.copy(b, b, 16).unwrap_err().to_string();
+            assert!(e.contains("must not overlap"), "{e}");
             assert_eq!(seq.len(), 4);
             let stats = seq.run().unwrap();
             ctx.omit_barriers_for_test(false);
@@ -442,7 +445,8 @@ fn pipeline_cache_is_saved_reused_and_never_trusted_blindly() {
     let dir = std::env::temp_dir().join(format!("ncnn-glsl-cache-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     GpuTest::new(ContextOptions {
-        pipeline_cache_dir: Some(dir.clone()),
+        // SAFETY: a fresh folder of this test's own.
+        pipeline_cache_dir: Some(unsafe { ncnn_glsl_runtime::CacheDir::new(dir.clone()) }),
         ..opts()
     })
     .run(|gpu| {
@@ -498,7 +502,8 @@ fn errors_name_what_is_wrong() {
     }
     // No loader where one is named.
     let e = ncnn_glsl_runtime::Context::new(ContextOptions {
-        loader: Some("/nonexistent/libvulkan.so.1".into()),
+        // SAFETY: no library is there to load; the error is what is tested.
+        loader: Some(unsafe { ncnn_glsl_runtime::Loader::new("/nonexistent/libvulkan.so.1") }),
         ..ContextOptions::default()
     })
     .err()
@@ -528,10 +533,9 @@ fn errors_name_what_is_wrong() {
 
         // A blob that is not SPIR-V never reaches the driver.
         static GARBAGE: [u32; 8] = [0xdead_beef, 1, 2, 3, 4, 5, 6, 7];
-        let garbage = Blob {
-            spirv: &GARBAGE,
-            reflection: Reflection::default(),
-        };
+        // SAFETY: broken on purpose: the runtime's own checks must refuse
+        // it before the driver sees it, which is what this tests.
+        let garbage = unsafe { Blob::new(&GARBAGE, Reflection::default()) };
         let e = Pipeline::new(ctx, "garbage", &garbage, &PipelineOptions::default())
             .unwrap_err()
             .to_string();
@@ -542,9 +546,13 @@ fn errors_name_what_is_wrong() {
         // A good header over a broken body.
         let mut words = SEED.variants[0].blob.spirv.to_vec();
         words[5] = 0xffff_0000 | (words[5] & 0xffff); // the first instruction's word count
-        let broken = Blob {
-            spirv: Box::leak(words.into_boxed_slice()),
-            reflection: SEED.variants[0].blob.reflection.clone(),
+
+        // SAFETY: broken on purpose, as above.
+        let broken = unsafe {
+            Blob::new(
+                Box::leak(words.into_boxed_slice()),
+                SEED.variants[0].blob.reflection.clone(),
+            )
         };
         let e = Pipeline::new(ctx, "broken", &broken, &PipelineOptions::default())
             .unwrap_err()
@@ -776,7 +784,11 @@ fn make_zero_sized_buffer(ctx: &ncnn_glsl_runtime::Context) {
     let info = ash::vk::BufferCreateInfo::default()
         .size(0)
         .usage(ash::vk::BufferUsageFlags::STORAGE_BUFFER);
+    // SAFETY: none by the spec: size 0 is invalid on purpose, for the layer to
+    // report, and the layer passes the call on; this trusts the driver (lavapipe
+    // in CI) to answer with a buffer or an error rather than misbehave.
     if let Ok(b) = unsafe { ctx.device().create_buffer(&info, None) } {
+        // SAFETY: `b` was just created from this device and is used by nothing.
         unsafe { ctx.device().destroy_buffer(b, None) };
     }
 }
@@ -817,6 +829,9 @@ fn synchronization_validation_is_on() {
         let d = ctx.device();
         let pool_info =
             ash::vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family_index());
+        // SAFETY: all on this device and this thread; `a` and `b` hold 256 bytes
+        // with transfer usage; the racing copies are only recorded, never
+        // submitted, so the pool is destroyed with nothing pending.
         unsafe {
             let pool = d.create_command_pool(&pool_info, None).unwrap();
             let alloc = ash::vk::CommandBufferAllocateInfo::default()

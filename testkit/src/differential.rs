@@ -207,8 +207,14 @@ pub fn run_against(case: &Case, glslang_source: &str) -> bool {
         return false;
     };
     let target = target_of(&case.mode);
-    let ours_blob = leak_blob(ours.spirv, ours.reflection.clone());
-    let theirs_blob = glslang_blob(theirs, &ours.reflection);
+    // SAFETY: the differential cases' shaders index inside the buffers the
+    // cases size for them; ours is our compiler's, with every index clamped.
+    let (ours_blob, theirs_blob) = unsafe {
+        (
+            leak_blob(ours.spirv, ours.reflection.clone()),
+            glslang_blob(theirs, &ours.reflection),
+        )
+    };
     let options = context_for(target, ours_blob, theirs_blob);
     let mut ran = false;
     GpuTest::new(options)
@@ -223,10 +229,15 @@ pub fn run_against(case: &Case, glslang_source: &str) -> bool {
 }
 
 /// A `'static` blob, as variant sets hold them.
-pub fn leak_blob(spirv: Vec<u32>, reflection: Reflection) -> &'static Blob {
-    Box::leak(Box::new(Blob {
-        spirv: Box::leak(spirv.into_boxed_slice()),
-        reflection,
+///
+/// # Safety
+///
+/// As [`Blob::new`]: `spirv` is a valid compute module that `reflection`
+/// describes, and stays inside its buffers for the inputs the test gives it.
+pub unsafe fn leak_blob(spirv: Vec<u32>, reflection: Reflection) -> &'static Blob {
+    // SAFETY: the caller's promise.
+    Box::leak(Box::new(unsafe {
+        Blob::new(Box::leak(spirv.into_boxed_slice()), reflection)
     }))
 }
 
@@ -237,8 +248,14 @@ pub fn run(case: &Case) {
         return;
     };
     let target = target_of(&case.mode);
-    let ours_blob = leak_blob(ours, reflection.clone());
-    let theirs_blob = glslang_blob(theirs, &reflection);
+    // SAFETY: the differential cases' shaders index inside the buffers the
+    // cases size for them; ours is our compiler's, with every index clamped.
+    let (ours_blob, theirs_blob) = unsafe {
+        (
+            leak_blob(ours, reflection.clone()),
+            glslang_blob(theirs, &reflection),
+        )
+    };
     let options = context_for(target, ours_blob, theirs_blob);
     GpuTest::new(options)
         .blobs([ours_blob, theirs_blob])
@@ -251,10 +268,17 @@ pub fn run(case: &Case) {
 
 /// glslang's blob of a shader: our reflection (same GLSL, same bindings)
 /// with the requirements read from its own SPIR-V.
-pub fn glslang_blob(spirv: Vec<u32>, ours: &Reflection) -> &'static Blob {
+///
+/// # Safety
+///
+/// glslang clamps no index: the shader must stay inside its buffers for the
+/// inputs the test gives it (and our reflection must describe glslang's
+/// module, as it does for the same text).
+pub unsafe fn glslang_blob(spirv: Vec<u32>, ours: &Reflection) -> &'static Blob {
     let mut reflection = ours.clone();
     reflection.requirements = ncnn_glsl_core::compile::reflect::requirements(&spirv);
-    leak_blob(spirv, reflection)
+    // SAFETY: the caller's promise.
+    unsafe { leak_blob(spirv, reflection) }
 }
 
 /// A context's options for both blobs of one target: their features enabled.

@@ -617,6 +617,17 @@ fn bad_inputs_are_errors_naming_the_value() {
     assert!(e(Requant::new(qp(1.0, 0), qp(-1.0, 0))).contains("output scale -1.0"));
     assert!(e(Requant::new(qp(f32::NAN, 0), qp(1.0, 0))).contains("NaN"));
     assert!(e(Requant::new(qp(f32::INFINITY, 0), qp(1.0, 0))).contains("inf"));
+    // Float conversions refuse subnormal scales and scales whose reciprocal
+    // is subnormal; the integer requantization takes them exactly.
+    let tiny = f32::MIN_POSITIVE / 2.0;
+    let floats = |s: f32| qp(s, 0).validate_for_floats("quantize");
+    assert!(floats(tiny)
+        .unwrap_err()
+        .to_string()
+        .contains(&format!("quantize scale {tiny:?}")));
+    assert!(floats(1e38).unwrap_err().to_string().contains("normal f32"));
+    assert!(floats(f32::MIN_POSITIVE).is_ok() && floats(1.0 / f32::MIN_POSITIVE).is_ok());
+    assert!(Requant::new(qp(tiny, 0), qp(1.0, 0)).is_ok());
     assert!(e(Requant::new(qp(1.0, 128), qp(1.0, 0))).contains("input zero point 128"));
     assert!(e(Requant::new(qp(1.0, 0), qp(1.0, -129))).contains("output zero point -129"));
     assert!(QuantParams::new(1.0, 200, "weights")

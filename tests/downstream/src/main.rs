@@ -19,7 +19,10 @@
 //!   (the test decides whether that is a skip or, under `CI`, a failure).
 //!
 //! New uses of the macro go here, as statics beside these ones, with a check
-//! in `fingerprint` or a mode of their own.
+//! in `fingerprint` or a mode of their own. The crate forbids `unsafe` code,
+//! as a user's may: what the macro expands to must pass.
+
+#![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
