@@ -1,12 +1,13 @@
 # Sourced by smoke.sh and long-run.sh: the targets, how they are built, and
 # each target's seeds and input size (fuzz/README.md).
 
-targets="preprocess compile variant_build splice includes large device"
+targets="preprocess compile variant_build splice includes large device item_form blob_words"
 
 # The seed directories of target $1.
 seeds_of() {
   case $1 in
     device) echo seeds-device ;;
+    blob_words) echo seeds-blobs ;;
     includes) echo seeds-includes seeds ;;
     large) echo seeds-large seeds ;;
     *) echo seeds ;;
@@ -17,6 +18,7 @@ seeds_of() {
 max_len_of() {
   case $1 in
     large) echo 1048576 ;;
+    blob_words) echo 65536 ;;
     *) echo 8192 ;;
   esac
 }

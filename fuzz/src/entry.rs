@@ -248,6 +248,102 @@ fn verdict(diags: Option<&ncnn_glsl_core::Diagnostics>) -> Result<Notes, String>
     Ok(notes)
 }
 
+/// Target `item_form`: the variant set of the input as `variant_build`
+/// builds it, then the item form's generated module
+/// (`embed::module_of_set`). Also failures: generated code that is not Rust
+/// (`syn` parses it as a file), or a struct with two fields of one name; the
+/// item form must refuse such a shader with a shader error instead.
+pub fn run_item_form(data: &[u8]) -> Result<Notes, String> {
+    install_panic_hook();
+    take_panics();
+    if data.len() > BUILD_MAX_LEN {
+        return Ok(Notes::default());
+    }
+    let (h, text) = split(data);
+    {
+        let mut sm = ncnn_glsl_core::source::SourceMap::new();
+        let f = sm.add(source(text.clone()));
+        if let Ok(d) = ncnn_glsl_core::variant::decl::parse(&sm, f) {
+            let n: usize = d
+                .axes
+                .iter()
+                .chain(&d.device)
+                .map(|a| a.values.len())
+                .product();
+            if n > BUILD_MAX_COMBINATIONS {
+                return verdict(None);
+            }
+        }
+    }
+    let loader = loader(h.include);
+    let options = expand_options();
+    let src = source(text);
+    let set = match ncnn_glsl_core::variant::build::build(
+        src.clone(),
+        &loader,
+        &options,
+        &CompileOptions::default(),
+    ) {
+        Ok(set) => set,
+        Err(d) => return verdict(Some(&d)),
+    };
+    let krate: proc_macro2::TokenStream = "::ncnn_glsl_runtime::__private".parse().unwrap();
+    let Ok(items) =
+        ncnn_glsl_core::embed::module_of_set("fuzz.comp", &set, &src, &loader, &options, &krate)
+    else {
+        return verdict(None);
+    };
+    let notes = verdict(None)?;
+    let file: syn::File = syn::parse2(items.clone())
+        .map_err(|e| format!("the item form generated code that is not Rust ({e}):\n{items}"))?;
+    for item in &file.items {
+        if let syn::Item::Struct(s) = item {
+            let mut names: Vec<String> = s
+                .fields
+                .iter()
+                .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
+                .collect();
+            names.sort();
+            if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+                return Err(format!("`{}` has two fields `{}`:\n{items}", s.ident, w[0]));
+            }
+        }
+    }
+    Ok(notes)
+}
+
+/// Target `blob_words`: arbitrary SPIR-V words through the readers of the
+/// runtime's blob check (`spirv_interface::read_specialized`, what
+/// `Pipeline::new` reads before any Vulkan call) and its local-size patch.
+/// Input: byte 0 = k (mod 8) specialization values, then k (id, value) pairs
+/// of u32 LE, then three u32 LE of local size, then the words (LE). Seeds:
+/// `seeds-blobs/`, blobs of the bundled shaders.
+pub fn run_blob_words(data: &[u8]) -> Result<Notes, String> {
+    install_panic_hook();
+    take_panics();
+    let u32s = |b: &[u8]| -> Vec<u32> {
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let k = data.first().map_or(0, |b| usize::from(b % 8));
+    let head = 1 + 8 * k + 12;
+    if data.len() < head {
+        return verdict(None);
+    }
+    let pairs = u32s(&data[1..1 + 8 * k]);
+    let values: Vec<(u32, u32)> = pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+    let size = u32s(&data[1 + 8 * k..head]);
+    let mut words = u32s(&data[head..]);
+    let read = ncnn_glsl_core::spirv_interface::read_specialized(&words, &values);
+    let patched = ncnn_glsl_core::spirv::patch_local_size(&mut words, [size[0], size[1], size[2]]);
+    if read.is_ok() && patched.is_ok() {
+        // What was read once reads the same from the patched words' other parts.
+        let _ = ncnn_glsl_core::spirv_interface::read_specialized(&words, &values);
+    }
+    verdict(None)
+}
+
 /// Target `preprocess`: expand only.
 pub fn run_preprocess(data: &[u8]) -> Result<Notes, String> {
     install_panic_hook();

@@ -27,6 +27,8 @@ fn run_file(path: &Path) -> Result<entry::Notes, String> {
         "splice" => entry::run_splice,
         "includes" => entry::run_includes,
         "large" => entry::run_large,
+        "blob_words" => entry::run_blob_words,
+        "item_form" => entry::run_item_form,
         "device" => entry::run_device,
         other => panic!("{name}: unknown fuzz target `{other}`"),
     };
