@@ -32,7 +32,11 @@ use crate::selector::{self, DeviceSelector};
 pub struct CacheDir(PathBuf);
 
 impl CacheDir {
-    /// The folder `path` (made when missing).
+    /// The folder `path` (made when missing). Safe code cannot name one:
+    ///
+    /// ```compile_fail,E0133
+    /// let dir = ncnn_glsl_runtime::CacheDir::new("/tmp/cache");
+    /// ```
     ///
     /// # Safety
     ///

@@ -80,7 +80,11 @@ pub struct Loader(PathBuf);
 
 impl Loader {
     /// The Vulkan loader at `path` (a loader unpacked where the system has
-    /// none).
+    /// none). Safe code cannot name one:
+    ///
+    /// ```compile_fail,E0133
+    /// let loader = ncnn_glsl_runtime::Loader::new("/tmp/libvulkan.so.1");
+    /// ```
     ///
     /// # Safety
     ///

@@ -59,7 +59,17 @@ pub struct Blob {
 }
 
 impl Blob {
-    /// A blob of `spirv`, described by `reflection`.
+    /// A blob of `spirv`, described by `reflection`. Safe code cannot make
+    /// one, by this function or by a struct literal:
+    ///
+    /// ```compile_fail,E0133
+    /// static WORDS: [u32; 1] = [0];
+    /// let blob = ncnn_glsl_core::variant::Blob::new(&WORDS, Default::default());
+    /// ```
+    ///
+    /// ```compile_fail,E0639
+    /// let blob = ncnn_glsl_core::variant::Blob { spirv: &[], reflection: Default::default() };
+    /// ```
     ///
     /// # Safety
     ///
