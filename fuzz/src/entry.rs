@@ -248,6 +248,23 @@ fn verdict(diags: Option<&ncnn_glsl_core::Diagnostics>) -> Result<Notes, String>
     Ok(notes)
 }
 
+/// Whether `text` declares more than [`BUILD_MAX_COMBINATIONS`] axis
+/// combinations: skipped, to keep an execution cheap (the declaration parser
+/// runs either way).
+fn too_many_combinations(text: &str) -> bool {
+    let mut sm = ncnn_glsl_core::source::SourceMap::new();
+    let f = sm.add(source(text.to_string()));
+    ncnn_glsl_core::variant::decl::parse(&sm, f).is_ok_and(|d| {
+        let n: usize = d
+            .axes
+            .iter()
+            .chain(&d.device)
+            .map(|a| a.values.len())
+            .product();
+        n > BUILD_MAX_COMBINATIONS
+    })
+}
+
 /// Target `item_form`: the variant set of the input as `variant_build`
 /// builds it, then the item form's generated module
 /// (`embed::module_of_set`). Also failures: generated code that is not Rust
@@ -260,20 +277,8 @@ pub fn run_item_form(data: &[u8]) -> Result<Notes, String> {
         return Ok(Notes::default());
     }
     let (h, text) = split(data);
-    {
-        let mut sm = ncnn_glsl_core::source::SourceMap::new();
-        let f = sm.add(source(text.clone()));
-        if let Ok(d) = ncnn_glsl_core::variant::decl::parse(&sm, f) {
-            let n: usize = d
-                .axes
-                .iter()
-                .chain(&d.device)
-                .map(|a| a.values.len())
-                .product();
-            if n > BUILD_MAX_COMBINATIONS {
-                return verdict(None);
-            }
-        }
+    if too_many_combinations(&text) {
+        return verdict(None);
     }
     let loader = loader(h.include);
     let options = expand_options();
@@ -400,24 +405,10 @@ pub fn run_variant_build(data: &[u8]) -> Result<Notes, String> {
         return Ok(Notes::default());
     }
     let (h, text) = split(data);
-    // Keep an execution cheap: skip declarations of many axis combinations
-    // (the declaration parser is exercised either way).
-    {
-        let mut sm = ncnn_glsl_core::source::SourceMap::new();
-        let f = sm.add(source(text.clone()));
-        if let Ok(d) = ncnn_glsl_core::variant::decl::parse(&sm, f) {
-            let n: usize = d
-                .axes
-                .iter()
-                .chain(&d.device)
-                .map(|a| a.values.len())
-                .product();
-            if n > BUILD_MAX_COMBINATIONS {
-                return verdict(None);
-            }
-        }
-        verdict(None)?;
+    if too_many_combinations(&text) {
+        return verdict(None);
     }
+    verdict(None)?;
     let r = ncnn_glsl_core::variant::build::build(
         source(text),
         &loader(h.include),

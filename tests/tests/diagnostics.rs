@@ -126,24 +126,29 @@ fn error_directive_text_is_reported_at_its_line() {
     }
 }
 
-/// A mistake that fails every mode of a variant set is reported once, at
-/// its place, in GLSL's terms: no list of modes to exclude, no naga handles.
-#[test]
-fn a_type_error_in_every_mode_of_a_set_is_reported_once() {
-    let text = shader("    float x = 1.0;\n    x = vec4(2.0);");
+/// The errors of building `text` as a variant set, every mode.
+fn set_errors(text: String) -> ncnn_glsl_core::Diagnostics {
     let source = SourceFile {
         name: "/src/user.comp".into(),
         path: Some(PathBuf::from("/src/user.comp")),
         text,
     };
-    let diags = ncnn_glsl_core::variant::build::build(
+    ncnn_glsl_core::variant::build::build(
         source,
         &MemoryLoader::default(),
         &Default::default(),
         &CompileOptions::default(),
     )
     .map(|_| ())
-    .expect_err("the shader has an error");
+    .expect_err("the shader has an error")
+}
+
+/// A mistake that fails every mode of a variant set is reported once, at
+/// its place, in GLSL's terms: no list of modes to exclude, no naga handles.
+#[test]
+fn a_type_error_in_every_mode_of_a_set_is_reported_once() {
+    let text = shader("    float x = 1.0;\n    x = vec4(2.0);");
+    let diags = set_errors(text);
     let shown = diags.to_string();
     assert_eq!(diags.0.len(), 1, "{shown}");
     let d = &diags.0[0];
@@ -167,19 +172,7 @@ fn a_set_whose_every_variant_fails_reports_the_first_variants_errors() {
     let text = shader(
         "    float x = 1.0;\n    x = vec4(2.0);\n    afpvec4 w = buffer_ld4(a_blob_data, i) * x;",
     );
-    let source = SourceFile {
-        name: "/src/user.comp".into(),
-        path: Some(PathBuf::from("/src/user.comp")),
-        text,
-    };
-    let diags = ncnn_glsl_core::variant::build::build(
-        source,
-        &MemoryLoader::default(),
-        &Default::default(),
-        &CompileOptions::default(),
-    )
-    .map(|_| ())
-    .expect_err("the shader has an error");
+    let diags = set_errors(text);
     let shown = diags.to_string();
     assert_eq!(diags.0.len(), 1, "{shown}");
     assert_eq!(
