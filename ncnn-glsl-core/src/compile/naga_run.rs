@@ -369,7 +369,7 @@ fn capabilities() -> Capabilities {
 }
 
 /// The text of an error and every error it wraps, `: `-joined.
-fn chain(e: &dyn std::error::Error) -> String {
+pub(super) fn chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut cur = e.source();
     while let Some(inner) = cur {

@@ -20,7 +20,7 @@ use naga::{
     TypeInner, UnaryOperator,
 };
 
-use super::naga_run::{guarded, Origin, Step};
+use super::naga_run::{chain, guarded, Origin, Step};
 use crate::diag::Diagnostic;
 
 /// `d`, naga's validation error of `module` at its place, in GLSL's words
@@ -405,16 +405,4 @@ fn symbol(op: BinaryOperator) -> &'static str {
         BinaryOperator::ShiftLeft => "<<",
         BinaryOperator::ShiftRight => ">>",
     }
-}
-
-/// The text of an error and every error it wraps, `: `-joined.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(inner) = cur {
-        s.push_str(": ");
-        s.push_str(&inner.to_string());
-        cur = inner.source();
-    }
-    s
 }
