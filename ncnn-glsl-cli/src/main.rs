@@ -14,6 +14,10 @@
 //! that declares axes (`#pragma ncnn_glsl axis`): every axis needs a value,
 //! one it declares; device axes too, unless `--device-caps` gives them.
 //!
+//! `compile` of a target whose variant the shader's set leaves out (a name
+//! it uses has a type naga lacks there, `compile/inexpressible.rs`) writes
+//! the variant the set runs instead, with a note on stderr (`fallback.rs`).
+//!
 //! Errors go to stderr as `file:line:column: error: ...`; the exit status is 1.
 
 use std::io::{Read, Write};
@@ -21,6 +25,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+
+mod fallback;
 use ncnn_glsl_core::source::SourceMap;
 use ncnn_glsl_core::variant::build::build;
 use ncnn_glsl_core::variant::decl::{self, Axis};
@@ -150,7 +156,15 @@ fn run(command: Command) -> Result<(), String> {
             output,
             debug_names,
         } => {
-            let expanded = expand_input(&input)?;
+            let (source, expanded, expand) = expand_request(&input)?;
+            // A target the variant set leaves out: what the set runs instead.
+            let expanded = match fallback::instead(&source, &expanded, expand)? {
+                Some(instead) => {
+                    errln!("{}", instead.note(expanded.target));
+                    instead.expanded
+                }
+                None => expanded,
+            };
             let compiled =
                 compile(&expanded, &CompileOptions { debug_names }).map_err(|d| d.to_string())?;
             let bytes: Vec<u8> = compiled
@@ -216,6 +230,16 @@ fn variants(source: &Source, json: bool) -> Result<(), String> {
 }
 
 fn expand_input(input: &Input) -> Result<Expanded, String> {
+    expand_request(input).map(|(_, expanded, _)| expanded)
+}
+
+/// Expands the shader for a target, with the defines, axis values and
+/// device of the command line.
+type ExpandFor = Box<dyn Fn(Target) -> Result<Expanded, String>>;
+
+/// The shader, its expansion for `input`, and a function that expands it for
+/// another target with the same defines, axis values and device.
+fn expand_request(input: &Input) -> Result<(SourceFile, Expanded, ExpandFor), String> {
     let (source, options) = read_source(&input.source)?;
     let device = input.device_caps.as_deref().map(read_device).transpose()?;
     let axes = axis_values(&source, &input.axes, device.is_some(), &options.defines)?;
@@ -230,9 +254,21 @@ fn expand_input(input: &Input) -> Result<Expanded, String> {
             target.options
         );
     }
-    let axes: Vec<(&str, i64)> = axes.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-    expand_with(source, &target, device.as_ref(), &axes, &FsLoader, &options)
+    let file = source.clone();
+    let expand: ExpandFor = Box::new(move |target: Target| {
+        let axes: Vec<(&str, i64)> = axes.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        expand_with(
+            file.clone(),
+            &target,
+            device.as_ref(),
+            &axes,
+            &FsLoader,
+            &options,
+        )
         .map_err(|d| d.to_string())
+    });
+    let expanded = expand(target)?;
+    Ok((source, expanded, expand))
 }
 
 /// The shader (from its file, or stdin for `-`) and its expand options.

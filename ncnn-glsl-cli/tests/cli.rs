@@ -458,3 +458,94 @@ fn a_closed_stdout_is_an_error_not_a_panic() {
     assert!(err.contains("cannot write to stdout"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `compile --mode bf16p` for a device with 16-bit storage and `shaderInt16`:
+/// the extension's `sfp` is `uint16_t` in that column, which naga lacks, so
+/// the variant set leaves it out and the device runs bf16p without 16-bit
+/// storage; the single-mode compile builds that same variant (the set's
+/// bytes), with a note naming both targets and the reason.
+#[test]
+fn compile_builds_what_the_set_runs_where_the_asked_column_is_left_out() {
+    use ncnn_glsl_core::variant::build::build;
+    use ncnn_glsl_core::{CompileOptions, DeviceCaps, DeviceType, FsLoader, Options, SourceFile};
+
+    let shader = "#version 450
+layout (binding = 0) buffer a_blob { sfp a_blob_data[]; };
+void main()
+{
+    const int i = int(gl_GlobalInvocationID.x);
+    afp v = buffer_ld1(a_blob_data, i);
+    buffer_st1(a_blob_data, i, v + afp(1));
+}
+";
+    let f = scratch("left_out.comp", shader);
+    let device = DeviceCaps {
+        name: "16-bit storage and int16".into(),
+        api_version: 1 << 22 | 1 << 12,
+        driver_version: 1,
+        vendor_id: 0x10de,
+        device_id: 1,
+        device_type: DeviceType::DiscreteGpu,
+        extensions: Default::default(),
+        features: [("storageBuffer16BitAccess", true), ("shaderInt16", true)]
+            .into_iter()
+            .map(|(n, on)| (n.to_string(), on))
+            .collect(),
+        properties: Default::default(),
+    };
+    let caps = scratch("int16_device.json", &device.to_json());
+    let spv = f.with_extension("spv");
+    let out = ok(ncnn_glsl(&[
+        "compile",
+        f.to_str().unwrap(),
+        "--mode",
+        "bf16p",
+        "--device-caps",
+        caps.to_str().unwrap(),
+        "-o",
+        spv.to_str().unwrap(),
+    ]));
+    let err = stderr(&out);
+    let note: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(note.len(), 1, "{err}");
+    assert!(
+        note[0].contains("`bf16p [S16 I16]` cannot be built")
+            && note[0].contains("compiling `bf16p`")
+            && note[0].contains("naga's GLSL frontend has no 16-bit integer types"),
+        "{err}"
+    );
+    // The bytes the shader's variant set runs on that device.
+    let set = build(
+        SourceFile {
+            name: f.display().to_string(),
+            path: Some(f.clone()),
+            text: shader.into(),
+        },
+        &FsLoader,
+        &Default::default(),
+        &CompileOptions::default(),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let wanted: Options = "bf16p".parse().unwrap();
+    let choice = set.select(&device, wanted, &[]).expect("a variant");
+    assert_eq!(choice.chosen.to_string(), "bf16p");
+    assert_ne!(choice.effective, choice.chosen);
+    let theirs: Vec<u8> = set.blobs[choice.variant.blob]
+        .spirv
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    assert_eq!(std::fs::read(&spv).unwrap(), theirs);
+    // A column the device keeps is compiled as asked, without a note.
+    let out = ok(ncnn_glsl(&[
+        "compile",
+        f.to_str().unwrap(),
+        "--mode",
+        "fp32",
+        "--device-caps",
+        caps.to_str().unwrap(),
+        "-o",
+        spv.to_str().unwrap(),
+    ]));
+    assert_eq!(stderr(&out), "");
+}

@@ -11,9 +11,10 @@ use super::naga_run::{self, Insert, Origin};
 use super::reflect::{self, Binding, ScalarValue};
 use super::text_stage::EditedText;
 use super::{
-    atomics, barrier_scope, dot_product, fp16_builtins, fp16_widening, layout_copies,
-    memory_barriers, push_constant_layout, reject, spec_constants, spec_expressions, subgroups,
-    switch_fallthrough, unfold, validation_words, vector_modulo, writeonly_reads,
+    atomics, barrier_scope, dot_product, fp16_builtins, fp16_promotion, fp16_round_mod,
+    fp16_widening, layout_copies, memory_barriers, push_constant_layout, reject, spec_constants,
+    spec_expressions, subgroups, switch_fallthrough, unfold, validation_words, vector_modulo,
+    writeonly_reads,
 };
 use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
@@ -45,7 +46,7 @@ pub(crate) struct CheckedModule {
 
 /// Parses `edited`, then runs the IR passes, validation and compaction.
 pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedModule, Diagnostics> {
-    let (mut module, naga_text, origin) = parse(expanded, edited)?;
+    let (mut module, naga_text, origin, promotions) = parse(expanded, edited)?;
     if let Some(d) = push_constant_layout::check(&origin, &naga_text, &module) {
         return Err(d.into());
     }
@@ -124,14 +125,29 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     barrier_scope::fix_barrier_scope(&mut module);
     memory_barriers::lower(&mut module);
     fp16_builtins::lower(&mut module);
-    let demoted = fp16_widening::demotions(&module, &naga_text);
+    fp16_round_mod::lower(&mut module);
+    let mut demoted = fp16_widening::demotions(&module, &naga_text);
+    for span in fp16_promotion::refused_conversions(&module, &naga_text) {
+        if !demoted.contains(&span) {
+            demoted.push(span);
+        }
+    }
     if !demoted.is_empty() {
-        return Err(refused(
-            reject::FLOAT16_DEMOTION,
-            demoted,
-            &origin,
-            &naga_text,
-        ));
+        // At the user's text, without the conversions of fp16_promotion.rs.
+        let finished: Option<Vec<naga::Span>> = demoted
+            .iter()
+            .map(|s| promotions.finished(&naga_text, *s))
+            .map(|r| r.map(|r| naga::Span::new(r.start as u32, r.end as u32)))
+            .collect();
+        return Err(match finished {
+            Some(spans) if !promotions.wraps.is_empty() => refused(
+                reject::FLOAT16_DEMOTION,
+                spans,
+                &Origin::new(expanded),
+                &edited.text,
+            ),
+            _ => refused(reject::FLOAT16_DEMOTION, demoted, &origin, &naga_text),
+        });
     }
     fp16_widening::widen_stores(&mut module);
     let splatted = vector_modulo::splat_scalar_operands(&mut module);
@@ -236,9 +252,9 @@ fn refused(
 fn parse<'a>(
     expanded: &'a Expanded,
     edited: &EditedText,
-) -> Result<(Module, String, Origin<'a>), Diagnostics> {
+) -> Result<(Module, String, Origin<'a>, fp16_promotion::Promotions), Diagnostics> {
     let text = &edited.text;
-    let build = |prototypes: &str, extra: &[Insert]| {
+    let list = |prototypes: &str, extra: &[Insert]| {
         let mut inserts = edited.moved.clone();
         inserts.extend(edited.spec_exprs.inserts.iter().cloned());
         if !prototypes.is_empty() {
@@ -249,7 +265,10 @@ fn parse<'a>(
             });
         }
         inserts.extend(extra.iter().cloned());
-        Origin::with_inserts(expanded, text, inserts)
+        inserts
+    };
+    let build = |prototypes: &str, extra: &[Insert]| {
+        Origin::with_inserts(expanded, text, list(prototypes, extra))
     };
     let mut prototypes = edited.prototypes.clone();
     let (mut naga_text, mut origin) = build(&prototypes, &[]);
@@ -260,21 +279,45 @@ fn parse<'a>(
     let fp16 = fp16_builtins::wanted(text, &edited.toks);
     if parsed.is_err() && fp16 {
         prototypes += &fp16_builtins::prototypes();
+        prototypes += &fp16_round_mod::prototypes();
         (naga_text, origin) = build(&prototypes, &[]);
         parsed = naga_run::parse(&origin, &naga_text);
     }
     // An error without a place may be a constant naga cannot fold.
+    let mut extra = Vec::new();
     if parsed
         .as_ref()
         .is_err_and(|d| d.iter().any(|d| d.span.is_none()))
     {
         let at = atomics::insert_point(text);
-        let extra = unfold::unfold(|extra| build(&prototypes, extra), at)?;
+        extra = unfold::unfold(|extra| build(&prototypes, extra), at)?;
         if !extra.is_empty() {
             (naga_text, origin) = build(&prototypes, &extra);
             parsed = naga_run::parse(&origin, &naga_text);
         }
     }
-    let module = parsed.map_err(Diagnostics)?;
-    Ok((module, naga_text, origin))
+    let mut module = parsed.map_err(Diagnostics)?;
+    // `float16_t` operands GLSL promotes beside a `float`: wrapped in a
+    // conversion and parsed again, round by round; a round whose text does
+    // not parse leaves the last module, whose demotions are refused.
+    let mut promotions = fp16_promotion::Promotions::new(list(&prototypes, &extra));
+    let mut parsed_with = promotions.clone();
+    for _ in 0..fp16_promotion::MAX_ROUNDS {
+        let found = promotions.find(&module, &naga_text);
+        if found.is_empty() {
+            break;
+        }
+        promotions.wraps.extend(found);
+        let mut with_wraps = extra.clone();
+        with_wraps.extend(promotions.inserts());
+        let (t, o) = build(&prototypes, &with_wraps);
+        match naga_run::parse(&o, &t) {
+            Ok(m) => {
+                (module, naga_text, origin) = (m, t, o);
+                parsed_with = promotions.clone();
+            }
+            Err(_) => break,
+        }
+    }
+    Ok((module, naga_text, origin, parsed_with))
 }

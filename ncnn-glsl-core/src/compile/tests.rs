@@ -392,12 +392,12 @@ layout(local_size_x = 1) in;
 layout(binding = 0) buffer A { float16_t a[]; };
 void main() {
     float16_t x = a[0];
-    a[1] = mod(x, a[2]);
+    a[1] = ldexp(x, 2);
 }
 ";
     let d = errs(src, "fp16s+fp16a");
     assert_eq!(
-        d.0[0].message, "naga's GLSL frontend has no float16 overload of `mod`",
+        d.0[0].message, "naga's GLSL frontend has no float16 overload of `ldexp`",
         "{d}"
     );
     assert_eq!(span(&d.0[0]).0, 7, "{d}");
@@ -654,6 +654,7 @@ void main() {
 mod bounds;
 mod dot_product;
 mod folds;
+mod fp16_promotion;
 mod glsl_terms;
 mod pins;
 mod positions;
@@ -778,17 +779,17 @@ layout(local_size_x = 1) in;
 layout(binding = 0) buffer A { uint a[]; };
 layout(binding = 1) buffer H { float16_t h[]; };
 uint used(uint x) { return x * 2u; }
-float16_t hmod(float16_t x, float16_t y) { return mod(x, y); }
+float16_t hldexp(float16_t x) { return ldexp(x, 2); }
 void main() { a[0] = used(a[1]); h[0] = h[1]; }
 ";
     let d = errs(src, "fp16s+fp16a");
     assert_eq!(
-        d.0[0].message, "naga's GLSL frontend has no float16 overload of `mod`",
+        d.0[0].message, "naga's GLSL frontend has no float16 overload of `ldexp`",
         "{d}"
     );
     assert_eq!(span(&d.0[0]).0, 8, "{d}");
     let without = src.replace(
-        "float16_t hmod(float16_t x, float16_t y) { return mod(x, y); }\n",
+        "float16_t hldexp(float16_t x) { return ldexp(x, 2); }\n",
         "",
     );
     assert_valid(&ok_mode(&without, "fp16s+fp16a").spirv);
@@ -1425,21 +1426,27 @@ fn round_is_round_and_round_even_is_round_even() {
 }
 
 /// In fp16 arithmetic, a `float` (a variable or a literal) beside a
-/// `float16_t`: GLSL promotes the `float16_t`, naga demotes the `float`; the
-/// demotion is refused at the `float`, the explicit forms compile, and a
-/// `float16_t` stored into a `float` is converted (`fp16_widening.rs`).
+/// `float16_t`: GLSL promotes the `float16_t`, naga demotes the `float`;
+/// where GLSL computes in 32 bits the `float16_t` is promoted
+/// (`fp16_promotion.rs`), where GLSL refuses (a builtin it finds ambiguous,
+/// the `float` result stored into a `float16_t`) the demotion is refused,
+/// the explicit forms compile, and a `float16_t` stored into a `float` is
+/// converted (`fp16_widening.rs`).
 #[test]
 fn float16_demotions_are_refused_and_stores_widened() {
     let shader = |body: &str| {
         format!("#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer A {{ float a[]; }};\nvoid main() {{\n    float16_t h = float16_t(a[0]);\n    float y = a[1];\n{body}\n}}\n")
     };
     for (body, column, construct) in [
-        ("    a[2] = h * 0.5;", 16, "0.5"),
-        ("    a[2] = h * y;", 16, "y"),
-        ("    float r = y + h;\n    a[2] = r;", 15, "y"),
-        ("    a[2] = y > 0.0 ? h : 0.1;", 26, "0.1"),
+        ("    h = h * 0.5;", 9, "h * 0.5"),
+        ("    h *= y;", 10, "y"),
+        (
+            "    float16_t r = y + h;\n    a[2] = float(r);",
+            19,
+            "y + h",
+        ),
         ("    a[2] = clamp(h, 0.1, 6.0);", 21, "0.1"),
-        ("    a[2] = pow(h, 0.5);", 19, "0.5"),
+        ("    a[2] = max(h, y);", 19, "y"),
     ] {
         let d = errs(&shader(body), "fp16s+fp16a");
         let (line, col) = span(&d.0[0]);
@@ -1450,7 +1457,7 @@ fn float16_demotions_are_refused_and_stores_widened() {
             "{d}"
         );
     }
-    let fine = shader("    float r = float(h) * y + float(h);\n    float16_t s = h * float16_t(0.5) + float16_t(y);\n    a[2] = r + float(s);\n    a[3] = y > 0.0 ? h : 0.0;\n    a[4] = clamp(h, 0.0, 6.0);");
+    let fine = shader("    float r = float(h) * y + float(h);\n    float16_t s = h * float16_t(0.5) + float16_t(y);\n    a[2] = r + float(s);\n    a[3] = y > 0.0 ? h : 0.0;\n    a[4] = clamp(h, 0.0, 6.0);\n    a[5] = h * 0.5 + h * y + pow(h, 0.5);\n    a[6] = y > 0.0 ? h : 0.1;");
     assert_valid(&ok_mode(&fine, "fp16s+fp16a").spirv);
 }
 
