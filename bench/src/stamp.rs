@@ -41,6 +41,44 @@ pub fn document(ctx: &Context, fields: Value) -> Value {
     Value::Object(doc)
 }
 
+/// The stamp of a measurement that runs on the host alone (no Vulkan
+/// device): `revision`, `command`, `device` (the CPU's model name and its
+/// threads), `unix_time`.
+pub fn host_stamp() -> Map<String, Value> {
+    let unix_time = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let doc = json!({
+        "revision": REVISION,
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+        "device": format!("cpu: {model}, {threads} threads"),
+        "unix_time": unix_time,
+    });
+    match doc {
+        Value::Object(map) => map,
+        _ => unreachable!("json! of an object literal is an object"),
+    }
+}
+
+/// `fields` after the host stamp ([`host_stamp`]), as one JSON document.
+pub fn host_document(fields: Value) -> Value {
+    let mut doc = host_stamp();
+    if let Value::Object(fields) = fields {
+        doc.extend(fields);
+    }
+    Value::Object(doc)
+}
+
 /// The driver version as the vendor writes it: NVIDIA packs 10.8.8.6 bits,
 /// others (Mesa among them) use Vulkan's 10.10.12.
 pub fn driver_name(vendor_id: u32, v: u32) -> String {

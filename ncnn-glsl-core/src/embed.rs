@@ -7,14 +7,16 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::compile::CompileOptions;
+use crate::compile::{CompileOptions, Compiled};
 use crate::expand::ExpandOptions;
 use crate::options::Options;
 use crate::reflection::{Reflection, ScalarValue, Str};
 use crate::source::{FsLoader, SourceFile};
 use crate::target::Target;
-use crate::variant::build::{build, expand_variant, BuiltSet};
+use crate::variant::build::{build_with, expand_variant, BuiltSet};
+use crate::variant::cache::{default_cache_dir, Cache};
 
+pub mod library;
 mod module;
 pub use module::module_items;
 
@@ -100,6 +102,16 @@ fn build_shader(
     options: &ExpandOptions,
 ) -> Result<(BuiltSet, SourceFile, ExpandOptions), String> {
     let path = find_shader(name, caller_dir, library_dir)?;
+    build_file(path, caller_dir, library_dir, options)
+}
+
+/// The variant set of the shader at `path`, as [`build_shader`] makes it.
+fn build_file(
+    path: PathBuf,
+    caller_dir: &Path,
+    library_dir: &Path,
+    options: &ExpandOptions,
+) -> Result<(BuiltSet, SourceFile, ExpandOptions), String> {
     let text = crate::source::read_text(&path).map_err(|e| format!("cannot read shader: {e}"))?;
     let source = SourceFile {
         name: path.display().to_string(),
@@ -112,11 +124,15 @@ fn build_shader(
         *dir = caller_dir.join(&*dir);
     }
     expand.include_dirs.push(library_dir.to_path_buf());
-    let set = build(
+    // Every macro call of a crate runs again on any edit of it: the
+    // variants compiled before come from the cache in the target directory.
+    let cache = default_cache_dir().map(Cache::new);
+    let set = build_with(
         source.clone(),
         &FsLoader,
         &expand,
         &CompileOptions::default(),
+        cache.as_ref(),
     )
     .map_err(|d| d.to_string())?;
     Ok((set, source, expand))
@@ -125,19 +141,14 @@ fn build_shader(
 /// The expression for a built set.
 pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
     let files: Vec<String> = set.files.iter().map(|p| p.display().to_string()).collect();
-    let blobs = set.blobs.iter().enumerate().map(|(i, b)| {
-        let id = format_ident!("BLOB_{}", i);
-        let words = b.spirv.iter().map(|w| Literal::u32_unsuffixed(*w));
-        let reflection = reflection_tokens(&b.reflection, krate);
-        quote! {
-            // SAFETY: words and reflection of this crate's compiler, made
-            // at build time from the shader named in the macro call.
-            static #id: #krate::Blob = unsafe { #krate::Blob::new(&[#(#words),*], #reflection) };
-        }
-    });
+    let blobs = set
+        .blobs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| blob_tokens(&format_ident!("BLOB_{}", i), b, krate));
     let variants = set.variants.iter().map(|v| {
         let target = target_tokens(v.key.target, krate);
-        let axes = v.key.axes.iter().map(|a| Literal::i64_unsuffixed(*a));
+        let axes = v.key.axes.iter().map(|a| int_tokens(*a));
         let blob = format_ident!("BLOB_{}", v.blob);
         quote! { #krate::Variant { target: #target, axes: &[#(#axes),*], blob: &#blob } }
     });
@@ -150,8 +161,23 @@ pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
         .chain(set.declaration.device.iter().map(|a| (a, true)))
         .map(|(a, device)| {
             let n = &a.name;
-            let values = a.values.iter().map(|v| Literal::i64_unsuffixed(*v));
-            quote! { #krate::AxisInfo { name: #n, values: &[#(#values),*], device: #device } }
+            let values = a.values.iter().map(|v| int_tokens(*v));
+            let outcomes = match &a.outcomes {
+                None => quote! { None },
+                Some(o) => {
+                    let undefined = option_tokens(o.undefined);
+                    let from = o.from.iter().map(|(f, b)| {
+                        let (f, b) = (int_tokens(*f), option_tokens(*b));
+                        quote! { (#f, #b) }
+                    });
+                    quote! { Some(#krate::Outcomes { undefined: #undefined, from: &[#(#from),*] }) }
+                }
+            };
+            quote! {
+                #krate::AxisInfo {
+                    name: #n, values: &[#(#values),*], device: #device, outcomes: #outcomes,
+                }
+            }
         });
     let u = set.usage;
     let (float, int8, int16) = (u.float, u.int8, u.int16);
@@ -170,6 +196,53 @@ pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
             };
             &SET
         }
+    }
+}
+
+/// The item `static ID: Blob` of one compiled blob, its SPIR-V compressed
+/// ([`crate::variant::packed::pack`]) into one byte-string literal: one
+/// token however large the blob, where a literal per word would be
+/// thousands for rustc to parse. `krate` is the path of the crate whose
+/// `Blob` and `reflection` the item names.
+pub fn blob_tokens(
+    id: &proc_macro2::Ident,
+    compiled: &Compiled,
+    krate: &TokenStream,
+) -> TokenStream {
+    let bytes = Literal::byte_string(&crate::variant::packed::pack(&compiled.spirv));
+    let words = Literal::usize_unsuffixed(compiled.spirv.len());
+    let reflection = reflection_tokens(&compiled.reflection, krate);
+    quote! {
+        // SAFETY: the words and reflection of this crate's compiler, made
+        // at build time from the shader named in the macro call, and
+        // compressed by the codec `Blob::spirv` decompresses.
+        static #id: #krate::Blob = unsafe { #krate::Blob::compressed(#bytes, #words, #reflection) };
+    }
+}
+
+#[cfg(test)]
+#[path = "embed_blob_tests.rs"]
+mod blob_tests;
+
+/// An `i64` literal; `i64::MIN` ([`UNDEFINED`](crate::variant::UNDEFINED))
+/// has no literal of its own.
+fn int_tokens(v: i64) -> TokenStream {
+    match v {
+        i64::MIN => quote! { i64::MIN },
+        v => {
+            let l = Literal::i64_unsuffixed(v);
+            quote! { #l }
+        }
+    }
+}
+
+fn option_tokens(v: Option<i64>) -> TokenStream {
+    match v {
+        Some(v) => {
+            let v = int_tokens(v);
+            quote! { Some(#v) }
+        }
+        None => quote! { None },
     }
 }
 

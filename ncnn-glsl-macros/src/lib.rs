@@ -86,6 +86,62 @@ pub fn include_ncnn_shader(input: TokenStream) -> TokenStream {
     }
 }
 
+/// Compiles every shader of a directory or glob at build time into one
+/// module: a module per shader (as `include_ncnn_shader!(mod ...)` makes
+/// it), an enum `Shader` of the shaders and a `LIBRARY` that the runtime
+/// asks for a shader by index or by name.
+///
+/// ```text
+/// include_ncnn_library!(pub mod kernels = "shaders/**/*.comp", defines = ["FOO"], include = ["shaders/common"]);
+/// ```
+///
+/// The pattern is relative to the calling crate's `Cargo.toml`: a directory
+/// (its `*.comp` files), or a path whose last component holds `*`, after an
+/// optional `**/` (any depth). A shader's name is its path below the
+/// pattern's directory without the extension (`conv/3x3_pack4`), its
+/// module `conv_3x3_pack4`, its enum variant `Conv3x3Pack4`. `defines` and
+/// `include` apply to every shader, as in `include_ncnn_shader!`. Cargo
+/// rebuilds the crate when a file read changes; a shader added to the
+/// directory is seen at the next build of the crate, or at once with a
+/// `build.rs` that prints `cargo:rerun-if-changed=DIR`.
+#[proc_macro]
+pub fn include_ncnn_library(input: TokenStream) -> TokenStream {
+    let args = parse_macro_input!(input as MacroArgs);
+    let Some((vis, name)) = args.module else {
+        return syn::Error::new(
+            args.file.span(),
+            "a library is a module: `include_ncnn_library!(pub mod NAME = \"shaders/*.comp\")`",
+        )
+        .to_compile_error()
+        .into();
+    };
+    let caller = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let library = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders"));
+    let krate = quote!(::ncnn_glsl_runtime::__private);
+    let options = match args.options.expand_options(&caller) {
+        Ok(o) => o,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    let pattern = args.file.value();
+    let body = match ncnn_glsl_core::embed::library::include_library(
+        &pattern, &caller, &library, &options, &krate,
+    ) {
+        Ok(tokens) => tokens,
+        Err(message) => {
+            let message = message.strip_prefix("error: ").unwrap_or(&message);
+            quote_spanned!(args.file.span()=> compile_error!(#message);)
+        }
+    };
+    let doc = format!("The shader library `{pattern}`.");
+    quote! {
+        #[doc = #doc]
+        #vis mod #name { #body }
+    }
+    .into()
+}
+
 /// The arguments: `"FILE"` (the expression form) or `VIS mod NAME = "FILE"`
 /// (the item form), then the options.
 struct MacroArgs {

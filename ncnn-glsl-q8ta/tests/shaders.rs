@@ -14,17 +14,19 @@ use ncnn_glsl_q8ta::{
 use ncnn_glsl_runtime::reflection::Access;
 use ncnn_glsl_runtime::VariantSet;
 
-/// (variants, distinct blobs, SPIR-V bytes of the distinct blobs), printed for the report.
+/// (variants, distinct blobs, SPIR-V bytes of the distinct blobs), printed
+/// for the report with the bytes they take in the binary, compressed.
 fn summary(name: &str, set: &VariantSet) -> (usize, usize, usize) {
     let mut seen = BTreeSet::new();
-    let bytes: usize = set
+    let distinct: Vec<_> = set
         .variants
         .iter()
-        .filter(|v| seen.insert(v.blob.spirv.as_ptr()))
-        .map(|v| v.blob.spirv.len() * 4)
-        .sum();
+        .filter(|v| seen.insert(std::ptr::from_ref(v.blob)))
+        .collect();
+    let bytes: usize = distinct.iter().map(|v| v.blob.spirv_len() * 4).sum();
+    let embedded: usize = distinct.iter().map(|v| v.blob.embedded_bytes()).sum();
     eprintln!(
-        "{name}: {} variants, {} blobs, {bytes} SPIR-V bytes",
+        "{name}: {} variants, {} blobs, {bytes} SPIR-V bytes, {embedded} embedded",
         set.variants.len(),
         seen.len()
     );
@@ -35,7 +37,7 @@ fn check(set: &VariantSet, axes: &[(&str, &[i64])], push: usize, local: [u32; 3]
     let declared: Vec<(&str, &[i64])> = set.axes.iter().map(|a| (a.name, a.values)).collect();
     assert_eq!(declared, axes);
     for v in set.variants {
-        assert_eq!(v.blob.spirv[0], 0x0723_0203, "{}", v.target);
+        assert_eq!(v.blob.spirv()[0], 0x0723_0203, "{}", v.target);
         let r = &v.blob.reflection;
         assert_eq!(r.push_constant_size as usize, push, "{}", v.target);
         assert_eq!(r.local_size, local, "{}", v.target);

@@ -72,16 +72,19 @@ pub use storage::FloatStorage;
 pub use bytemuck;
 pub use ncnn_glsl_core::reflection;
 pub use ncnn_glsl_core::variant::{
-    AxisInfo, Blob, Choice, SelectError, Usage, Variant, VariantSet,
+    AxisInfo, Blob, Choice, Library, LibraryError, Outcomes, SelectError, Usage, Variant,
+    VariantSet, UNDEFINED,
 };
 pub use ncnn_glsl_core::{DeviceBits, DeviceCaps, DeviceType, Flag, Options, Target};
-pub use ncnn_glsl_macros::include_ncnn_shader;
+pub use ncnn_glsl_macros::{include_ncnn_library, include_ncnn_shader};
 
 /// What `include_ncnn_shader!` expands to names these paths; not an API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::{Bound, Buffer, OfSet, SpecValue};
     pub use bytemuck;
-    pub use ncnn_glsl_core::variant::{AxisInfo, Blob, Usage, Variant, VariantSet};
+    pub use ncnn_glsl_core::variant::{
+        AxisInfo, Blob, Library, Outcomes, Usage, Variant, VariantSet,
+    };
     pub use ncnn_glsl_core::{reflection, DeviceBits, Options, Target};
 }

@@ -164,9 +164,11 @@ impl Pipeline {
             .iter()
             .map(|(id, v)| (*id, v.type_name(), u32::from_ne_bytes(v.bytes())))
             .collect();
-        blob_check::check(name, blob.spirv, r, ctx.limits(), &spec_words, size)?;
+        // The first use of an embedded blob decompresses its words (once).
+        let words = blob.spirv();
+        blob_check::check(name, words, r, ctx.limits(), &spec_words, size)?;
         let (spec_entries, spec_data) = spec_map(&spec);
-        let mut spirv = blob.spirv.to_vec();
+        let mut spirv = words.to_vec();
         // The walk is also the runtime's own check of the blob: a driver is
         // not required to validate SPIR-V, and some crash on garbage, so what
         // is not well-framed SPIR-V with a compute entry point never reaches it.
@@ -272,8 +274,8 @@ impl Pipeline {
 
         let module_info = vk::ShaderModuleCreateInfo::default().code(&spirv);
         // SAFETY: `spirv` outlives the call: the words of a `Blob`, valid SPIR-V
-        // by `Blob::new`'s contract and framed by our own walk, whose features
-        // are enabled (checked first).
+        // by the contract of `Blob::new` or `Blob::compressed` and framed by
+        // our own walk, whose features are enabled (checked first).
         let module = unsafe { d.create_shader_module(&module_info, None) }
             .map_err(|e| rejected(name, "vkCreateShaderModule", e))?;
 

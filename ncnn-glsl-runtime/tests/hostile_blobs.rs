@@ -100,7 +100,7 @@ fn a_reflection_that_disagrees_with_its_spirv_is_refused() {
         let ctx = gpu.ctx();
         // SAFETY: broken on purpose (this and every blob below): the
         // runtime's own checks must refuse each before the driver sees it.
-        let with = |b: &Blob, r: Reflection| unsafe { Blob::new(b.spirv, r) };
+        let with = |b: &'static Blob, r: Reflection| unsafe { Blob::new(b.spirv(), r) };
         // No bindings listed for a shader that has two.
         let e = refused(ctx, &with(two, Reflection::default()));
         assert!(
@@ -281,13 +281,13 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
          layout (binding = 0) buffer o { uint d[]; };\nshared uint t[777];\n\
          void main()\n{\n    t[gl_LocalInvocationIndex] = 1u;\n    barrier();\n    d[0] = t[0];\n}\n",
     );
-    let insts = ncnn_glsl_core::spirv::instructions(shared.spirv).unwrap();
+    let insts = ncnn_glsl_core::spirv::instructions(shared.spirv()).unwrap();
     let length = insts
         .iter()
         .find(|i| i.op == 43 && i.words.get(3) == Some(&777))
         .map(|i| i.words[2])
         .unwrap();
-    let spirv: &'static [u32] = Box::leak(specialized_constant(shared.spirv, length, 9).into());
+    let spirv: &'static [u32] = Box::leak(specialized_constant(shared.spirv(), length, 9).into());
     let mut r = shared.reflection.clone();
     r.spec_constants = vec![SpecConstant {
         id: 9,
@@ -309,13 +309,13 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
     r.local_size = [64, 1, 1];
     // Our compile writes gl_WorkGroupSize as a plain composite; decorated
     // BuiltIn WorkgroupSize, it overrides LocalSize, as glslang's does.
-    let insts = ncnn_glsl_core::spirv::instructions(ws.spirv).unwrap();
+    let insts = ncnn_glsl_core::spirv::instructions(ws.spirv()).unwrap();
     let composite = insts
         .iter()
         .find(|i| i.op == 44 && i.words.len() == 6)
         .unwrap();
     let decoration = insts.iter().find(|i| i.op == 71).unwrap().at;
-    let mut decorated = ws.spirv.to_vec();
+    let mut decorated = ws.spirv().to_vec();
     decorated.splice(
         decoration..decoration,
         [(4 << 16) | 71, composite.words[2], 11, 25],
@@ -331,20 +331,20 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
              void main()\n{{\n    d[0] = float(k);\n}}\n"
         ))
     };
-    let as_float = |b: &Blob| {
+    let as_float = |b: &'static Blob| {
         let mut r = b.reflection.clone();
         let mut c = r.spec_constants.to_vec();
         c[0].ty = "float".into();
         r.spec_constants = c.into();
         // SAFETY: broken on purpose: the runtime must refuse it before the driver sees it.
-        unsafe { Blob::new(b.spirv, r) }
+        unsafe { Blob::new(b.spirv(), r) }
     };
     let int = as_float(typed("int", "1"));
     let plain = typed("int", "1");
     // SAFETY: broken on purpose: the runtime must refuse it before the driver sees it.
     let wide_spec = unsafe {
         Blob::new(
-            Box::leak(a_64_bit_spec_constant(plain.spirv).into()),
+            Box::leak(a_64_bit_spec_constant(plain.spirv()).into()),
             plain.reflection.clone(),
         )
     };
@@ -384,6 +384,29 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
         assert!(
             e.to_string()
                 .contains("specialization constant 3 is 64-bit; this runtime sets 32-bit values"),
+            "{e}"
+        );
+    });
+}
+
+/// A compressed blob whose bytes do not decompress to its word count has no
+/// words (`Blob::spirv` is empty, it does not panic); the pipeline refuses
+/// it as any module that is not SPIR-V, before the driver sees it.
+#[test]
+fn a_blob_whose_bytes_do_not_decompress_is_refused() {
+    let good = blob(
+        "#version 450\nlayout (local_size_x = 1) in;\n\
+         layout (binding = 0) buffer o { uint d[]; };\n\
+         void main()\n{\n    d[0] = 1u;\n}\n",
+    );
+    // SAFETY: broken on purpose: the runtime must refuse it before the driver sees it.
+    let broken =
+        unsafe { Blob::compressed(b"not deflate", good.spirv_len(), good.reflection.clone()) };
+    assert!(broken.spirv().is_empty());
+    GpuTest::new(ContextOptions::default()).run(|gpu| {
+        let e = refused(gpu.ctx(), &broken);
+        assert!(
+            e.contains("hostile") && e.contains("0 words is shorter than a SPIR-V header"),
             "{e}"
         );
     });

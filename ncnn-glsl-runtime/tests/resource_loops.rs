@@ -74,7 +74,7 @@ fn pipelines_and_buffers_in_a_loop_keep_memory_flat() {
         let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
         let make = || Pipeline::for_variant(ctx, SEED, v, &PipelineOptions::default()).unwrap();
         let ours = kept_per_step(50, 300, || drop(make()));
-        let raw = kept_per_step(50, 300, || raw_pipeline(ctx.device(), v.blob.spirv));
+        let raw = kept_per_step(50, 300, || raw_pipeline(ctx.device(), v.blob.spirv()));
         if let (Some(ours), Some(raw)) = (ours, raw) {
             eprintln!("pipeline created and dropped: ours {ours:.0}, raw Vulkan {raw:.0} bytes kept per step");
             assert!(

@@ -544,7 +544,7 @@ fn errors_name_what_is_wrong() {
             "{e}"
         );
         // A good header over a broken body.
-        let mut words = SEED.variants[0].blob.spirv.to_vec();
+        let mut words = SEED.variants[0].blob.spirv().to_vec();
         words[5] = 0xffff_0000 | (words[5] & 0xffff); // the first instruction's word count
 
         // SAFETY: broken on purpose, as above.

@@ -444,16 +444,17 @@ fn a_downstream_crate_builds_rebuilds_and_reports_shader_errors() {
         "a plain error, not a mode list:\n{e}"
     );
 
-    // An undeclared device macro: named, with its line.
+    // A device macro used as a value and not declared: named, with its
+    // place (one only tested in `#if` is a device axis of its own).
     c.write(
         "shaders/scale.comp",
         &SHADER.replace(
             "void main()",
-            "#if ncnn_subgroupSize == 32\n#endif\nvoid main()",
+            "const int sg = ncnn_subgroupSize;\nvoid main()",
         ),
     );
     let e = c.build_err();
-    assert_contains(&e, &format!("{}:5:5", c.shader_path()));
+    assert_contains(&e, &format!("{}:5:16", c.shader_path()));
     assert_contains(&e, "device macro `ncnn_subgroupSize`");
 
     // A construct naga cannot compile, in the shader's own text of some

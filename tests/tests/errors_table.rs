@@ -151,6 +151,7 @@ fn device_axis_set() -> &'static VariantSet {
         name: "ncnn_subgroupSize",
         values: &[32, 64],
         device: true,
+        outcomes: None,
     }];
     let blob: &'static Blob = ncnn_glsl_q8ta::SETS[0].variants[0].blob;
     let variants = Box::leak(Box::new([Variant {

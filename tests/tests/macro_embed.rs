@@ -28,7 +28,7 @@ fn the_seed_example_embeds_every_float_storage_form() {
     }
     assert!(SEED.usage.float && !SEED.usage.int8);
     for v in SEED.variants {
-        assert_eq!(v.blob.spirv[0], 0x0723_0203, "{}", v.target);
+        assert_eq!(v.blob.spirv()[0], 0x0723_0203, "{}", v.target);
     }
 }
 
@@ -39,7 +39,7 @@ fn identical_spirv_is_embedded_once() {
     let mut shared = 0;
     for (i, a) in SEED.variants.iter().enumerate() {
         for b in &SEED.variants[i + 1..] {
-            if a.blob.spirv == b.blob.spirv {
+            if a.blob.spirv() == b.blob.spirv() {
                 assert!(
                     std::ptr::eq(a.blob, b.blob),
                     "{} and {} have the same SPIR-V in two blobs",

@@ -149,12 +149,12 @@ fn every_embedded_blob_passes_spirv_val() {
     for (set, _) in embedded_sets() {
         for v in set.variants {
             variants += 1;
-            let h = fnv1a64(v.blob.spirv);
+            let h = fnv1a64(v.blob.spirv());
             if seen.contains_key(&h) {
                 continue;
             }
             let who = format!("{} ({}, axes {:?})", set.name, v.target, v.axes);
-            match spirv_val_auto(v.blob.spirv) {
+            match spirv_val_auto(v.blob.spirv()) {
                 Ok(_) => {}
                 Err(e) => failures.push(format!("{who}: {e}")),
             }
@@ -275,8 +275,8 @@ fn the_variant_artifacts_describe_the_embedded_sets() {
             assert_eq!(axes, entry.axes, "{shader} {key}: axes");
             assert_eq!(
                 (
-                    ev.blob.spirv.len() * 4,
-                    format!("{:016x}", fnv1a64(ev.blob.spirv))
+                    ev.blob.spirv().len() * 4,
+                    format!("{:016x}", fnv1a64(ev.blob.spirv()))
                 ),
                 (entry.spirv_bytes, entry.spirv_fnv1a64.clone()),
                 "{shader} {key}: the embedded blob differs from the manifest's"
@@ -314,7 +314,7 @@ fn the_variant_artifacts_describe_the_embedded_sets() {
             }
         }
         assert_eq!(
-            blobs.iter().map(|b| b.spirv.len() * 4).sum::<usize>(),
+            blobs.iter().map(|b| b.spirv().len() * 4).sum::<usize>(),
             manifest.spirv_bytes,
             "{shader}: SPIR-V bytes"
         );

@@ -18,7 +18,7 @@ mod cursor;
 mod directives;
 mod error;
 mod expr;
-mod lex;
+pub(crate) mod lex;
 mod macros;
 mod output;
 mod preprocessed;

@@ -9,10 +9,14 @@ use crate::compile::inexpressible::{self, Inexpressible};
 use crate::compile::{compile, CompileOptions, Compiled};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::expand::{expand_with, ExpandOptions, Expanded, PRELUDE_NAME};
-use crate::source::{Loader, Location, SourceFile, SourceMap};
+use crate::source::{Loader, SourceFile, SourceMap};
 use crate::target::Target;
 
+use super::cache::Cache;
 use super::decl::{self, Declaration, MAX_VARIANTS};
+use super::device_axes::{self, Uses};
+use super::device_value::{axis_value_for, UNDEFINED};
+use super::jobs;
 use super::select::{choose, select_target, Choice};
 use super::space::{space, Usage};
 use crate::device::DeviceCaps;
@@ -88,7 +92,8 @@ impl BuiltSet {
     ) -> Option<Choice<'_, BuiltVariant>> {
         let mut values = axes.to_vec();
         for a in &self.declaration.device {
-            values.push(super::device_value::device_axis_value(device, &a.name)?);
+            let o = a.outcomes.as_ref();
+            values.push(axis_value_for(device, &a.name, &a.values, o).ok()?);
         }
         choose(self.usage, device, wanted, |t| {
             let key = VariantKey {
@@ -119,42 +124,97 @@ impl BuiltSet {
 /// distinct texts a build holds.
 pub const MAX_SET_TEXT: usize = 128 << 20;
 
+/// The most rounds of surveying a set: each finds more of what the files
+/// the variants read use (a file included only under a branch that a
+/// device axis found in the last round opens).
+const MAX_ROUNDS: usize = 8;
+
 /// Builds every variant of `source`, each expanded with `expand` (its
 /// defines and include directories). Fails with every error that stops the
 /// set: bad declarations, more variants than [`MAX_VARIANTS`] (counted
 /// before anything is expanded) or more text than [`MAX_SET_TEXT`] (before
-/// anything is compiled), undeclared device macros, expansion errors (a
+/// anything is compiled), device macros used other than in tests that the
+/// declaration lacks (those only tested become device axes,
+/// `variant/device_axes.rs`), expansion errors (a
 /// define that names an axis among them), and variants naga cannot compile
 /// that the declaration does not exclude.
 ///
 /// Each variant is expanded and compiled on its own, so that only the
 /// distinct texts and blobs of the set are held, never every expansion (the
-/// first expansions, up to 32 MiB, are kept from the count to the compile).
+/// first expansions, up to 32 MiB, are kept from the count to the compile;
+/// the others are expanded again there, at most two per compile worker
+/// queued or compiling at a time, `variant/jobs.rs`). Each distinct text is
+/// compiled once, on [`jobs::workers`] threads; the set is the same for any
+/// number of them.
 pub fn build(
     source: SourceFile,
     loader: &dyn Loader,
     expand: &ExpandOptions,
     options: &CompileOptions,
 ) -> Result<BuiltSet, Diagnostics> {
+    build_with(source, loader, expand, options, None)
+}
+
+/// [`build`], with the compiled variants looked up in and added to `cache`
+/// (`variant/cache.rs`): a variant whose finished text was compiled before,
+/// by this build of the core with these options, is not compiled again.
+pub fn build_with(
+    source: SourceFile,
+    loader: &dyn Loader,
+    expand: &ExpandOptions,
+    options: &CompileOptions,
+    cache: Option<&Cache>,
+) -> Result<BuiltSet, Diagnostics> {
+    let compiler = jobs::Compiler {
+        options,
+        cache,
+        workers: None,
+        compile: &compile,
+    };
+    build_in(source, loader, expand, &compiler)
+}
+
+/// [`build`] with `compiler`.
+pub(crate) fn build_in(
+    source: SourceFile,
+    loader: &dyn Loader,
+    expand: &ExpandOptions,
+    compiler: &jobs::Compiler<'_>,
+) -> Result<BuiltSet, Diagnostics> {
     let mut decl_sources = SourceMap::new();
     let main = decl_sources.add(source.clone());
-    let declaration = decl::parse(&decl_sources, main)?;
-    let axes: Vec<&decl::Axis> = declaration.axes.iter().chain(&declaration.device).collect();
+    let mut declaration = decl::parse(&decl_sources, main)?;
+    let declared_device = declaration.device.len();
 
-    // The space depends on what the shader uses, which includes what its
-    // included files use; grow the usage until it stops changing. Each round
-    // is counted before it expands anything.
+    // The space depends on what the shader uses, and its device axes on the
+    // device macros it tests, both including what its included files use
+    // (some only for some variants); grow them until they stop changing.
+    // Each round is counted before it expands anything.
     let mut usage = text_usage(&source.text);
+    let mut rounds = 0;
     let (keys, survey) = loop {
         let keys = variant_keys(&source.name, &declaration, &decl_sources, usage)?;
         let survey = survey(&source, &declaration, &keys.built, loader, expand)?;
         let merged = merge(usage, survey.usage);
-        if merged == usage {
+        let found = device_axes::axes(&survey.device_macros).map_err(Diagnostics)?;
+        if merged == usage && found == declaration.device[declared_device..] {
             break (keys, survey);
         }
+        rounds += 1;
+        if rounds > MAX_ROUNDS {
+            return Err(Diagnostic::new(format!(
+                "the variant set of `{}` did not settle after {MAX_ROUNDS} rounds of finding \
+                 what its files use",
+                source.name
+            ))
+            .note("declare its device macros with `#pragma ncnn_glsl device`")
+            .into());
+        }
         usage = merged;
+        declaration.device.truncate(declared_device);
+        declaration.device.extend(found);
     };
-    survey.check_device_macros()?;
+    let axes: Vec<&decl::Axis> = declaration.axes.iter().chain(&declaration.device).collect();
     let files = source
         .path
         .clone()
@@ -162,40 +222,60 @@ pub fn build(
         .chain(survey.files)
         .collect();
 
+    // Each distinct text is compiled once, on the workers, while this
+    // thread expands the next variants; the results come back in the order
+    // the texts were first seen, so what follows is the same for any number
+    // of workers.
     let mut text_index: HashMap<String, usize> = HashMap::new();
-    let mut outcome: Vec<Result<usize, Diagnostics>> = Vec::new();
-    let mut blobs: Vec<Compiled> = Vec::new();
-    let mut variants = Vec::new();
+    let mut assigned: Vec<(VariantKey, usize)> = Vec::new();
     let mut left_out = Vec::new();
+    let workers = compiler
+        .workers
+        .unwrap_or_else(|| jobs::workers(keys.built.len()));
+    let work = |e: Expanded| compiler.compile(&e);
+    let ((), outcome) = jobs::pipeline(workers, work, |submit| {
+        for (key, held) in keys.built.into_iter().zip(survey.held) {
+            let e = match held {
+                Some(e) => e,
+                None => expand_variant(&source, &declaration, &key, loader, expand)?,
+            };
+            if let Some(why) = left_out_of(&e) {
+                left_out.push((key, why));
+                continue;
+            }
+            let ti = match text_index.get(e.text()) {
+                Some(&i) => i,
+                None => {
+                    let i = text_index.len();
+                    text_index.insert(e.pp.text.clone(), i);
+                    submit(e);
+                    i
+                }
+            };
+            assigned.push((key, ti));
+        }
+        Ok::<(), Diagnostics>(())
+    })?;
+    let mut blobs: Vec<Compiled> = Vec::new();
+    let outcome: Vec<Result<usize, Diagnostics>> = outcome
+        .into_iter()
+        .map(|r| {
+            r.map(|c| {
+                blobs
+                    .iter()
+                    .position(|b| b.spirv == c.spirv)
+                    .unwrap_or_else(|| {
+                        blobs.push(c);
+                        blobs.len() - 1
+                    })
+            })
+        })
+        .collect();
+    let mut variants = Vec::new();
     // Failures grouped by their first error, so one construct that fails in
     // twenty modes is reported once, with the twenty modes.
     let mut failures: BTreeMap<String, (Diagnostics, Vec<VariantKey>)> = BTreeMap::new();
-    for (key, held) in keys.built.into_iter().zip(survey.held) {
-        let e = match held {
-            Some(e) => e,
-            None => expand_variant(&source, &declaration, &key, loader, expand)?,
-        };
-        if let Some(why) = left_out_of(&e) {
-            left_out.push((key, why));
-            continue;
-        }
-        let ti = match text_index.get(e.text()) {
-            Some(&i) => i,
-            None => {
-                let compiled = compile(&e, options).map(|c| {
-                    blobs
-                        .iter()
-                        .position(|b| b.spirv == c.spirv)
-                        .unwrap_or_else(|| {
-                            blobs.push(c);
-                            blobs.len() - 1
-                        })
-                });
-                outcome.push(compiled);
-                text_index.insert(e.pp.text, outcome.len() - 1);
-                outcome.len() - 1
-            }
-        };
+    for (key, ti) in assigned {
         match &outcome[ti] {
             Ok(blob) => variants.push(BuiltVariant {
                 key,
@@ -262,9 +342,11 @@ pub fn expand_variant(
     expand: &ExpandOptions,
 ) -> Result<Expanded, Diagnostics> {
     let names = declaration.axes.iter().chain(&declaration.device);
+    // A device axis's UNDEFINED is a variant without the macro.
     let defines: Vec<(&str, i64)> = names
         .map(|a| a.name.as_str())
         .zip(key.axes.iter().copied())
+        .filter(|(_, v)| *v != UNDEFINED)
         .collect();
     expand_with(source.clone(), &key.target, None, &defines, loader, expand)
 }
@@ -306,7 +388,9 @@ fn variant_keys(
         );
         let note = "exclude modes (`#pragma ncnn_glsl exclude fp16a`) or declare fewer axis \
                     values; each variant is compiled and embedded";
-        let d = match axes.first() {
+        // A found axis's place is in the expansion's files, not `sources`.
+        let declared = axes.iter().find(|a| a.outcomes.is_none());
+        let d = match declared {
             Some(a) => Diagnostic::at(Span::at(sources, a.at, a.name.len() as u32), msg),
             None => Diagnostic::new(msg),
         };
@@ -342,31 +426,12 @@ struct Survey {
     usage: Usage,
     /// Every file read from disk.
     files: BTreeSet<PathBuf>,
-    /// Per user file (by name, the first expansion that read it): the
-    /// undeclared device macros it names, each at its first use.
-    device_macros: BTreeMap<String, Vec<(String, Diagnostic)>>,
+    /// The undeclared device macros the user's files use, and how.
+    device_macros: BTreeMap<String, Uses>,
+    /// The user's files already read for device macros (by name).
+    scanned: BTreeSet<String>,
     /// Per key, its expansion while they fit in [`MAX_HELD`] together.
     held: Vec<Option<Expanded>>,
-}
-
-impl Survey {
-    /// A precompiled variant cannot know its device (section 8): every
-    /// device macro a shader names must be declared with the values to build.
-    fn check_device_macros(&self) -> Result<(), Diagnostics> {
-        let mut seen = BTreeSet::new();
-        let errors: Vec<Diagnostic> = self
-            .device_macros
-            .values()
-            .flatten()
-            .filter(|(name, _)| seen.insert(name.clone()))
-            .map(|(_, d)| d.clone())
-            .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(Diagnostics(errors))
-        }
-    }
 }
 
 /// Expands the variants `keys`, one at a time, for what they use, read and
@@ -379,12 +444,19 @@ fn survey(
     loader: &dyn Loader,
     expand: &ExpandOptions,
 ) -> Result<Survey, Diagnostics> {
-    let declared: BTreeSet<&str> = declaration.device.iter().map(|a| a.name.as_str()).collect();
+    // Found axes are found again each round, from every file read.
+    let declared: BTreeSet<&str> = declaration
+        .device
+        .iter()
+        .filter(|a| a.outcomes.is_none())
+        .map(|a| a.name.as_str())
+        .collect();
     let mut names = BTreeSet::new();
     let mut survey = Survey {
         usage: Usage::default(),
         files: BTreeSet::new(),
         device_macros: BTreeMap::new(),
+        scanned: BTreeSet::new(),
         held: Vec::new(),
     };
     let (mut bytes, mut held) = (0usize, 0usize);
@@ -411,9 +483,9 @@ fn survey(
         survey.files.extend(e.pp.included.iter().cloned());
         // Files included only in some modes or for some axis values count too.
         for (id, f) in e.sources.files().filter(|(_, f)| f.name != PRELUDE_NAME) {
-            if !survey.device_macros.contains_key(&f.name) {
-                let found = undeclared_device_macros(&e.sources, id, &declared);
-                survey.device_macros.insert(f.name.clone(), found);
+            if survey.scanned.insert(f.name.clone()) {
+                let uses = device_axes::uses_in(&e.sources, id, &declared);
+                device_axes::merge_uses(&mut survey.device_macros, uses);
             }
         }
         let size = e.text().len() + e.sources.files().map(|(_, f)| f.text.len()).sum::<usize>();
@@ -517,37 +589,6 @@ pub(crate) fn identifiers(text: &str) -> Vec<(String, (u32, u32))> {
     out
 }
 
-/// The device macros file `id` of `sources` names that `declared` lacks,
-/// each with an error at its first use.
-fn undeclared_device_macros(
-    sources: &SourceMap,
-    id: crate::source::FileId,
-    declared: &BTreeSet<&str>,
-) -> Vec<(String, Diagnostic)> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for (name, (line, column)) in identifiers(&sources.get(id).text) {
-        let device_macro = name.starts_with("ncnn_")
-            && !matches!(name.as_str(), "ncnn_glsl" | "ncnn_glsl_version");
-        if device_macro && !declared.contains(name.as_str()) && seen.insert(name.clone()) {
-            let loc = Location {
-                file: id,
-                line,
-                column,
-            };
-            let d = Diagnostic::at(
-                Span::at(sources, loc, name.chars().count() as u32),
-                format!("the shader tests the device macro `{name}`, which its variant set does not declare"),
-            )
-            .note(format!(
-                "a precompiled variant cannot know its device: declare the values to build, e.g. `#pragma ncnn_glsl device {name} 32 64`"
-            ));
-            out.push((name, d));
-        }
-    }
-    out
-}
-
 /// The errors of the variants that fail. An error every variant shares is
 /// the shader's own and is reported as it is; errors of some modes only are
 /// listed with those modes, with a summary that says how to exclude them.
@@ -596,7 +637,10 @@ fn failure_report(
 pub fn key_name(key: &VariantKey, axes: &[&decl::Axis]) -> String {
     let mut s = key.target.to_string();
     for (a, v) in axes.iter().zip(&key.axes) {
-        s.push_str(&format!(" {}={v}", a.name));
+        match *v {
+            UNDEFINED => s.push_str(&format!(" {}=undefined", a.name)),
+            v => s.push_str(&format!(" {}={v}", a.name)),
+        }
     }
     s
 }

@@ -23,15 +23,22 @@ use crate::options::Options;
 use crate::source::{FileId, Location, SourceMap};
 use crate::target::Target;
 
+use super::device_value::OwnedOutcomes;
+
 /// A macro and the values the variant set is built for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Axis {
     /// The macro's name.
     pub name: String,
-    /// The values, in declaration order.
+    /// The values, in declaration order ([`UNDEFINED`](super::UNDEFINED) for a variant
+    /// built without the macro).
     pub values: Vec<i64>,
-    /// Where it is declared.
+    /// Where it is declared; for a device axis found from the shader's
+    /// tests, its first use, in the files of the set's expansion.
     pub at: Location,
+    /// For a device axis found from the shader's tests (no pragma): which
+    /// device values run which built value (`variant/device_axes.rs`).
+    pub outcomes: Option<OwnedOutcomes>,
 }
 
 /// Everything a shader declares about its variant set.
@@ -169,6 +176,7 @@ pub fn parse(sources: &SourceMap, file: FileId) -> Result<Declaration, Diagnosti
                     name: name.to_string(),
                     values,
                     at: at(name_col),
+                    outcomes: None,
                 };
                 if kind == "axis" {
                     decl.axes.push(axis);

@@ -46,6 +46,21 @@ pub struct AxisEntry {
     pub values: Vec<i64>,
     /// Whether it is a device macro.
     pub device: bool,
+    /// For a device axis found from the shader's tests: `(from, built)`,
+    /// a device value runs the built value of the last entry at or below
+    /// it, and an undefined macro runs `undefined` (`null` where no variant
+    /// is built for such devices).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcomes: Option<OutcomesEntry>,
+}
+
+/// [`AxisEntry::outcomes`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutcomesEntry {
+    /// The value built for devices without the macro.
+    pub undefined: Option<i64>,
+    /// `(from, built)`, sorted.
+    pub from: Vec<(i64, Option<i64>)>,
 }
 
 /// One variant left out (`compile/inexpressible.rs`).
@@ -130,6 +145,10 @@ impl Manifest {
                 name: a.name.clone(),
                 values: a.values.clone(),
                 device: i >= set.declaration.axes.len(),
+                outcomes: a.outcomes.as_ref().map(|o| OutcomesEntry {
+                    undefined: o.undefined,
+                    from: o.from.clone(),
+                }),
             })
             .collect();
         let variants = set

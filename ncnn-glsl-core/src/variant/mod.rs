@@ -5,17 +5,28 @@
 mod budget_tests;
 #[cfg(feature = "compile")]
 pub mod build;
+#[cfg(feature = "compile")]
+pub mod cache;
 pub mod decl;
+#[cfg(feature = "compile")]
+pub mod device_axes;
 mod device_value;
 #[cfg(test)]
 mod exhaustive_tests;
 #[cfg(feature = "compile")]
+pub mod jobs;
+pub mod library;
+#[cfg(feature = "compile")]
 pub mod manifest;
+pub mod packed;
+#[cfg(all(test, feature = "compile"))]
+mod parallel_tests;
 pub mod select;
 pub mod set;
 pub mod space;
 
-pub use device_value::device_axis_value;
+pub use device_value::{axis_value_for, device_axis_value, Outcomes, OwnedOutcomes, UNDEFINED};
+pub use library::{Library, LibraryError};
 pub use select::{choose, fallback_order, Choice};
 pub use set::{AxisInfo, Blob, SelectError, Variant, VariantSet};
 pub use space::{canonical, space, Usage};

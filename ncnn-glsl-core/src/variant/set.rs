@@ -1,13 +1,16 @@
 //! A variant set as `include_ncnn_shader!` embeds it in a binary: static
-//! data only (no allocation at run time), and no dependency on naga.
+//! data (the one allocation: a blob's words, decompressed when first used),
+//! and no dependency on naga.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use crate::device::DeviceCaps;
 use crate::options::Options;
 use crate::reflection::Reflection;
 use crate::target::Target;
 
+use super::device_value::{axis_value_for, Outcomes};
 use super::select::{choose, Choice};
 use super::space::Usage;
 
@@ -33,6 +36,10 @@ pub struct AxisInfo {
     pub values: &'static [i64],
     /// Whether it is a device macro (its value is read from the device).
     pub device: bool,
+    /// For a device axis found from the shader's tests (no pragma): which
+    /// device values run which value built; a declared axis runs only the
+    /// values it lists.
+    pub outcomes: Option<Outcomes>,
 }
 
 /// One variant.
@@ -47,15 +54,31 @@ pub struct Variant {
 }
 
 /// Compiled code and what it needs. Made by `include_ncnn_shader!` (or by
-/// [`Blob::new`], which is `unsafe`): a runtime runs a blob through safe
-/// calls, so its words are trusted to stay inside what is bound to them.
-/// (`non_exhaustive`: no struct literal makes one outside this crate.)
+/// [`Blob::new`] and [`Blob::compressed`], which are `unsafe`): a runtime
+/// runs a blob through safe calls, so its words are trusted to stay inside
+/// what is bound to them. (`non_exhaustive`: no struct literal makes one
+/// outside this crate.)
+///
+/// The macro embeds the SPIR-V compressed ([`super::packed`]);
+/// [`Blob::spirv`] decompresses it the first time it is asked for, once,
+/// and keeps the words for the life of the blob.
 #[non_exhaustive]
 pub struct Blob {
-    /// The SPIR-V words.
-    pub spirv: &'static [u32],
     /// Bindings, push constants, local size and device requirements.
     pub reflection: Reflection,
+    code: Code,
+    /// The decompressed words of a [`Code::Packed`] blob, once asked for.
+    unpacked: OnceLock<Box<[u32]>>,
+}
+
+/// How a blob's SPIR-V is stored.
+enum Code {
+    Words(&'static [u32]),
+    /// [`super::packed::pack`]'s bytes and the word count they hold.
+    Packed {
+        bytes: &'static [u8],
+        words: usize,
+    },
 }
 
 impl Blob {
@@ -68,7 +91,7 @@ impl Blob {
     /// ```
     ///
     /// ```compile_fail,E0639
-    /// let blob = ncnn_glsl_core::variant::Blob { spirv: &[], reflection: Default::default() };
+    /// let blob = ncnn_glsl_core::variant::Blob { reflection: Default::default() };
     /// ```
     ///
     /// # Safety
@@ -82,14 +105,78 @@ impl Blob {
     /// through safe calls: one that breaks this can crash or hang the driver
     /// or read and write memory outside its buffers.
     pub const unsafe fn new(spirv: &'static [u32], reflection: Reflection) -> Blob {
-        Blob { spirv, reflection }
+        Blob {
+            reflection,
+            code: Code::Words(spirv),
+            unpacked: OnceLock::new(),
+        }
+    }
+
+    /// A blob whose SPIR-V is `bytes`, [`super::packed::pack`]'s output for
+    /// `words` words, described by `reflection`: what the macro embeds. The
+    /// words are decompressed the first time [`Blob::spirv`] is called.
+    /// Safe code cannot call it:
+    ///
+    /// ```compile_fail,E0133
+    /// let blob = ncnn_glsl_core::variant::Blob::compressed(b"", 0, Default::default());
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// `bytes` decompress to exactly `words` words, which meet everything
+    /// [`Blob::new`] asks of its `spirv` with `reflection`. (Bytes that do
+    /// not decompress give an empty module, which a runtime's check
+    /// refuses; the promise is about what they hold when they do.)
+    pub const unsafe fn compressed(
+        bytes: &'static [u8],
+        words: usize,
+        reflection: Reflection,
+    ) -> Blob {
+        Blob {
+            reflection,
+            code: Code::Packed { bytes, words },
+            unpacked: OnceLock::new(),
+        }
+    }
+
+    /// The SPIR-V words. A compressed blob is decompressed on the first
+    /// call (once, whichever thread gets there first); later calls return
+    /// the same words without work. Bytes that do not decompress to the
+    /// stored word count give an empty slice, never a panic: the runtime's
+    /// check of a blob refuses an empty module.
+    pub fn spirv(&self) -> &[u32] {
+        match self.code {
+            Code::Words(words) => words,
+            Code::Packed { bytes, words } => self.unpacked.get_or_init(|| {
+                super::packed::unpack(bytes, words)
+                    .map(Vec::into_boxed_slice)
+                    .unwrap_or_default()
+            }),
+        }
+    }
+
+    /// How many words the SPIR-V has, without decompressing it.
+    pub fn spirv_len(&self) -> usize {
+        match self.code {
+            Code::Words(words) => words.len(),
+            Code::Packed { words, .. } => words,
+        }
+    }
+
+    /// The bytes the SPIR-V takes in the binary: compressed, or the words.
+    pub fn embedded_bytes(&self) -> usize {
+        match self.code {
+            Code::Words(words) => words.len() * 4,
+            Code::Packed { bytes, .. } => bytes.len(),
+        }
     }
 }
 
 impl fmt::Debug for Blob {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Blob")
-            .field("spirv_words", &self.spirv.len())
+            .field("spirv_words", &self.spirv_len())
+            .field("embedded_bytes", &self.embedded_bytes())
             .field("reflection", &self.reflection)
             .finish()
     }
@@ -177,17 +264,13 @@ impl VariantSet {
         }
         for a in self.axes {
             let value = if a.device {
-                let v = super::device_value::device_axis_value(device, a.name);
-                match v {
-                    Some(v) if a.values.contains(&v) => v,
-                    _ => {
-                        return Err(SelectError::DeviceValue {
-                            axis: a.name,
-                            value: v,
-                            built: a.values,
-                        })
+                axis_value_for(device, a.name, a.values, a.outcomes.as_ref()).map_err(|v| {
+                    SelectError::DeviceValue {
+                        axis: a.name,
+                        value: v,
+                        built: a.values,
                     }
-                }
+                })?
             } else {
                 let Some(&(_, v)) = axes.iter().find(|(n, _)| *n == a.name) else {
                     return Err(axes_error(&build_axes, axes));

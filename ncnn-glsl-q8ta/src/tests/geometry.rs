@@ -153,8 +153,11 @@ fn shuffle_specialization_matches_the_shipped_blob() {
         (set.axes[0].name, set.axes[0].values),
         ("LUT_COPIES", &[1, 32][..])
     );
-    let blobs: std::collections::HashSet<*const u32> =
-        set.variants.iter().map(|v| v.blob.spirv.as_ptr()).collect();
+    let blobs: std::collections::HashSet<*const ncnn_glsl_runtime::Blob> = set
+        .variants
+        .iter()
+        .map(|v| std::ptr::from_ref(v.blob))
+        .collect();
     assert_eq!(blobs.len(), 2, "one blob per table size for every target");
     for v in set.variants.iter() {
         let consts = &v.blob.reflection.spec_constants;

@@ -27,7 +27,9 @@
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use ncnn_glsl_q8ta::{self as q8ta, reference, unpack, Layout, Q8taOps, QuantParams, Requant, Shape};
+use ncnn_glsl_q8ta::{
+    self as q8ta, reference, unpack, Layout, Q8taOps, QuantParams, Requant, Shape,
+};
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, Context, ContextOptions, Dispatch, Error, FloatStorage, Message,
     Options, Pipeline, PipelineOptions, VariantSet,
@@ -40,6 +42,8 @@ static SCALE: &VariantSet = include_ncnn_shader!("shaders/scale.comp");
 static PIXEL_SHUFFLE: &VariantSet = include_ncnn_shader!("q8ta_pixel_shuffle.comp");
 // The item form: `typed::SET` and its typed host side.
 include_ncnn_shader!(mod typed = "shaders/typed.comp");
+// The library form: every shader of `shaders/`, a module each, by index or name.
+ncnn_glsl_runtime::include_ncnn_library!(pub mod kernels = "shaders");
 
 type Fail = Box<dyn std::error::Error>;
 
@@ -68,22 +72,22 @@ fn fingerprint() -> Result<(), Fail> {
     // FNV-1a of every embedded word, to see a rebuild take effect.
     let mut h: u64 = 0xcbf29ce484222325;
     for v in SCALE.variants {
-        for w in v.blob.spirv {
+        for w in v.blob.spirv() {
             h = (h ^ u64::from(*w)).wrapping_mul(0x100000001b3);
         }
     }
     println!("{} variants {:016x}", SCALE.variants.len(), h);
+    library()?;
 
     // The shader found by name is the shipped one: the same variants and
     // SPIR-V as the set `ncnn-glsl-q8ta` compiled from its own package.
     let ours = PIXEL_SHUFFLE;
     let shipped = q8ta::sets::PIXEL_SHUFFLE;
-    let same =
-        ours.name == shipped.name
-            && ours.variants.len() == shipped.variants.len()
-            && ours.variants.iter().zip(shipped.variants).all(|(a, b)| {
-                a.target == b.target && a.axes == b.axes && a.blob.spirv == b.blob.spirv
-            });
+    let same = ours.name == shipped.name
+        && ours.variants.len() == shipped.variants.len()
+        && ours.variants.iter().zip(shipped.variants).all(|(a, b)| {
+            a.target == b.target && a.axes == b.axes && a.blob.spirv() == b.blob.spirv()
+        });
     if !same {
         return Err(format!(
             "include_ncnn_shader!(\"{}\") ({} variants) differs from ncnn-glsl-q8ta's `{}` ({} variants)",
@@ -98,6 +102,38 @@ fn fingerprint() -> Result<(), Fail> {
         "library {}: {} variant(s), as ncnn-glsl-q8ta's",
         ours.name,
         ours.variants.len()
+    );
+    Ok(())
+}
+
+/// The library form: the shaders of `shaders/` asked for by index and by
+/// name give the sets `include_ncnn_shader!` builds from the same files.
+fn library() -> Result<(), Fail> {
+    use kernels::{Shader, LIBRARY};
+    let same = |a: &VariantSet, b: &VariantSet| {
+        a.variants.len() == b.variants.len()
+            && a.variants.iter().zip(b.variants).all(|(x, y)| {
+                x.target == y.target && x.axes == y.axes && x.blob.spirv() == y.blob.spirv()
+            })
+    };
+    if LIBRARY.names != ["scale", "typed"] || Shader::ALL != [Shader::Scale, Shader::Typed] {
+        return Err(format!("library names {:?}", LIBRARY.names).into());
+    }
+    let by_index = LIBRARY.get(Shader::Scale.index())?;
+    let by_name = LIBRARY.by_name("typed")?;
+    if !same(by_index, SCALE) || !same(by_name, typed::SET) || !same(Shader::Scale.set(), SCALE) {
+        return Err("a library shader differs from its own include_ncnn_shader! set".into());
+    }
+    if Shader::from_name("typed") != Some(Shader::Typed) || LIBRARY.get(2).is_ok() {
+        return Err("the library answers a name or an index it should not".into());
+    }
+    let device = ncnn_glsl_runtime::DeviceCaps::default();
+    let choice = LIBRARY.select(Shader::Typed.index(), &device, Options::FP32, &[])?;
+    println!(
+        "kernels: {} shaders, `{}` runs {}",
+        LIBRARY.len(),
+        Shader::Typed.name(),
+        choice.chosen
     );
     Ok(())
 }
@@ -280,7 +316,11 @@ fn typed_scale(ctx: &Arc<Context>) -> Result<(), Fail> {
         top_blob: &top,
     }
     .bind();
-    pipeline.dispatch(&Dispatch::typed(&buffers, &push, [vec4s.div_ceil(64) as u32, 1, 1]))?;
+    pipeline.dispatch(&Dispatch::typed(
+        &buffers,
+        &push,
+        [vec4s.div_ceil(64) as u32, 1, 1],
+    ))?;
     let y = top.read_floats(storage, x.len())?;
     let mut raw = vec![0u8; top.size() as usize];
     top.read(&mut raw)?;
@@ -294,7 +334,11 @@ fn typed_scale(ctx: &Arc<Context>) -> Result<(), Fail> {
         }
         let want = storage.round(x * -0.75 + push.bias[i % 4]);
         if (y - want).abs() > 4e-3 * want.abs().max(1.0) {
-            return Err(format!("typed ({}): element {i}: {x} gave {y}, want {want}", choice.chosen).into());
+            return Err(format!(
+                "typed ({}): element {i}: {x} gave {y}, want {want}",
+                choice.chosen
+            )
+            .into());
         }
     }
     println!("typed {}: {} elements OK", choice.chosen, n * 4);

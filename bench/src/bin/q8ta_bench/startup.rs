@@ -80,9 +80,9 @@ pub fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
     drop(p);
     // Variants share identical blobs: count each once.
     let mut blobs: Vec<&Blob> = PIXEL_SHUFFLE.variants.iter().map(|v| v.blob).collect();
-    blobs.sort_by_key(|b| b.spirv.as_ptr());
-    blobs.dedup_by_key(|b| b.spirv.as_ptr());
-    let set_bytes: usize = blobs.iter().map(|b| b.spirv.len() * 4).sum();
+    blobs.sort_by_key(|b| std::ptr::from_ref::<Blob>(b));
+    blobs.dedup_by_key(|b| std::ptr::from_ref::<Blob>(b));
+    let set_bytes: usize = blobs.iter().map(|b| b.spirv_len() * 4).sum();
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     Ok((
         ctx,
