@@ -1,0 +1,51 @@
+#version 450
+
+#define shape_constant_id_offset 0
+layout (constant_id = shape_constant_id_offset + 0) const int w = 0;
+layout (constant_id = shape_constant_id_offset + 1) const int h = 0;
+layout (constant_id = shape_constant_id_offset + 2) const int c = 0;
+layout (constant_id = shape_constant_id_offset + 3) const int cstep = 0;
+layout (constant_id = shape_constant_id_offset + 4) const int outw = 0;
+layout (constant_id = shape_constant_id_offset + 5) const int outh = 0;
+layout (constant_id = shape_constant_id_offset + 6) const int outcstep = 0;
+
+layout (local_size_x_id = 233, local_size_y_id = 234, local_size_z_id = 235) in;
+
+layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
+
+layout (push_constant) uniform parameter
+{
+    int w;
+    int h;
+    int c;
+    int cstep;
+    int outw;
+    int outh;
+    int outcstep;
+    int left;
+    int top;
+} p;
+
+// reflect padding of w and h
+void main()
+{
+    int gx = int(gl_GlobalInvocationID.x);
+    int gy = int(gl_GlobalInvocationID.y);
+    int gz = int(gl_GlobalInvocationID.z);
+
+    if (gx >= psc(outw) || gy >= psc(outh) || gz >= psc(c))
+        return;
+
+    int x = gx - p.left;
+    int y = gy - p.top;
+
+    const int gi = gz * psc(outcstep) + gy * psc(outw) + gx;
+
+    x = abs(x);
+    y = abs(y);
+    x = (psc(w) - 1) - abs(x - (psc(w) - 1));
+    y = (psc(h) - 1) - abs(y - (psc(h) - 1));
+
+    buffer_cp1(top_blob_data, gi, bottom_blob_data, gz * psc(cstep) + y * psc(w) + x);
+}

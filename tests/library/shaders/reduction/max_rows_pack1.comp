@@ -1,0 +1,61 @@
+#version 450
+
+#define shape_constant_id_offset 0
+layout (constant_id = shape_constant_id_offset + 0) const int w = 0;
+layout (constant_id = shape_constant_id_offset + 1) const int h = 0;
+layout (constant_id = shape_constant_id_offset + 2) const int c = 0;
+layout (constant_id = shape_constant_id_offset + 3) const int cstep = 0;
+
+#define LOCAL_SIZE 64
+
+layout (local_size_x_id = 233, local_size_y_id = 234, local_size_z_id = 235) in;
+
+layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
+
+layout (push_constant) uniform parameter
+{
+    int w;
+    int h;
+    int c;
+    int cstep;
+} p;
+
+// one workgroup of LOCAL_SIZE per row and channel: strided partial maxs,
+// then a tree in shared memory
+shared lfp tmp[LOCAL_SIZE];
+
+void main()
+{
+    int lx = int(gl_LocalInvocationID.x);
+    int gy = int(gl_WorkGroupID.y);
+    int gz = int(gl_WorkGroupID.z);
+
+    if (gy >= psc(h) || gz >= psc(c))
+        return;
+
+    const int row = gz * psc(cstep) + gy * psc(w);
+
+    afp s = afp(-65504.f);
+    for (int x = lx; x < psc(w); x += LOCAL_SIZE)
+    {
+        afp v = buffer_ld1(bottom_blob_data, row + x);
+        s = max(s, v);
+    }
+    tmp[lx] = afp2lfp(s);
+
+    barrier();
+
+    for (int k = LOCAL_SIZE / 2; k > 0; k >>= 1)
+    {
+        if (lx < k)
+            tmp[lx] = afp2lfp(max(lfp2afp(tmp[lx]), lfp2afp(tmp[lx + k])));
+        barrier();
+    }
+
+    if (lx == 0)
+    {
+        afp res = lfp2afp(tmp[0]);
+        buffer_st1(top_blob_data, gz * psc(h) + gy, res);
+    }
+}

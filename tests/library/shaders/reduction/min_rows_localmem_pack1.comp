@@ -1,0 +1,82 @@
+#version 450
+
+#define shape_constant_id_offset 0
+layout (constant_id = shape_constant_id_offset + 0) const int w = 0;
+layout (constant_id = shape_constant_id_offset + 1) const int h = 0;
+layout (constant_id = shape_constant_id_offset + 2) const int c = 0;
+layout (constant_id = shape_constant_id_offset + 3) const int cstep = 0;
+
+#define LOCAL_SIZE 64
+
+layout (local_size_x_id = 233, local_size_y_id = 234, local_size_z_id = 235) in;
+
+layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
+
+layout (push_constant) uniform parameter
+{
+    int w;
+    int h;
+    int c;
+    int cstep;
+} p;
+
+// with shader local memory: one workgroup per row, a tree in shared memory;
+// without: one invocation per row, dispatched over (h, c)
+#if NCNN_shader_local_memory
+shared lfp tmp[LOCAL_SIZE];
+#endif
+
+void main()
+{
+#if NCNN_shader_local_memory
+    int lx = int(gl_LocalInvocationID.x);
+    int gy = int(gl_WorkGroupID.y);
+    int gz = int(gl_WorkGroupID.z);
+
+    if (gy >= psc(h) || gz >= psc(c))
+        return;
+
+    const int row = gz * psc(cstep) + gy * psc(w);
+
+    afp s = afp(65504.f);
+    for (int x = lx; x < psc(w); x += LOCAL_SIZE)
+    {
+        afp v = buffer_ld1(bottom_blob_data, row + x);
+        s = min(s, v);
+    }
+    tmp[lx] = afp2lfp(s);
+
+    barrier();
+
+    for (int k = LOCAL_SIZE / 2; k > 0; k >>= 1)
+    {
+        if (lx < k)
+            tmp[lx] = afp2lfp(min(lfp2afp(tmp[lx]), lfp2afp(tmp[lx + k])));
+        barrier();
+    }
+
+    if (lx == 0)
+    {
+        afp res = lfp2afp(tmp[0]);
+        buffer_st1(top_blob_data, gz * psc(h) + gy, res);
+    }
+#else
+    int gy = int(gl_GlobalInvocationID.x);
+    int gz = int(gl_GlobalInvocationID.y);
+
+    if (gy >= psc(h) || gz >= psc(c))
+        return;
+
+    const int row = gz * psc(cstep) + gy * psc(w);
+
+    afp s = afp(65504.f);
+    for (int x = 0; x < psc(w); x++)
+    {
+        afp v = buffer_ld1(bottom_blob_data, row + x);
+        s = min(s, v);
+    }
+
+    buffer_st1(top_blob_data, gz * psc(h) + gy, s);
+#endif
+}
