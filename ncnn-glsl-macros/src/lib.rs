@@ -43,16 +43,13 @@ use syn::{bracketed, parse_macro_input, Ident, LitStr, Token, Visibility};
 #[proc_macro]
 pub fn include_ncnn_shader(input: TokenStream) -> TokenStream {
     let args = parse_macro_input!(input as MacroArgs);
-    let caller = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    // The library travels in this crate's package (`shaders` links to the
-    // workspace's `shaders/`, see Cargo.toml): the same path in the
-    // workspace and in a registry's copy of the crate.
-    let library = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders"));
-    let krate = quote!(::ncnn_glsl_runtime::__private);
-    let options = match args.options.expand_options(&caller) {
-        Ok(o) => o,
+    let Call {
+        caller,
+        library,
+        krate,
+        options,
+    } = match Call::of(&args.options) {
+        Ok(c) => c,
         Err(e) => return e.to_compile_error().into(),
     };
     let file = args.file.value();
@@ -115,13 +112,13 @@ pub fn include_ncnn_library(input: TokenStream) -> TokenStream {
         .to_compile_error()
         .into();
     };
-    let caller = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let library = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders"));
-    let krate = quote!(::ncnn_glsl_runtime::__private);
-    let options = match args.options.expand_options(&caller) {
-        Ok(o) => o,
+    let Call {
+        caller,
+        library,
+        krate,
+        options,
+    } = match Call::of(&args.options) {
+        Ok(c) => c,
         Err(e) => return e.to_compile_error().into(),
     };
     let pattern = args.file.value();
@@ -140,6 +137,36 @@ pub fn include_ncnn_library(input: TokenStream) -> TokenStream {
         #vis mod #name { #body }
     }
     .into()
+}
+
+/// What every macro of this crate works with.
+struct Call {
+    /// The calling crate's manifest directory.
+    caller: PathBuf,
+    /// The shipped shader library.
+    library: PathBuf,
+    /// The path of the runtime's items the expansion names.
+    krate: proc_macro2::TokenStream,
+    /// The defines and include directories, the directories made absolute.
+    options: ExpandOptions,
+}
+
+impl Call {
+    fn of(options: &ShaderOptions) -> syn::Result<Call> {
+        let caller = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        // The library travels in this crate's package (`shaders` links to
+        // the workspace's `shaders/`, see Cargo.toml): the same path in the
+        // workspace and in a registry's copy of the crate.
+        let library = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders"));
+        Ok(Call {
+            options: options.expand_options(&caller)?,
+            caller,
+            library,
+            krate: quote!(::ncnn_glsl_runtime::__private),
+        })
+    }
 }
 
 /// The arguments: `"FILE"` (the expression form) or `VIS mod NAME = "FILE"`

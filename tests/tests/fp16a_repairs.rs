@@ -1,5 +1,5 @@
 //! The fp16 arithmetic repairs of the compiler on ncnn-style shaders
-//! (`ncnn-glsl-core/src/compile/fp16_promotion.rs`, `fp16_round_mod.rs`):
+//! (`ncnn-glsl-core/src/compile/fp16_promotion.rs`, `fp16_builtins.rs`):
 //! `afp` values beside `float` ones (`v.x * 0.5`, `h > 0.1`, `c ? h : 0.1`,
 //! `sum += h * w`, `pow(h, 0.5)`, a global `const float`) and `round` on
 //! `afpvec4`, as glslang accepts them. Ours and glslang's builds of the same

@@ -21,7 +21,12 @@
 //! The prototypes are given only when naga fails without them, so shaders
 //! that compiled before keep their exact SPIR-V.
 //!
-//! Not provided (naga's error names the function): `mod`, `modf`, `frexp`,
+//! `mod` is a helper with a body, `x - y * floor(x / y)`: what naga's
+//! frontend builds for `float`'s `mod` (glslang writes `OpFMod`, which SPIR-V
+//! defines as the same), with the scalar `y` of `mod(f16vecN, float16_t)`
+//! splatted.
+//!
+//! Not provided (naga's error names the function): `modf`, `frexp`,
 //! `ldexp`, `isnan`, `isinf`, matrix functions.
 
 use std::collections::HashMap;
@@ -41,8 +46,11 @@ const UNARY: &[(&str, MathFunction)] = &[
     ("ceil", MathFunction::Ceil),
     ("trunc", MathFunction::Trunc),
     ("fract", MathFunction::Fract),
-    // naga's `Round` is GLSL's roundEven (GLSL.std.450 RoundEven).
+    // naga's `Round` is GLSL's roundEven (GLSL.std.450 RoundEven);
+    // `round_half_away.rs` writes GLSL.std.450 `Round` where the text calls
+    // `round`, as glslang does for `float16_t` (and as for `float`).
     ("roundEven", MathFunction::Round),
+    ("round", MathFunction::Round),
     ("sqrt", MathFunction::Sqrt),
     ("inversesqrt", MathFunction::InverseSqrt),
     ("exp", MathFunction::Exp),
@@ -155,8 +163,12 @@ pub(crate) fn prototypes() -> String {
         s += &format!("{g} mix({g} x, {g} y, bvec{n} a); ");
     }
     s.push('\n');
+    for g in &all {
+        s += &format!("{g} mod({g} x, {g} y) {{ return x - y * floor(x / y); }} ");
+    }
     // Scalar-argument forms of vectors: splat, then the same-type form.
     for g in VECTORS {
+        s += &format!("{g} mod({g} x, {SCALAR} y) {{ return mod(x, {g}(y)); }} ");
         let t = SCALAR;
         s += &format!("{g} min({g} x, {t} y) {{ return min(x, {g}(y)); }} ");
         s += &format!("{g} max({g} x, {t} y) {{ return max(x, {g}(y)); }} ");

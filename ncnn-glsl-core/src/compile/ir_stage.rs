@@ -11,10 +11,9 @@ use super::naga_run::{self, Insert, Origin};
 use super::reflect::{self, Binding, ScalarValue};
 use super::text_stage::EditedText;
 use super::{
-    atomics, barrier_scope, dot_product, fp16_builtins, fp16_promotion, fp16_round_mod,
-    fp16_widening, layout_copies, memory_barriers, push_constant_layout, reject, spec_constants,
-    spec_expressions, subgroups, switch_fallthrough, unfold, validation_words, vector_modulo,
-    writeonly_reads,
+    atomics, barrier_scope, dot_product, fp16_builtins, fp16_promotion, fp16_widening,
+    layout_copies, memory_barriers, push_constant_layout, reject, spec_constants, spec_expressions,
+    subgroups, switch_fallthrough, unfold, validation_words, vector_modulo, writeonly_reads,
 };
 use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
@@ -125,7 +124,6 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     barrier_scope::fix_barrier_scope(&mut module);
     memory_barriers::lower(&mut module);
     fp16_builtins::lower(&mut module);
-    fp16_round_mod::lower(&mut module);
     let mut demoted = fp16_widening::demotions(&module, &naga_text);
     for span in fp16_promotion::refused_conversions(&module, &naga_text) {
         if !demoted.contains(&span) {
@@ -279,7 +277,6 @@ fn parse<'a>(
     let fp16 = fp16_builtins::wanted(text, &edited.toks);
     if parsed.is_err() && fp16 {
         prototypes += &fp16_builtins::prototypes();
-        prototypes += &fp16_round_mod::prototypes();
         (naga_text, origin) = build(&prototypes, &[]);
         parsed = naga_run::parse(&origin, &naga_text);
     }

@@ -21,8 +21,8 @@
 //!     => EditedText: text, tokens, writeonly set, local-size spec ids,
 //!        spec-constant declarations, moved declarations, spec expressions,
 //!        prototypes
-//!  -> IR stage (ir_stage.rs): naga parse (again with fp16_builtins.rs and
-//!     fp16_round_mod.rs prototypes if it fails, and with the calls naga
+//!  -> IR stage (ir_stage.rs): naga parse (again with fp16_builtins.rs
+//!     prototypes if it fails, and with the calls naga
 //!     cannot fold to NaN or infinity unfolded by unfold.rs; again, round by
 //!     round, with the `float16_t` operands GLSL promotes beside a `float`
 //!     wrapped by fp16_promotion.rs) -> push-constant layout check
@@ -30,7 +30,7 @@
 //!     -> atomics.rs, dot_product.rs lowered -> reads of writeonly buffers
 //!     refused (writeonly_reads.rs) -> spec_constants.rs and
 //!     spec_expressions.rs checks -> IR passes (barrier_scope.rs,
-//!     memory_barriers.rs, fp16_builtins.rs, fp16_round_mod.rs, fp16_widening.rs,
+//!     memory_barriers.rs, fp16_builtins.rs, fp16_widening.rs,
 //!     vector_modulo.rs, subgroups.rs) -> switch_fallthrough.rs refusal
 //!     -> validation -> declared resources (reflect.rs) -> compaction
 //!     => CheckedModule: module, info, spec-constant defaults, local size,
@@ -66,7 +66,6 @@ mod dot_product;
 mod drop_writeonly;
 mod fp16_builtins;
 mod fp16_promotion;
-mod fp16_round_mod;
 mod fp16_widening;
 pub mod inexpressible;
 mod int_literals;

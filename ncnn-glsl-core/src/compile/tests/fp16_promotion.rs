@@ -1,5 +1,5 @@
 //! `float16_t` beside `float` in fp16 arithmetic (`fp16_promotion.rs`) and
-//! `round`/`mod` on `float16_t` (`fp16_round_mod.rs`): what glslang
+//! `round`/`mod` on `float16_t` (`fp16_builtins.rs`): what glslang
 //! (`glslangValidator -V --target-env vulkan1.1`) accepts compiles, with its
 //! arithmetic at glslang's widths; what it refuses stays refused, at the
 //! user's text.
