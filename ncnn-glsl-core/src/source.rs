@@ -68,6 +68,39 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// Whether `path` is a regular file itself, not a link to one elsewhere:
+/// a cache that reads only such files reads nothing a planted link points at.
+pub fn is_regular_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
+}
+
+/// Replaces the file `path` by one holding `bytes`, whole or not at all: the
+/// bytes go to a temporary file created exclusively beside it
+/// (`O_CREAT | O_EXCL`, which follows no link; a name unique to the process
+/// and the call), which is then renamed over `path`. A link planted at
+/// `path` is replaced, never written through; a reader never sees half a
+/// file. A directory at `path` makes it an error.
+pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
 /// The text of the regular file `path` ([`read_bounded`] to
 /// [`MAX_FILE_BYTES`]): UTF-8 without NUL bytes. A binary file is an error
 /// that names the first bad byte's offset and shows none of the file, so

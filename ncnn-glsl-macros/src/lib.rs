@@ -43,21 +43,26 @@ use syn::{bracketed, parse_macro_input, Ident, LitStr, Token, Visibility};
 #[proc_macro]
 pub fn include_ncnn_shader(input: TokenStream) -> TokenStream {
     let args = parse_macro_input!(input as MacroArgs);
-    let Call {
-        caller,
-        library,
-        krate,
-        options,
-    } = match Call::of(&args.options) {
+    let call = match Call::of(&args.options) {
         Ok(c) => c,
-        Err(e) => return e.to_compile_error().into(),
+        Err(e) => return e,
     };
     let file = args.file.value();
     let result = match &args.module {
-        None => ncnn_glsl_core::embed::include_shader(&file, &caller, &library, &options, &krate),
-        Some(_) => {
-            ncnn_glsl_core::embed::include_module(&file, &caller, &library, &options, &krate)
-        }
+        None => ncnn_glsl_core::embed::include_shader(
+            &file,
+            &call.caller,
+            &call.library,
+            &call.options,
+            &call.krate,
+        ),
+        Some(_) => ncnn_glsl_core::embed::include_module(
+            &file,
+            &call.caller,
+            &call.library,
+            &call.options,
+            &call.krate,
+        ),
     };
     let body = match result {
         Ok(tokens) => tokens,
@@ -112,18 +117,17 @@ pub fn include_ncnn_library(input: TokenStream) -> TokenStream {
         .to_compile_error()
         .into();
     };
-    let Call {
-        caller,
-        library,
-        krate,
-        options,
-    } = match Call::of(&args.options) {
+    let call = match Call::of(&args.options) {
         Ok(c) => c,
-        Err(e) => return e.to_compile_error().into(),
+        Err(e) => return e,
     };
     let pattern = args.file.value();
     let body = match ncnn_glsl_core::embed::library::include_library(
-        &pattern, &caller, &library, &options, &krate,
+        &pattern,
+        &call.caller,
+        &call.library,
+        &call.options,
+        &call.krate,
     ) {
         Ok(tokens) => tokens,
         Err(message) => {
@@ -152,7 +156,9 @@ struct Call {
 }
 
 impl Call {
-    fn of(options: &ShaderOptions) -> syn::Result<Call> {
+    /// The call's setup, or the error at the option it is about, as the
+    /// macro's expansion.
+    fn of(options: &ShaderOptions) -> Result<Call, TokenStream> {
         let caller = std::env::var_os("CARGO_MANIFEST_DIR")
             .map(PathBuf::from)
             .unwrap_or_default();
@@ -161,7 +167,9 @@ impl Call {
         // workspace and in a registry's copy of the crate.
         let library = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders"));
         Ok(Call {
-            options: options.expand_options(&caller)?,
+            options: options
+                .expand_options(&caller)
+                .map_err(|e| TokenStream::from(e.to_compile_error()))?,
             caller,
             library,
             krate: quote!(::ncnn_glsl_runtime::__private),

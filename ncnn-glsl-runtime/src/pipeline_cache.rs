@@ -4,9 +4,7 @@
 //! missing, torn, edited or foreign file costs compile time, never
 //! correctness: the pipeline is then built from an empty cache.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use ash::vk;
 
@@ -104,7 +102,7 @@ const CACHE_MAGIC: &[u8; 8] = b"NCNNPC01";
 fn load_cache(ctx: &Context, file: Option<&Path>) -> (vk::PipelineCache, bool) {
     let props = &ctx.properties;
     let data = file
-        .filter(|f| regular_file(f))
+        .filter(|f| ncnn_glsl_core::source::is_regular_file(f))
         .and_then(|f| ncnn_glsl_core::source::read_bounded(f, MAX_CACHE_BYTES).ok())
         .and_then(|bytes| unwrap_cache(&bytes, props).map(<[u8]>::to_vec));
     let d = ctx.device();
@@ -177,35 +175,7 @@ fn save_cache(ctx: &Context, cache: vk::PipelineCache, file: &Path) {
     if let Some(dir) = file.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let tmp = file.with_extension(format!("tmp{}-{n}", std::process::id()));
-    if write_new(&tmp, &out).is_ok() {
-        // `rename` replaces a link planted at `file` itself, not its target.
-        if std::fs::rename(&tmp, file).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-    }
-}
-
-/// Writes `bytes` to a file `path` that must not exist yet: created
-/// exclusively (`O_CREAT | O_EXCL`, which follows no symbolic link), so a
-/// link or file planted at the name is never written through.
-fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    let written = f.write_all(bytes);
-    if written.is_err() {
-        let _ = std::fs::remove_file(path);
-    }
-    written
-}
-
-/// Whether `file` is a regular file itself, not a link to one elsewhere.
-fn regular_file(file: &Path) -> bool {
-    std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_file())
+    let _ = ncnn_glsl_core::source::replace_file(file, &out);
 }
 
 #[cfg(test)]
@@ -251,18 +221,22 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn links_planted_in_the_cache_folder_are_not_followed() {
+        use ncnn_glsl_core::source::{is_regular_file, replace_file};
         let dir = std::env::temp_dir().join(format!("ncnn-cache-links-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let victim = dir.join("victim");
         std::fs::write(&victim, b"precious").unwrap();
-        let planted = dir.join("x.tmp");
+        let planted = dir.join("x.cache");
         std::os::unix::fs::symlink(&victim, &planted).unwrap();
-        assert!(write_new(&planted, b"cache bytes").is_err());
-        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
         // A link as the cache file itself is not read.
-        assert!(!regular_file(&planted));
-        assert!(regular_file(&victim));
+        assert!(!is_regular_file(&planted));
+        assert!(is_regular_file(&victim));
+        // Saving replaces the link, not its target.
+        replace_file(&planted, b"cache bytes").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(is_regular_file(&planted));
+        assert_eq!(std::fs::read(&planted).unwrap(), b"cache bytes");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -27,9 +27,8 @@
 //! never removed; `cargo clean` removes them with the target directory.
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::compile::{CompileOptions, Compiled, Reflection};
 
@@ -131,8 +130,7 @@ impl Cache {
     /// passes every check; anything else is a miss.
     pub fn get(&self, key: &Key) -> Option<Compiled> {
         let path = self.path(key);
-        let found = std::fs::symlink_metadata(&path)
-            .is_ok_and(|m| m.file_type().is_file())
+        let found = crate::source::is_regular_file(&path)
             .then(|| crate::source::read_bounded(&path, MAX_ENTRY_BYTES).ok())
             .flatten()
             .and_then(|bytes| decode_entry(&bytes, key));
@@ -158,20 +156,10 @@ impl Cache {
             return;
         }
         let _ = std::fs::create_dir_all(&self.dir);
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let tmp = self
-            .dir
-            .join(format!(".{}.{}-{n}.tmp", key.hex(), std::process::id()));
-        if write_new(&tmp, &bytes).is_err() {
-            return;
-        }
-        // `rename` replaces a link planted at the entry, not its target; it
-        // fails on a directory there, which stays a miss.
-        if std::fs::rename(&tmp, self.path(key)).is_ok() {
+        // A link planted at the entry is replaced, not written through; a
+        // directory there stays a miss.
+        if crate::source::replace_file(&self.path(key), &bytes).is_ok() {
             self.writes.fetch_add(1, Ordering::Relaxed);
-        } else {
-            let _ = std::fs::remove_file(&tmp);
         }
     }
 
@@ -285,21 +273,6 @@ fn decode_entry(bytes: &[u8], key: &Key) -> Option<Compiled> {
         .collect();
     let reflection: Reflection = serde_json::from_slice(reflection).ok()?;
     Some(Compiled { spirv, reflection })
-}
-
-/// Writes `bytes` to a file `path` that must not exist yet: created
-/// exclusively (`O_CREAT | O_EXCL`, which follows no symbolic link), so a
-/// link or file planted at the name is never written through.
-fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    let written = f.write_all(bytes);
-    if written.is_err() {
-        let _ = std::fs::remove_file(path);
-    }
-    written
 }
 
 #[cfg(test)]

@@ -318,28 +318,23 @@ pub fn axes(uses: &BTreeMap<String, Uses>) -> Result<Vec<Axis>, Vec<Diagnostic>>
     let mut errors = Vec::new();
     for (name, u) in uses {
         let dom = domain(name);
-        let tests: Vec<Test> = match &u.value {
+        let (map, values) = match &u.value {
             // A feature's both values: any use, any test, is covered.
-            Some(_) if dom.min == 0 && dom.max == 1 => Vec::new(),
+            Some(_) if dom.min == 0 && dom.max == 1 => every_value(dom),
             Some(e) => {
                 errors.push(e.clone());
                 continue;
             }
-            None => u.tests.iter().copied().collect(),
+            None => split(&u.tests.iter().copied().collect::<Vec<_>>(), dom),
         };
-        let outcomes = match &u.value {
-            Some(_) => every_value(dom),
-            None => split(&tests, dom),
-        };
-        if outcomes.1.len() > MAX_OUTCOMES {
+        if values.len() > MAX_OUTCOMES {
             errors.push(u.first.clone().note(format!(
                 "its tests split it into {} values, more than {MAX_OUTCOMES}: declare the \
                  values to build with `#pragma ncnn_glsl device {name} ...`",
-                outcomes.1.len()
+                values.len()
             )));
             continue;
         }
-        let (map, values) = outcomes;
         axes.push(Axis {
             name: name.clone(),
             values,
