@@ -10,12 +10,14 @@ use quote::{format_ident, quote};
 use crate::compile::{CompileOptions, Compiled};
 use crate::expand::ExpandOptions;
 use crate::options::Options;
-use crate::reflection::{Reflection, ScalarValue, Str};
+use crate::reflection::Reflection;
 use crate::source::{FsLoader, SourceFile};
 use crate::target::Target;
 use crate::variant::build::{build_with, expand_variant, BuiltSet};
 use crate::variant::cache::{default_cache_dir, Cache};
+use expansion_cache::{Call, Recorder};
 
+mod expansion_cache;
 pub mod library;
 mod module;
 pub use module::module_items;
@@ -52,8 +54,16 @@ pub fn include_shader(
     options: &ExpandOptions,
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
-    let (set, _, _) = build_shader(name, caller_dir, library_dir, options)?;
-    Ok(tokens(name, &set, krate))
+    let cache = default_cache_dir().map(Cache::new);
+    include_one(
+        Form::Expression,
+        name,
+        caller_dir,
+        library_dir,
+        options,
+        krate,
+        cache.as_ref(),
+    )
 }
 
 /// The item form: the items of `VIS mod NAME { ... }` for shader `name`
@@ -65,8 +75,121 @@ pub fn include_module(
     options: &ExpandOptions,
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
-    let (set, source, expand) = build_shader(name, caller_dir, library_dir, options)?;
-    module_of_set(name, &set, &source, &FsLoader, &expand, krate)
+    let cache = default_cache_dir().map(Cache::new);
+    include_one(
+        Form::Module,
+        name,
+        caller_dir,
+        library_dir,
+        options,
+        krate,
+        cache.as_ref(),
+    )
+}
+
+/// One shader's tokens in `form`, through `cache` (compiled variants and
+/// whole expansions) where there is one.
+fn include_one(
+    form: Form,
+    name: &str,
+    caller_dir: &Path,
+    library_dir: &Path,
+    options: &ExpandOptions,
+    krate: &TokenStream,
+    cache: Option<&Cache>,
+) -> Result<TokenStream, String> {
+    let path = find_shader(name, caller_dir, library_dir)?;
+    let krate_text = krate.to_string();
+    let call = Call {
+        form: form.name(),
+        name,
+        path: &path,
+        caller_dir,
+        library_dir,
+        options,
+        krate: &krate_text,
+    };
+    let prepared = prepare(&call, cache)?;
+    expand_call(form, &call, cache, prepared, krate)
+}
+
+/// What a macro call makes of a shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// `include_ncnn_shader!("x.comp")`: an expression, `&'static VariantSet`.
+    Expression,
+    /// `include_ncnn_shader!(mod x = "x.comp")`: [`module_items`].
+    Module,
+}
+
+impl Form {
+    fn name(self) -> &'static str {
+        match self {
+            Form::Expression => "expression",
+            Form::Module => "module",
+        }
+    }
+}
+
+/// A shader of a macro call, ready to become tokens: what an earlier build
+/// made of it, or its set built now.
+enum Prepared {
+    /// The tokens' text from the expansion cache.
+    Cached(String),
+    /// Built now.
+    Built(Box<Fresh>),
+}
+
+/// A set built for a macro call.
+struct Fresh {
+    set: BuiltSet,
+    /// The shader it was built from.
+    source: SourceFile,
+    /// The options it was expanded with.
+    expand: ExpandOptions,
+    /// The include lookups the build made.
+    lookups: Vec<expansion_cache::Lookup>,
+}
+
+/// `call`'s shader from the expansion cache where nothing it read changed,
+/// else built (on any thread: no tokens are made here).
+fn prepare(call: &Call, cache: Option<&Cache>) -> Result<Prepared, String> {
+    if let Some(text) = cache.and_then(|c| expansion_cache::lookup(c, call)) {
+        return Ok(Prepared::Cached(text));
+    }
+    build_file(call, cache).map(Prepared::Built)
+}
+
+/// The tokens of a prepared shader (on the macro's thread), stored in the
+/// expansion cache when they were made now.
+fn expand_call(
+    form: Form,
+    call: &Call,
+    cache: Option<&Cache>,
+    prepared: Prepared,
+    krate: &TokenStream,
+) -> Result<TokenStream, String> {
+    let built = match prepared {
+        Prepared::Cached(text) => match text.parse() {
+            Ok(tokens) => return Ok(tokens),
+            Err(_) => build_file(call, cache)?,
+        },
+        Prepared::Built(built) => built,
+    };
+    let Fresh {
+        set,
+        source,
+        expand,
+        lookups,
+    } = *built;
+    let tokens = match form {
+        Form::Expression => tokens(call.name, &set, krate),
+        Form::Module => module_of_set(call.name, &set, &source, &FsLoader, &expand, krate)?,
+    };
+    if let Some(cache) = cache {
+        expansion_cache::store(cache, call, &source.text, lookups, &tokens);
+    }
+    Ok(tokens)
 }
 
 /// The item form's items for a set built from `source` (read through
@@ -93,29 +216,21 @@ pub fn module_of_set(
     module_items(name, set, tokens(name, set, krate), krate)
 }
 
-/// The variant set of shader `name`, found as [`find_shader`] says, with
-/// the source it was built from and the options it was expanded with.
-fn build_shader(
-    name: &str,
-    caller_dir: &Path,
-    library_dir: &Path,
-    options: &ExpandOptions,
-) -> Result<(BuiltSet, SourceFile, ExpandOptions), String> {
-    let path = find_shader(name, caller_dir, library_dir)?;
-    build_file(path, caller_dir, library_dir, options)
-}
-
-/// The variant set of the shader at `path`, as [`build_shader`] makes it.
-fn build_file(
-    path: PathBuf,
-    caller_dir: &Path,
-    library_dir: &Path,
-    options: &ExpandOptions,
-) -> Result<(BuiltSet, SourceFile, ExpandOptions), String> {
-    let text = crate::source::read_text(&path).map_err(|e| format!("cannot read shader: {e}"))?;
+/// The variant set of `call`'s shader, with the source it was built from,
+/// the options it was expanded with and the include lookups made; its
+/// variants compiled before come from `cache`.
+fn build_file(call: &Call, cache: Option<&Cache>) -> Result<Box<Fresh>, String> {
+    let Call {
+        path,
+        caller_dir,
+        library_dir,
+        options,
+        ..
+    } = *call;
+    let text = crate::source::read_text(path).map_err(|e| format!("cannot read shader: {e}"))?;
     let source = SourceFile {
         name: path.display().to_string(),
-        path: Some(path.clone()),
+        path: Some(path.to_path_buf()),
         text,
     };
     // The shipped library is searched for includes after the caller's own directories.
@@ -124,28 +239,36 @@ fn build_file(
         *dir = caller_dir.join(&*dir);
     }
     expand.include_dirs.push(library_dir.to_path_buf());
-    // Every macro call of a crate runs again on any edit of it: the
-    // variants compiled before come from the cache in the target directory.
-    let cache = default_cache_dir().map(Cache::new);
+    let recorder = Recorder::new(&FsLoader);
     let set = build_with(
         source.clone(),
-        &FsLoader,
+        &recorder,
         &expand,
         &CompileOptions::default(),
-        cache.as_ref(),
+        cache,
     )
     .map_err(|d| d.to_string())?;
-    Ok((set, source, expand))
+    Ok(Box::new(Fresh {
+        set,
+        source,
+        expand,
+        lookups: recorder.into_lookups(),
+    }))
 }
 
 /// The expression for a built set.
 pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
     let files: Vec<String> = set.files.iter().map(|p| p.display().to_string()).collect();
-    let blobs = set
-        .blobs
-        .iter()
-        .enumerate()
-        .map(|(i, b)| blob_tokens(&format_ident!("BLOB_{}", i), b, krate));
+    let (reflections, index) = reflection_table(&set.blobs, krate);
+    let blobs = set.blobs.iter().zip(index).enumerate().map(|(i, (b, r))| {
+        blob_tokens(
+            &format_ident!("BLOB_{}", i),
+            b,
+            &format_ident!("REFLECTIONS"),
+            r,
+            krate,
+        )
+    });
     let variants = set.variants.iter().map(|v| {
         let target = target_tokens(v.key.target, krate);
         let axes = v.key.axes.iter().map(|a| int_tokens(*a));
@@ -186,6 +309,7 @@ pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
         {
             // Cargo rebuilds the caller when any of these files changes.
             const _: &[&[u8]] = &[#(include_bytes!(#files)),*];
+            #reflections
             #(#blobs)*
             static VARIANTS: [#krate::Variant; #n] = [#(#variants),*];
             static SET: #krate::VariantSet = #krate::VariantSet {
@@ -199,24 +323,53 @@ pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
     }
 }
 
+/// The item `static REFLECTIONS: Reflections` holding the distinct
+/// reflections of `blobs` ([`crate::variant::reflections`]: one byte
+/// string, not a literal per field for rustc to type-check), and the entry
+/// of each blob.
+fn reflection_table(blobs: &[Compiled], krate: &TokenStream) -> (TokenStream, Vec<usize>) {
+    let mut distinct: Vec<Reflection> = Vec::new();
+    let index = blobs
+        .iter()
+        .map(|b| match distinct.iter().position(|r| *r == b.reflection) {
+            Some(i) => i,
+            None => {
+                distinct.push(b.reflection.clone());
+                distinct.len() - 1
+            }
+        })
+        .collect();
+    let (bytes, len) = crate::variant::reflections::pack(&distinct);
+    let (bytes, len) = (Literal::byte_string(&bytes), Literal::usize_unsuffixed(len));
+    let item = quote! {
+        // SAFETY: the reflections this crate's compiler made of the blobs
+        // below, packed by the codec `Reflections` decodes.
+        static REFLECTIONS: #krate::Reflections = unsafe { #krate::Reflections::compressed(#bytes, #len) };
+    };
+    (item, index)
+}
+
 /// The item `static ID: Blob` of one compiled blob, its SPIR-V compressed
 /// ([`crate::variant::packed::pack`]) into one byte-string literal: one
 /// token however large the blob, where a literal per word would be
-/// thousands for rustc to parse. `krate` is the path of the crate whose
-/// `Blob` and `reflection` the item names.
+/// thousands for rustc to parse. Its reflection is entry `reflection` of
+/// the set's table `table` ([`reflection_table`]). `krate` is the path of
+/// the crate whose `Blob` the item names.
 pub fn blob_tokens(
     id: &proc_macro2::Ident,
     compiled: &Compiled,
+    table: &proc_macro2::Ident,
+    reflection: usize,
     krate: &TokenStream,
 ) -> TokenStream {
     let bytes = Literal::byte_string(&crate::variant::packed::pack(&compiled.spirv));
     let words = Literal::usize_unsuffixed(compiled.spirv.len());
-    let reflection = reflection_tokens(&compiled.reflection, krate);
+    let reflection = Literal::usize_unsuffixed(reflection);
     quote! {
-        // SAFETY: the words and reflection of this crate's compiler, made
-        // at build time from the shader named in the macro call, and
-        // compressed by the codec `Blob::spirv` decompresses.
-        static #id: #krate::Blob = unsafe { #krate::Blob::compressed(#bytes, #words, #reflection) };
+        // SAFETY: the words this crate's compiler made at build time from
+        // the shader named in the macro call, compressed by the codec
+        // `Blob::spirv` decompresses, and their reflection in `#table`.
+        static #id: #krate::Blob = unsafe { #krate::Blob::embedded(#bytes, #words, &#table, #reflection) };
     }
 }
 
@@ -243,101 +396,6 @@ fn option_tokens(v: Option<i64>) -> TokenStream {
             quote! { Some(#v) }
         }
         None => quote! { None },
-    }
-}
-
-fn str_tokens(s: &str) -> TokenStream {
-    quote! { ::std::borrow::Cow::Borrowed(#s) }
-}
-
-fn strs_tokens(v: &[Str]) -> TokenStream {
-    let items = v.iter().map(|s| str_tokens(s));
-    quote! { ::std::borrow::Cow::Borrowed(&[#(#items),*]) }
-}
-
-/// A `Reflection` literal whose slices and strings are borrowed `'static` data.
-fn reflection_tokens(r: &Reflection, krate: &TokenStream) -> TokenStream {
-    let bindings = r.bindings.iter().map(|b| {
-        let (set, binding, min_size, stride) = (b.set, b.binding, b.min_size, b.array_stride);
-        let kind = format_ident!("{}", format!("{:?}", b.kind));
-        let access = format_ident!("{}", format!("{:?}", b.access));
-        let name = str_tokens(&b.name);
-        let instance = match &b.instance {
-            Some(i) => {
-                let i = str_tokens(i);
-                quote! { Some(#i) }
-            }
-            None => quote! { None },
-        };
-        quote! {
-            #krate::reflection::Binding {
-                set: #set, binding: #binding,
-                kind: #krate::reflection::BindingKind::#kind,
-                access: #krate::reflection::Access::#access,
-                name: #name, instance: #instance, min_size: #min_size, array_stride: #stride,
-            }
-        }
-    });
-    let specs = r.spec_constants.iter().map(|c| {
-        let id = c.id;
-        let name = str_tokens(&c.name);
-        let ty = str_tokens(&c.ty);
-        let default = match c.default {
-            None => quote! { None },
-            Some(ScalarValue::Bool(v)) => quote! { Some(#krate::reflection::ScalarValue::Bool(#v)) },
-            Some(ScalarValue::Int(v)) => quote! { Some(#krate::reflection::ScalarValue::Int(#v)) },
-            Some(ScalarValue::Uint(v)) => quote! { Some(#krate::reflection::ScalarValue::Uint(#v)) },
-            Some(ScalarValue::Float(v)) => {
-                let bits = v.to_bits();
-                quote! { Some(#krate::reflection::ScalarValue::Float(f64::from_bits(#bits))) }
-            }
-        };
-        quote! { #krate::reflection::SpecConstant { id: #id, name: #name, ty: #ty, default: #default } }
-    });
-    let push = r.push_constant_size;
-    let members = r.push_constants.iter().map(|m| {
-        let (name, offset, size) = (str_tokens(&m.name), m.offset, m.size);
-        let t = &m.ty;
-        let scalar = format_ident!("{}", format!("{:?}", t.scalar));
-        let (rows, columns, column_stride) = (t.rows, t.columns, t.column_stride);
-        let (array_len, array_stride, glsl) = (t.array_len, t.array_stride, str_tokens(&t.glsl));
-        quote! {
-            #krate::reflection::PushMember {
-                name: #name, offset: #offset, size: #size,
-                ty: #krate::reflection::MemberType {
-                    scalar: #krate::reflection::MemberScalar::#scalar,
-                    rows: #rows, columns: #columns, column_stride: #column_stride,
-                    array_len: #array_len, array_stride: #array_stride, glsl: #glsl,
-                },
-            }
-        }
-    });
-    let [lx, ly, lz] = r.local_size;
-    let ids = r.local_size_spec_ids.iter().map(|i| match i {
-        Some(i) => quote! { Some(#i) },
-        None => quote! { None },
-    });
-    let req = &r.requirements;
-    let (features, extensions) = (strs_tokens(&req.features), strs_tokens(&req.extensions));
-    let (caps, exts) = (
-        strs_tokens(&req.spirv_capabilities),
-        strs_tokens(&req.spirv_extensions),
-    );
-    quote! {
-        #krate::reflection::Reflection {
-            bindings: ::std::borrow::Cow::Borrowed(&[#(#bindings),*]),
-            push_constant_size: #push,
-            push_constants: ::std::borrow::Cow::Borrowed(&[#(#members),*]),
-            local_size: [#lx, #ly, #lz],
-            local_size_spec_ids: [#(#ids),*],
-            spec_constants: ::std::borrow::Cow::Borrowed(&[#(#specs),*]),
-            requirements: #krate::reflection::Requirements {
-                features: #features,
-                extensions: #extensions,
-                spirv_capabilities: #caps,
-                spirv_extensions: #exts,
-            },
-        }
     }
 }
 

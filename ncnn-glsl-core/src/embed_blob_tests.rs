@@ -70,15 +70,15 @@ fn byte_string_value(lit: &str) -> Vec<u8> {
     out
 }
 
-/// The byte string and the word count `Blob::compressed` is called with.
+/// The byte string and the word count `Blob::embedded` is called with.
 fn emitted(tokens: TokenStream) -> (Vec<u8>, usize) {
     let mut flat = Vec::new();
     flatten(tokens, &mut flat);
     let names: Vec<String> = flat.iter().map(|t| t.to_string()).collect();
     let call = names
         .windows(4)
-        .position(|w| w == ["Blob", ":", ":", "compressed"])
-        .expect("a call of Blob::compressed")
+        .position(|w| w == ["Blob", ":", ":", "embedded"])
+        .expect("a call of Blob::embedded")
         + 4;
     let lits: Vec<String> = flat[call..]
         .iter()
@@ -104,7 +104,8 @@ fn blob_tokens_hold_the_compiled_words_compressed() {
     ] {
         for c in compiled(name) {
             let id = Ident::new(&format!("BLOB_{blobs}"), Span::call_site());
-            let tokens = blob_tokens(&id, &c, &krate);
+            let table = Ident::new("REFLECTIONS", Span::call_site());
+            let tokens = blob_tokens(&id, &c, &table, 0, &krate);
             let text = tokens.to_string();
             assert!(
                 text.starts_with(&format!("static BLOB_{blobs} :")),

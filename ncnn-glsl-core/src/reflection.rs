@@ -169,8 +169,49 @@ pub enum ScalarValue {
     Int(i64),
     /// An unsigned integer.
     Uint(u64),
-    /// A float of any width.
-    Float(f64),
+    /// A float of any width. (JSON has no NaN or infinity: those are
+    /// written as their bits, `"0x7ff8000000000000"`.)
+    Float(#[serde(with = "float_json")] f64),
+}
+
+/// An `f64` in JSON: a number when finite (exact both ways, with
+/// serde_json's `float_roundtrip`), else a string of its bits.
+mod float_json {
+    use serde::{de, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if v.is_finite() {
+            s.serialize_f64(*v)
+        } else {
+            s.serialize_str(&format!("{:#018x}", v.to_bits()))
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        struct Visitor;
+        impl de::Visitor<'_> for Visitor {
+            type Value = f64;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number, or the bits of a float as \"0x...\"")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+                Ok(v)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+                Ok(v as f64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+                Ok(v as f64)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
+                v.strip_prefix("0x")
+                    .and_then(|h| u64::from_str_radix(h, 16).ok())
+                    .map(f64::from_bits)
+                    .ok_or_else(|| E::custom(format!("`{v}` is not the bits of a float")))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 /// What a device must have to run the blob.

@@ -220,7 +220,7 @@ impl Q8taOps {
         local: Option<[u32; 3]>,
         specialization: &[(u32, SpecValue)],
     ) -> Result<Arc<Pipeline>, Error> {
-        let size = local.unwrap_or(variant.blob.reflection.local_size);
+        let size = local.unwrap_or(variant.blob.reflection().local_size);
         let key = (
             set as *const VariantSet as usize,
             variant as *const Variant as usize,

@@ -128,7 +128,7 @@ fn check_set(set: &'static VariantSet, runs: impl Fn(&Variant, &mut Rng) -> Vec<
         .iter()
         // SAFETY: glslang's build of the shipped text, run on the shapes
         // the plan checked, as the shipped sets are.
-        .map(|(v, _, spirv)| unsafe { glslang_blob(spirv.clone(), &v.blob.reflection) })
+        .map(|(v, _, spirv)| unsafe { glslang_blob(spirv.clone(), v.blob.reflection()) })
         .collect();
     let theirs_variants: &'static [Variant] = Box::leak(
         firsts
@@ -198,7 +198,7 @@ fn check_set(set: &'static VariantSet, runs: impl Fn(&Variant, &mut Rng) -> Vec<
 fn cannot_run(ctx: &Arc<Context>, ours: &Blob, theirs: &Blob) -> Option<String> {
     let mut missing = Vec::new();
     for (who, blob) in [("ours", ours), ("glslang's", theirs)] {
-        for f in blob.reflection.requirements.features.iter() {
+        for f in blob.reflection().requirements.features.iter() {
             if !ctx.enabled_caps().feature(f) {
                 missing.push(format!("{who} needs `{f}`"));
             }
@@ -432,7 +432,7 @@ fn pixel_shuffle_baseline_variants_match_glslang() {
             .enumerate()
             .map(|(k, dims)| {
                 let ps = shuffle(set, v, Shape::from_dims(*dims), rng);
-                let local = v.blob.reflection.local_size;
+                let local = v.blob.reflection().local_size;
                 let max = if k == 0 { [65535; 3] } else { CLAMPED };
                 let launch = ps.launch(None, local, max).expect("a launch");
                 let (mut case, inputs) = shuffle_case(format!("{dims:?}"), &ps, rng);
@@ -453,7 +453,7 @@ fn groups64(grid: [u32; 3]) -> [u32; 3] {
 fn quantize_variants_match_glslang() {
     let set = QUANTIZE;
     check_set(set, |v, rng| {
-        assert_eq!(v.blob.reflection.local_size, [64, 1, 1]);
+        assert_eq!(v.blob.reflection().local_size, [64, 1, 1]);
         let out_l = layout(axis(set, v, "OUT_LAYOUT"));
         let storage = FloatStorage::of(v.target.options);
         [[2, 6, 3, 5], [1, 8, 2, 8], [1, 3, 1, 70]]
@@ -495,7 +495,7 @@ fn quantize_variants_match_glslang() {
 fn dequantize_variants_match_glslang() {
     let set = DEQUANTIZE;
     check_set(set, |v, rng| {
-        assert_eq!(v.blob.reflection.local_size, [64, 1, 1]);
+        assert_eq!(v.blob.reflection().local_size, [64, 1, 1]);
         let in_l = layout(axis(set, v, "IN_LAYOUT"));
         let vec = axis(set, v, "VEC");
         let storage = FloatStorage::of(v.target.options);

@@ -38,7 +38,7 @@ fn check(set: &VariantSet, axes: &[(&str, &[i64])], push: usize, local: [u32; 3]
     assert_eq!(declared, axes);
     for v in set.variants {
         assert_eq!(v.blob.spirv()[0], 0x0723_0203, "{}", v.target);
-        let r = &v.blob.reflection;
+        let r = &v.blob.reflection();
         assert_eq!(r.push_constant_size as usize, push, "{}", v.target);
         assert_eq!(r.local_size, local, "{}", v.target);
         let b: Vec<(u32, Access)> = r.bindings.iter().map(|b| (b.binding, b.access)).collect();
@@ -80,7 +80,7 @@ fn pixel_shuffle_sets() {
     );
     let (variants, blobs, _) = summary("q8ta_pixel_shuffle", SHUFFLE);
     assert_eq!((variants, blobs), (2, 2));
-    let r = &SHUFFLE.variants[0].blob.reflection;
+    let r = &SHUFFLE.variants[0].blob.reflection();
     let consts: Vec<(u32, &str, &str)> = r
         .spec_constants
         .iter()
@@ -120,7 +120,7 @@ fn pixel_shuffle_sets() {
     // int8 words only: no device feature needed.
     for v in SHUFFLE.variants.iter().chain(BASELINE.variants) {
         assert!(
-            v.blob.reflection.requirements.features.is_empty(),
+            v.blob.reflection().requirements.features.is_empty(),
             "{}",
             v.target
         );

@@ -356,7 +356,7 @@ fn features_to_enable(caps: &DeviceCaps, sets: &[&'static VariantSet]) -> BTreeS
     let mut want: BTreeSet<String> = BTreeSet::new();
     for set in sets {
         for v in set.variants {
-            for f in v.blob.reflection.requirements.features.iter() {
+            for f in v.blob.reflection().requirements.features.iter() {
                 want.insert(f.to_string());
             }
         }
@@ -388,7 +388,7 @@ fn extensions_to_enable(
     }
     for set in &options.variant_sets {
         for v in set.variants {
-            for e in v.blob.reflection.requirements.extensions.iter() {
+            for e in v.blob.reflection().requirements.extensions.iter() {
                 add(e);
             }
         }

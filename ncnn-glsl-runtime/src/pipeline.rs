@@ -143,7 +143,7 @@ impl Pipeline {
         options: &PipelineOptions,
     ) -> Result<Pipeline> {
         let local_size = options.local_size;
-        let r = &blob.reflection;
+        let r = &blob.reflection();
         // Features first: creating a module for a device that cannot run it
         // is invalid usage, which a driver may answer with anything.
         for f in r.requirements.features.iter() {

@@ -348,7 +348,7 @@ fn run_family(
             match b.blob {
                 Ok(blob) => {
                     let missing: Vec<String> = blob
-                        .reflection
+                        .reflection()
                         .requirements
                         .features
                         .iter()
@@ -970,7 +970,7 @@ fn check_psc(name: &str, text: &str) {
         .as_ref()
         .unwrap_or_else(|e| panic!("{name} did not compile: {e}"));
     let spec: Vec<(u32, String)> = blob
-        .reflection
+        .reflection()
         .spec_constants
         .iter()
         .map(|s| (s.id, s.name.to_string()))

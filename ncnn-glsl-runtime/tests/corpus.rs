@@ -1670,7 +1670,7 @@ fn a_different_result_fails_the_run() {
     // SAFETY: the shader indexes inside the buffers the case sizes; ours
     // clamps every index besides.
     let ours = unsafe { leak_blob(ours.spirv, ours.reflection.clone()) };
-    let mut theirs_reflection = ours.reflection.clone();
+    let mut theirs_reflection = ours.reflection().clone();
     theirs_reflection.requirements = ncnn_glsl_core::compile::reflect::requirements(&theirs);
     // SAFETY: as above.
     let theirs = unsafe { leak_blob(theirs, theirs_reflection) };

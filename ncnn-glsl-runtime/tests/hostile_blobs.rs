@@ -108,7 +108,7 @@ fn a_reflection_that_disagrees_with_its_spirv_is_refused() {
             "{e}"
         );
         // A binding the words lack; the same binding twice.
-        let mut r = two.reflection.clone();
+        let mut r = two.reflection().clone();
         let mut extra = r.bindings.to_vec();
         extra.push(ncnn_glsl_runtime::reflection::Binding {
             binding: 7,
@@ -125,7 +125,7 @@ fn a_reflection_that_disagrees_with_its_spirv_is_refused() {
         assert!(e.contains("lists binding 0.0 twice"), "{e}");
         // A push-constant size of 0 (and of 4) for an 8-byte block.
         for size in [0, 4] {
-            let mut r = push.reflection.clone();
+            let mut r = push.reflection().clone();
             r.push_constant_size = size;
             let e = refused(ctx, &with(push, r));
             assert!(
@@ -136,7 +136,7 @@ fn a_reflection_that_disagrees_with_its_spirv_is_refused() {
             );
         }
         // Not a multiple of 4.
-        let mut r = push.reflection.clone();
+        let mut r = push.reflection().clone();
         r.push_constant_size = 10;
         let e = refused(ctx, &with(push, r));
         assert!(e.contains("push-constant size of hostile = 10"), "{e}");
@@ -147,7 +147,7 @@ fn a_reflection_that_disagrees_with_its_spirv_is_refused() {
              layout (binding = 0) buffer o { uint head[1024]; uint d[]; };\n\
              void main()\n{\n    d[0] = head[1023];\n}\n",
         );
-        let mut r = fixed.reflection.clone();
+        let mut r = fixed.reflection().clone();
         let mut b = r.bindings.to_vec();
         b[0].min_size = 4;
         r.bindings = b.into();
@@ -157,7 +157,7 @@ fn a_reflection_that_disagrees_with_its_spirv_is_refused() {
             "{e}"
         );
         // A specialization id given twice; a binding number past the cap.
-        let mut r = push.reflection.clone();
+        let mut r = push.reflection().clone();
         r.local_size_spec_ids = [Some(5), Some(5), None];
         let e = refused(ctx, &with(push, r));
         assert!(e.contains("gives specialization id 5 twice"), "{e}");
@@ -288,7 +288,7 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
         .map(|i| i.words[2])
         .unwrap();
     let spirv: &'static [u32] = Box::leak(specialized_constant(shared.spirv(), length, 9).into());
-    let mut r = shared.reflection.clone();
+    let mut r = shared.reflection().clone();
     r.spec_constants = vec![SpecConstant {
         id: 9,
         name: "n".into(),
@@ -305,7 +305,7 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
          layout (binding = 0) buffer o { uint d[]; };\n\
          void main()\n{\n    d[0] = gl_WorkGroupSize.x;\n}\n",
     );
-    let mut r = ws.reflection.clone();
+    let mut r = ws.reflection().clone();
     r.local_size = [64, 1, 1];
     // Our compile writes gl_WorkGroupSize as a plain composite; decorated
     // BuiltIn WorkgroupSize, it overrides LocalSize, as glslang's does.
@@ -332,7 +332,7 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
         ))
     };
     let as_float = |b: &'static Blob| {
-        let mut r = b.reflection.clone();
+        let mut r = b.reflection().clone();
         let mut c = r.spec_constants.to_vec();
         c[0].ty = "float".into();
         r.spec_constants = c.into();
@@ -345,7 +345,7 @@ fn a_blob_is_checked_as_the_pipeline_specializes_it() {
     let wide_spec = unsafe {
         Blob::new(
             Box::leak(a_64_bit_spec_constant(plain.spirv()).into()),
-            plain.reflection.clone(),
+            plain.reflection().clone(),
         )
     };
     GpuTest::new(ContextOptions::default()).run(|gpu| {
@@ -401,7 +401,7 @@ fn a_blob_whose_bytes_do_not_decompress_is_refused() {
     );
     // SAFETY: broken on purpose: the runtime must refuse it before the driver sees it.
     let broken =
-        unsafe { Blob::compressed(b"not deflate", good.spirv_len(), good.reflection.clone()) };
+        unsafe { Blob::compressed(b"not deflate", good.spirv_len(), good.reflection().clone()) };
     assert!(broken.spirv().is_empty());
     GpuTest::new(ContextOptions::default()).run(|gpu| {
         let e = refused(gpu.ctx(), &broken);

@@ -25,7 +25,7 @@ fn the_generated_layout_is_the_shaders() {
     assert_eq!(std::mem::size_of::<scale::PushConstants>(), 32);
     assert_eq!(std::mem::offset_of!(scale::PushConstants, offset), 16);
     assert_eq!(scale::BUFFER_NAMES, ["a_blob", "b_blob"]);
-    let r = &scale::SET.variants[0].blob.reflection;
+    let r = &scale::SET.variants[0].blob.reflection();
     assert_eq!(r.push_constant_size, 32);
     let spec = scale::Specialization {
         n: Some(7),
@@ -234,7 +234,7 @@ fn a_buffer_smaller_than_the_blocks_fixed_part_is_refused() {
     // `int total; int values[4]; float rest[];`: 20 bytes before `rest`,
     // and one element of it (the index clamps need one).
     assert_eq!(std::mem::size_of::<fixed::PushConstants>(), 0);
-    let r = &fixed::SET.variants[0].blob.reflection;
+    let r = &fixed::SET.variants[0].blob.reflection();
     assert_eq!(r.bindings[0].min_size, 24);
     GpuTest::new(ContextOptions {
         variant_sets: vec![fixed::SET],

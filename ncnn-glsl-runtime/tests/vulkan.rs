@@ -551,7 +551,7 @@ fn errors_name_what_is_wrong() {
         let broken = unsafe {
             Blob::new(
                 Box::leak(words.into_boxed_slice()),
-                SEED.variants[0].blob.reflection.clone(),
+                SEED.variants[0].blob.reflection().clone(),
             )
         };
         let e = Pipeline::new(ctx, "broken", &broken, &PipelineOptions::default())
@@ -678,7 +678,7 @@ fn a_feature_the_context_did_not_enable_is_named() {
             .variants
             .iter()
             .find(|v| {
-                let features = &v.blob.reflection.requirements.features;
+                let features = &v.blob.reflection().requirements.features;
                 !features.is_empty() && features.iter().all(|f| ctx.caps().feature(f))
             })
             .expect("lavapipe has every feature of some 16-bit variant of the seed");

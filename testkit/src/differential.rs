@@ -386,7 +386,7 @@ fn run_blobs_with(
     inputs: &[Vec<u8>],
     seed: Option<u64>,
 ) -> Result<(), RunError> {
-    let reflection = &ours_blob.reflection;
+    let reflection = &ours_blob.reflection();
     if reflection.bindings.len() != case.io.len() {
         return Err(RunError::Failed(format!(
             "{}: one Io per binding ({} bindings, {} Io)",

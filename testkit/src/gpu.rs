@@ -131,7 +131,7 @@ impl GpuTest {
         let mut features: Vec<&str> = self.features.iter().map(String::as_str).collect();
         let mut extensions: Vec<&str> = self.extensions.iter().map(String::as_str).collect();
         for blob in &self.blobs {
-            let r = &blob.reflection.requirements;
+            let r = &blob.reflection().requirements;
             features.extend(r.features.iter().map(|f| f.as_ref()));
             extensions.extend(r.extensions.iter().map(|e| e.as_ref()));
         }
@@ -162,7 +162,7 @@ impl GpuTest {
 
     fn blobs_need(&self, feature: &str) -> bool {
         self.blobs.iter().any(|b| {
-            b.reflection
+            b.reflection()
                 .requirements
                 .features
                 .iter()
@@ -268,7 +268,7 @@ pub fn enabled_and_wanted(
     let wanted = sets
         .iter()
         .flat_map(|s| s.variants.iter())
-        .flat_map(|v| v.blob.reflection.requirements.features.iter())
+        .flat_map(|v| v.blob.reflection().requirements.features.iter())
         .filter(|f| ctx.caps().feature(f))
         .map(|f| f.to_string())
         .collect();

@@ -87,7 +87,7 @@ fn wrong_axes_are_errors_naming_them() {
 fn reflection_is_embedded_with_each_blob() {
     use ncnn_glsl_runtime::reflection::{Access, BindingKind};
     for v in SEED.variants {
-        let r = &v.blob.reflection;
+        let r = &v.blob.reflection();
         let b: Vec<(u32, BindingKind, Access, &str)> = r
             .bindings
             .iter()

@@ -282,7 +282,8 @@ fn the_variant_artifacts_describe_the_embedded_sets() {
                 "{shader} {key}: the embedded blob differs from the manifest's"
             );
             assert_eq!(
-                ev.blob.reflection.requirements, entry.requirements,
+                ev.blob.reflection().requirements,
+                entry.requirements,
                 "{shader} {key}: requirements"
             );
             let slot = blobs.get_mut(entry.blob).unwrap_or_else(|| {

@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{build_file, module_of_set};
+use super::expansion_cache::Call;
+use super::{expand_call, prepare, Form};
 use crate::expand::ExpandOptions;
-use crate::source::FsLoader;
+use crate::variant::cache::{default_cache_dir, Cache};
 use crate::variant::jobs;
 
 /// The most shaders one library may hold.
@@ -247,20 +248,32 @@ pub fn include_library(
     }
     // Sets build side by side, their variants too (`jobs::workers`); the
     // tokens are made on this thread (a macro's tokens stay on its thread).
-    let work = |(_, path): (String, PathBuf)| build_file(path, caller_dir, library_dir, options);
+    let krate_text = krate.to_string();
+    let calls: Vec<Call> = files
+        .iter()
+        .map(|(name, path)| Call {
+            form: Form::Module.name(),
+            name,
+            path,
+            caller_dir,
+            library_dir,
+            options,
+            krate: &krate_text,
+        })
+        .collect();
+    let cache = default_cache_dir().map(Cache::new);
+    let work = |i: usize| prepare(&calls[i], cache.as_ref());
     let workers = jobs::workers(files.len());
-    let ((), built) = jobs::pipeline(workers, work, |push| {
-        for f in files.clone() {
-            push(f);
-        }
+    let ((), prepared) = jobs::pipeline(workers, work, |push| {
+        (0..calls.len()).for_each(&mut *push);
         Ok::<(), String>(())
     })?;
     let mut errors = Vec::new();
     let mut modules = Vec::new();
-    for ((name, _), set) in files.iter().zip(built) {
-        let items = set.and_then(|(set, source, expand)| {
-            module_of_set(name, &set, &source, &FsLoader, &expand, krate)
-        });
+    for (call, prepared) in calls.iter().zip(prepared) {
+        let name = call.name;
+        let items =
+            prepared.and_then(|p| expand_call(Form::Module, call, cache.as_ref(), p, krate));
         match items {
             Ok(items) => {
                 let m = format_ident!("{}", module_name(name));

@@ -324,6 +324,7 @@ fn push_struct(
 ) -> Result<TokenStream, String> {
     let mut fields = Vec::new();
     let mut asserts = Vec::new();
+    let mut field_types = Vec::new();
     let mut cursor = 0u32;
     let mut pads = 0u32;
     for m in members {
@@ -342,6 +343,7 @@ fn push_struct(
                 /// std430 leaves these bytes unused.
                 pub #pad: [u8; #n]
             });
+            field_types.push(quote!([u8; #n]));
         }
         let ident = field_ident(&m.name);
         let doc = format!("`{} {}`, at byte {}.", m.ty.glsl, m.name, m.offset);
@@ -350,6 +352,7 @@ fn push_struct(
         asserts.push(quote! {
             assert!(::core::mem::offset_of!(PushConstants, #ident) == #offset);
         });
+        field_types.push(ty.clone());
         cursor = m.offset + bytes;
     }
     if cursor != size {
@@ -358,16 +361,23 @@ fn push_struct(
         ));
     }
     let size = size as usize;
-    let bytemuck = format!("{krate}::bytemuck").replace(' ', "");
     Ok(quote! {
         /// The push-constant block, laid out as the shader reads it (std430).
         /// `bytemuck::bytes_of` (or [`Dispatch::typed`]) gives its bytes;
         /// `..Default::default()` fills the padding.
         #[repr(C)]
-        #[derive(Clone, Copy, Debug, PartialEq, #krate::bytemuck::Pod, #krate::bytemuck::Zeroable)]
-        #[bytemuck(crate = #bytemuck)]
+        #[derive(Clone, Copy, Debug, PartialEq)]
         #[allow(non_snake_case)]
         pub struct PushConstants { #(#fields),* }
+
+        // SAFETY: `repr(C)`, every field an integer, a float or an array of
+        // them (`rust_type`'s types, each `Pod`), and no padding: the
+        // offsets and the size are checked below against the fields'.
+        // Written out, not derived: the derive's checks cost rustc time in
+        // every module of a library.
+        unsafe impl #krate::bytemuck::Zeroable for PushConstants {}
+        // SAFETY: as above.
+        unsafe impl #krate::bytemuck::Pod for PushConstants {}
 
         impl ::core::default::Default for PushConstants {
             fn default() -> Self {
@@ -385,6 +395,7 @@ fn push_struct(
         const _: () = {
             #(#asserts)*
             assert!(::core::mem::size_of::<PushConstants>() == #size);
+            assert!(#size == 0 #(+ ::core::mem::size_of::<#field_types>())*);
         };
     })
 }

@@ -55,7 +55,7 @@ const MAGIC: &[u8; 8] = b"NCNNGLC\0";
 const HEADER_BYTES: usize = 8 + 4 + 32 + 8 + 32;
 
 /// The fingerprint of the core's sources, from `build.rs`.
-const SOURCES: &str = env!("NCNN_GLSL_CORE_SOURCES");
+pub(crate) const SOURCES: &str = env!("NCNN_GLSL_CORE_SOURCES");
 
 /// The key of one entry: a BLAKE3 hash of what the blob depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -129,11 +129,30 @@ impl Cache {
     /// The entry of `key`, if it is a regular file (not a link to one) that
     /// passes every check; anything else is a miss.
     pub fn get(&self, key: &Key) -> Option<Compiled> {
+        self.get_payload(key).and_then(|p| decode_compiled(&p))
+    }
+
+    /// Stores `compiled` under `key`, replacing what is there. Failure only
+    /// costs a later build its compile time, so it is not an error; an
+    /// entry that would not read back equal is not written.
+    pub fn put(&self, key: &Key, compiled: &Compiled) {
+        if let Some(payload) = encode_compiled(compiled) {
+            if decode_compiled(&payload).as_ref() == Some(compiled) {
+                self.put_payload(key, &payload);
+            }
+        }
+    }
+
+    /// The payload of `key`'s entry, whatever it holds (a compiled variant,
+    /// or a shader's expansion, `embed::expansion_cache`, whose keys are
+    /// made apart), if the entry passes every check; counted as a hit or a
+    /// miss.
+    pub fn get_payload(&self, key: &Key) -> Option<Vec<u8>> {
         let path = self.path(key);
         let found = crate::source::is_regular_file(&path)
             .then(|| crate::source::read_bounded(&path, MAX_ENTRY_BYTES).ok())
             .flatten()
-            .and_then(|bytes| decode_entry(&bytes, key));
+            .and_then(|bytes| unframe(bytes, key));
         let counter = if found.is_some() {
             &self.hits
         } else {
@@ -143,16 +162,11 @@ impl Cache {
         found
     }
 
-    /// Stores `compiled` under `key`, replacing what is there. Failure only
-    /// costs a later build its compile time, so it is not an error; an
-    /// entry that would not read back equal is not written.
-    pub fn put(&self, key: &Key, compiled: &Compiled) {
-        let Some(bytes) = encode_entry(key, compiled) else {
-            return;
-        };
-        if bytes.len() as u64 > MAX_ENTRY_BYTES
-            || decode_entry(&bytes, key).as_ref() != Some(compiled)
-        {
+    /// Stores `payload` under `key`, replacing what is there; not stored
+    /// where the entry would pass [`MAX_ENTRY_BYTES`].
+    pub fn put_payload(&self, key: &Key, payload: &[u8]) {
+        let bytes = frame(key, payload);
+        if bytes.len() as u64 > MAX_ENTRY_BYTES {
             return;
         }
         let _ = std::fs::create_dir_all(&self.dir);
@@ -229,29 +243,22 @@ pub fn cache_dir_for(
     Some(target.join(CACHE_SUBDIR))
 }
 
-/// The entry of `compiled` under `key`; `None` where its reflection does
-/// not serialize.
-fn encode_entry(key: &Key, compiled: &Compiled) -> Option<Vec<u8>> {
-    let reflection = serde_json::to_vec(&compiled.reflection).ok()?;
-    let mut payload = Vec::with_capacity(8 + compiled.spirv.len() * 4 + reflection.len());
-    payload.extend_from_slice(&(compiled.spirv.len() as u64).to_le_bytes());
-    for w in &compiled.spirv {
-        payload.extend_from_slice(&w.to_le_bytes());
-    }
-    payload.extend_from_slice(&reflection);
+/// The entry of `payload` under `key`: magic, format, key, length,
+/// checksum, payload.
+fn frame(key: &Key, payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_BYTES + payload.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT.to_le_bytes());
     out.extend_from_slice(&key.0);
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(blake3::hash(&payload).as_bytes());
-    out.extend_from_slice(&payload);
-    Some(out)
+    out.extend_from_slice(blake3::hash(payload).as_bytes());
+    out.extend_from_slice(payload);
+    out
 }
 
-/// The [`Compiled`] in `bytes`, if they are a whole entry of this format
-/// for `key`.
-fn decode_entry(bytes: &[u8], key: &Key) -> Option<Compiled> {
+/// The payload of `bytes`, if they are a whole entry of this format for
+/// `key`.
+fn unframe(mut bytes: Vec<u8>, key: &Key) -> Option<Vec<u8>> {
     let rest = bytes.strip_prefix(MAGIC)?;
     let (format, rest) = rest.split_first_chunk::<4>()?;
     let (stored_key, rest) = rest.split_first_chunk::<32>()?;
@@ -264,6 +271,25 @@ fn decode_entry(bytes: &[u8], key: &Key) -> Option<Compiled> {
     {
         return None;
     }
+    bytes.drain(..HEADER_BYTES);
+    Some(bytes)
+}
+
+/// The payload of `compiled`; `None` where its reflection does not
+/// serialize.
+fn encode_compiled(compiled: &Compiled) -> Option<Vec<u8>> {
+    let reflection = serde_json::to_vec(&compiled.reflection).ok()?;
+    let mut payload = Vec::with_capacity(8 + compiled.spirv.len() * 4 + reflection.len());
+    payload.extend_from_slice(&(compiled.spirv.len() as u64).to_le_bytes());
+    for w in &compiled.spirv {
+        payload.extend_from_slice(&w.to_le_bytes());
+    }
+    payload.extend_from_slice(&reflection);
+    Some(payload)
+}
+
+/// The [`Compiled`] a payload holds.
+fn decode_compiled(payload: &[u8]) -> Option<Compiled> {
     let (count, rest) = payload.split_first_chunk::<8>()?;
     let words = usize::try_from(u64::from_le_bytes(*count)).ok()?;
     let (spirv, reflection) = rest.split_at_checked(words.checked_mul(4)?)?;

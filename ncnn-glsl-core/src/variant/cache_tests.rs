@@ -130,7 +130,7 @@ fn entry_of(key: &Key, payload: &[u8]) -> Vec<u8> {
 fn a_damaged_or_foreign_entry_is_a_miss_and_is_written_anew() {
     let (c, key) = compiled();
     let other = Key::of("another text", &CompileOptions::default());
-    let good = encode_entry(&key, &c).unwrap();
+    let good = frame(&key, &encode_compiled(&c).unwrap());
     let mut cases: Vec<(String, Vec<u8>)> = vec![
         ("empty".into(), Vec::new()),
         ("header only".into(), good[..HEADER_BYTES].to_vec()),
@@ -138,7 +138,7 @@ fn a_damaged_or_foreign_entry_is_a_miss_and_is_written_anew() {
         ("a byte more".into(), [&good[..], b" "].concat()),
         (
             "another key's entry".into(),
-            encode_entry(&other, &c).unwrap(),
+            frame(&other, &encode_compiled(&c).unwrap()),
         ),
     ];
     // One flipped bit in each field: magic, format, key, length, checksum,

@@ -21,12 +21,14 @@ pub mod manifest;
 pub mod packed;
 #[cfg(all(test, feature = "compile"))]
 mod parallel_tests;
+pub mod reflections;
 pub mod select;
 pub mod set;
 pub mod space;
 
 pub use device_value::{axis_value_for, device_axis_value, Outcomes, OwnedOutcomes, UNDEFINED};
 pub use library::{Library, LibraryError};
+pub use reflections::Reflections;
 pub use select::{choose, fallback_order, Choice};
 pub use set::{AxisInfo, Blob, SelectError, Variant, VariantSet};
 pub use space::{canonical, space, Usage};

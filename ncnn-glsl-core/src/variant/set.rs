@@ -11,6 +11,7 @@ use crate::reflection::Reflection;
 use crate::target::Target;
 
 use super::device_value::{axis_value_for, Outcomes};
+use super::reflections::{Reflections, NONE};
 use super::select::{choose, Choice};
 use super::space::Usage;
 
@@ -64,11 +65,17 @@ pub struct Variant {
 /// and keeps the words for the life of the blob.
 #[non_exhaustive]
 pub struct Blob {
-    /// Bindings, push constants, local size and device requirements.
-    pub reflection: Reflection,
+    described: Described,
     code: Code,
     /// The decompressed words of a [`Code::Packed`] blob, once asked for.
     unpacked: OnceLock<Box<[u32]>>,
+}
+
+/// Where a blob's reflection is.
+enum Described {
+    Here(Reflection),
+    /// Entry `index` of its set's table, as the macro embeds it.
+    Table(&'static Reflections, usize),
 }
 
 /// How a blob's SPIR-V is stored.
@@ -91,7 +98,7 @@ impl Blob {
     /// ```
     ///
     /// ```compile_fail,E0639
-    /// let blob = ncnn_glsl_core::variant::Blob { reflection: Default::default() };
+    /// let blob = ncnn_glsl_core::variant::Blob {};
     /// ```
     ///
     /// # Safety
@@ -106,7 +113,7 @@ impl Blob {
     /// or read and write memory outside its buffers.
     pub const unsafe fn new(spirv: &'static [u32], reflection: Reflection) -> Blob {
         Blob {
-            reflection,
+            described: Described::Here(reflection),
             code: Code::Words(spirv),
             unpacked: OnceLock::new(),
         }
@@ -133,18 +140,63 @@ impl Blob {
         reflection: Reflection,
     ) -> Blob {
         Blob {
-            reflection,
+            described: Described::Here(reflection),
             code: Code::Packed { bytes, words },
             unpacked: OnceLock::new(),
+        }
+    }
+
+    /// What the macro embeds: a blob whose SPIR-V is `bytes`, as in
+    /// [`Blob::compressed`], described by entry `index` of its set's
+    /// `reflections`. Safe code cannot call it:
+    ///
+    /// ```compile_fail,E0133
+    /// static R: ncnn_glsl_core::variant::Reflections =
+    ///     unsafe { ncnn_glsl_core::variant::Reflections::compressed(b"", 0) };
+    /// let blob = ncnn_glsl_core::variant::Blob::embedded(b"", 0, &R, 0);
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// As [`Blob::compressed`], with the reflection `reflections` holds at
+    /// `index`. (A table that does not decode, or has no entry `index`,
+    /// leaves the blob without SPIR-V, which a runtime's check refuses.)
+    pub const unsafe fn embedded(
+        bytes: &'static [u8],
+        words: usize,
+        reflections: &'static Reflections,
+        index: usize,
+    ) -> Blob {
+        Blob {
+            described: Described::Table(reflections, index),
+            code: Code::Packed { bytes, words },
+            unpacked: OnceLock::new(),
+        }
+    }
+
+    /// Bindings, push constants, local size and device requirements. An
+    /// embedded blob's set decodes its table on the first call (once).
+    pub fn reflection(&self) -> &Reflection {
+        self.described().unwrap_or(&NONE)
+    }
+
+    fn described(&self) -> Option<&Reflection> {
+        match &self.described {
+            Described::Here(r) => Some(r),
+            Described::Table(table, index) => table.get(*index),
         }
     }
 
     /// The SPIR-V words. A compressed blob is decompressed on the first
     /// call (once, whichever thread gets there first); later calls return
     /// the same words without work. Bytes that do not decompress to the
-    /// stored word count give an empty slice, never a panic: the runtime's
-    /// check of a blob refuses an empty module.
+    /// stored word count, or a blob whose reflection does not decode, give
+    /// an empty slice, never a panic: the runtime's check of a blob refuses
+    /// an empty module.
     pub fn spirv(&self) -> &[u32] {
+        if self.described().is_none() {
+            return &[];
+        }
         match self.code {
             Code::Words(words) => words,
             Code::Packed { bytes, words } => self.unpacked.get_or_init(|| {
@@ -177,7 +229,7 @@ impl fmt::Debug for Blob {
         f.debug_struct("Blob")
             .field("spirv_words", &self.spirv_len())
             .field("embedded_bytes", &self.embedded_bytes())
-            .field("reflection", &self.reflection)
+            .field("reflection", self.reflection())
             .finish()
     }
 }

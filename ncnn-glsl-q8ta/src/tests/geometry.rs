@@ -160,7 +160,7 @@ fn shuffle_specialization_matches_the_shipped_blob() {
         .collect();
     assert_eq!(blobs.len(), 2, "one blob per table size for every target");
     for v in set.variants.iter() {
-        let consts = &v.blob.reflection.spec_constants;
+        let consts = &v.blob.reflection().spec_constants;
         for (i, name) in [
             "IN_LAYOUT",
             "OUT_LAYOUT",

@@ -205,7 +205,7 @@ fn glslang_blob(dir: &Path, variant: &Variant) -> Result<Blob, Fail> {
     Ok(unsafe {
         Blob::new(
             Box::leak(words.into_boxed_slice()),
-            variant.blob.reflection.clone(),
+            variant.blob.reflection().clone(),
         )
     })
 }
