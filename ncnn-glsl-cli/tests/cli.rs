@@ -492,6 +492,7 @@ void main()
             .map(|(n, on)| (n.to_string(), on))
             .collect(),
         properties: Default::default(),
+        cooperative_matrix_shapes: Vec::new(),
     };
     let caps = scratch("int16_device.json", &device.to_json());
     let spv = f.with_extension("spv");

@@ -70,6 +70,37 @@ pub struct DeviceCaps {
     /// Limits and properties, by field name (array fields as `name_0`, `name_1`, ...).
     #[serde(default)]
     pub properties: BTreeMap<String, u64>,
+    /// The cooperative matrix multiply-adds the device runs
+    /// (`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`, `...NV`);
+    /// empty without the extensions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cooperative_matrix_shapes: Vec<CoopMatShape>,
+}
+
+/// One row of `VkCooperativeMatrixPropertiesKHR` (or `...NV`): a shape and
+/// element types of `result = A * B + C` the device runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoopMatShape {
+    /// Which extension listed it.
+    pub flavor: crate::reflection::CoopMatFlavor,
+    /// `MSize`: rows of A, C and the result.
+    pub m: u32,
+    /// `NSize`: columns of B, C and the result.
+    pub n: u32,
+    /// `KSize`: columns of A, rows of B.
+    pub k: u32,
+    /// `AType`, a `VkComponentTypeKHR` (0 is `FLOAT16`, 1 `FLOAT32`).
+    pub a_type: u32,
+    /// `BType`.
+    pub b_type: u32,
+    /// `CType`.
+    pub c_type: u32,
+    /// `ResultType` (`DType` for NV).
+    pub result_type: u32,
+    /// `saturatingAccumulation` (false for NV).
+    pub saturating_accumulation: bool,
+    /// `scope`, a `VkScopeKHR` (3 is subgroup).
+    pub scope: u32,
 }
 
 impl DeviceCaps {

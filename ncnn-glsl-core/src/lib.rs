@@ -47,7 +47,7 @@ pub mod variant;
 #[cfg(feature = "compile")]
 pub use compile::{compile, CompileOptions, Compiled};
 pub use define::{Define, DefineError};
-pub use device::{narrow, DeviceBits, DeviceCaps, DeviceType};
+pub use device::{narrow, CoopMatShape, DeviceBits, DeviceCaps, DeviceType};
 pub use diag::{Diagnostic, Diagnostics, Span};
 pub use expand::{expand, expand_with, ExpandOptions, Expanded};
 pub use options::{Flag, Options};

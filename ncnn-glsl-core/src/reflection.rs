@@ -37,6 +37,17 @@ pub struct Reflection {
     pub spec_constants: Cow<'static, [SpecConstant]>,
     /// Device features, capabilities and extensions the blob needs.
     pub requirements: Requirements,
+    /// Each distinct cooperative matrix multiply-add the blob does
+    /// (`coopMatMulAdd`, `coopMatMulAddNV`), in text order: its element
+    /// types, scope and M, N, K, each a constant or a specialization
+    /// constant. The device must list the shape: evaluate M, N, K at the
+    /// pipeline's specialization values ([`CoopMatMulAdd::shape`]) and look
+    /// the multiply-add up in `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`
+    /// (`...NV` for [`CoopMatFlavor::Nv`]); the feature and extension are in
+    /// [`Requirements`]. Empty for a blob without cooperative matrices (and
+    /// then left out of the JSON: every other reflection reads as before).
+    #[serde(default, skip_serializing_if = "no_multiply_adds")]
+    pub cooperative_matrices: Cow<'static, [CoopMatMulAdd]>,
 }
 
 /// One descriptor binding.
@@ -211,6 +222,110 @@ mod float_json {
             }
         }
         d.deserialize_any(Visitor)
+    }
+}
+
+// serde hands `skip_serializing_if` the field itself.
+#[allow(clippy::ptr_arg)]
+fn no_multiply_adds(v: &Cow<'static, [CoopMatMulAdd]>) -> bool {
+    v.is_empty()
+}
+
+/// One cooperative matrix multiply-add, `result = A * B + C` with A of
+/// M x K, B of K x N, C and the result of M x N: what a row of
+/// `VkCooperativeMatrixPropertiesKHR` (`...NV`) must say for the device to
+/// run it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoopMatMulAdd {
+    /// `GL_KHR_cooperative_matrix` or `GL_NV_cooperative_matrix`.
+    pub flavor: CoopMatFlavor,
+    /// Element type of A (`AType`).
+    pub a_type: CoopMatElement,
+    /// Element type of B (`BType`).
+    pub b_type: CoopMatElement,
+    /// Element type of C (`CType`).
+    pub c_type: CoopMatElement,
+    /// Element type of the result (`ResultType`; `DType` for NV): C's.
+    pub result_type: CoopMatElement,
+    /// The scope, as `VkScopeKHR` (the same numbers as SPIR-V's): 3 for
+    /// `gl_ScopeSubgroup`, 2 for `gl_ScopeWorkgroup`.
+    pub scope: u32,
+    /// Rows of A, C and the result (`MSize`).
+    pub m: CoopMatDim,
+    /// Columns of B, C and the result (`NSize`).
+    pub n: CoopMatDim,
+    /// Columns of A, rows of B (`KSize`).
+    pub k: CoopMatDim,
+}
+
+/// Which extension a cooperative matrix comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoopMatFlavor {
+    /// `GL_KHR_cooperative_matrix`: `VK_KHR_cooperative_matrix`,
+    /// `VkPhysicalDeviceCooperativeMatrixFeaturesKHR::cooperativeMatrix`.
+    Khr,
+    /// `GL_NV_cooperative_matrix`: `VK_NV_cooperative_matrix`,
+    /// `VkPhysicalDeviceCooperativeMatrixFeaturesNV::cooperativeMatrix`.
+    Nv,
+}
+
+/// The element type of a cooperative matrix (`VkComponentTypeKHR`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoopMatElement {
+    /// `float16_t`: `VK_COMPONENT_TYPE_FLOAT16_KHR` (0).
+    Float16,
+    /// `float`: `VK_COMPONENT_TYPE_FLOAT32_KHR` (1).
+    Float32,
+}
+
+impl CoopMatElement {
+    /// Its `VkComponentTypeKHR` (the NV enum has the same values).
+    pub fn vk_component_type(self) -> u32 {
+        match self {
+            CoopMatElement::Float16 => 0,
+            CoopMatElement::Float32 => 1,
+        }
+    }
+}
+
+/// One of M, N, K.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoopMatDim {
+    /// An integer literal or a `const` of the shader.
+    Constant(u32),
+    /// A specialization constant: its `constant_id` and declared default.
+    Spec {
+        /// `constant_id`.
+        id: u32,
+        /// The default, when the pipeline does not set it.
+        default: u32,
+    },
+}
+
+impl CoopMatDim {
+    /// The value, with `spec` giving the pipeline's value of a
+    /// specialization constant it sets (`None`: the default).
+    pub fn value(self, spec: impl Fn(u32) -> Option<u32>) -> u32 {
+        match self {
+            CoopMatDim::Constant(v) => v,
+            CoopMatDim::Spec { id, default } => spec(id).unwrap_or(default),
+        }
+    }
+}
+
+impl CoopMatMulAdd {
+    /// `(M, N, K)` at the pipeline's specialization values (`spec` gives
+    /// the value the pipeline sets for a `constant_id`, `None` where it
+    /// sets none).
+    pub fn shape(&self, spec: impl Fn(u32) -> Option<u32>) -> (u32, u32, u32) {
+        (
+            self.m.value(&spec),
+            self.n.value(&spec),
+            self.k.value(&spec),
+        )
     }
 }
 

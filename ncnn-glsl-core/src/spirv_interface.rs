@@ -131,10 +131,10 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
     let insts = instructions(words)?;
     let mut m = Module::default();
     // (result id, type, low word, high word) of each OpSpecConstant, and the
-    // (result id, type) of each OpSpecConstantTrue/False, resolved after the
-    // decorations are all read.
+    // (result id, default) of each OpSpecConstantTrue/False, resolved after
+    // the decorations are all read.
     let mut spec: Vec<(u32, u32, u32, u32)> = Vec::new();
-    let mut spec_bools: Vec<(u32, u32)> = Vec::new();
+    let mut spec_bools: Vec<(u32, bool)> = Vec::new();
     let mut composites: Vec<(u32, Vec<u32>)> = Vec::new();
     // (type, result, opcode, operands...) of each OpSpecConstantOp, in order.
     let mut spec_ops: Vec<Vec<u32>> = Vec::new();
@@ -165,7 +165,11 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
             }
             SPEC_CONSTANT_OP if w.len() >= 4 => spec_ops.push(w.to_vec()),
             op::SPEC_CONSTANT_TRUE | op::SPEC_CONSTANT_FALSE if w.len() >= 2 => {
-                spec_bools.push((w[1], w[0]));
+                spec_bools.push((w[1], i.op == op::SPEC_CONSTANT_TRUE));
+            }
+            // OpConstantTrue, OpConstantFalse: operands of `?:` and logic.
+            41 | 42 if w.len() >= 2 => {
+                m.constants.insert(w[1], u32::from(i.op == 41));
             }
             op::CONSTANT_COMPOSITE | op::SPEC_CONSTANT_COMPOSITE if w.len() >= 2 => {
                 composites.push((w[1], w[2..].to_vec()));
@@ -199,7 +203,12 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
                 });
             }
         }
-        for &(id, _) in &spec_bools {
+        for &(id, default) in &spec_bools {
+            let given = spec_id(id).and_then(|s| values.iter().find(|(v, _)| *v == s));
+            lengths.push((
+                id,
+                given.map_or(u32::from(default), |&(_, v)| u32::from(v != 0)),
+            ));
             if let Some(s) = spec_id(id) {
                 out.spec_constants.push(WordSpecConstant {
                     spec_id: s,
@@ -210,16 +219,17 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
         }
     }
     m.constants.extend(lengths);
-    // Integer arithmetic of specialization constants (array lengths
-    // computed from them), at the values above, in module order (an
-    // operation's operands come before it). One this runtime cannot
-    // evaluate leaves its result unknown: an array of that length is not sized.
+    // Integer arithmetic, comparisons, logic and selects of specialization
+    // constants (array lengths computed from them), at the values above, in
+    // module order (an operation's operands come before it); a `bool` is 0
+    // or 1. One this runtime cannot evaluate leaves its result unknown: an
+    // array of that length is not sized.
     for w in &spec_ops {
-        let args: Option<Vec<u32>> = w[3..]
+        let args: Vec<Option<u32>> = w[3..]
             .iter()
             .map(|id| m.constants.get(id).copied())
             .collect();
-        if let Some(v) = args.and_then(|a| spec_op(w[2], &a)) {
+        if let Some(v) = spec_op_partial(w[2], &args) {
             m.constants.insert(w[1], v);
         }
     }
@@ -285,23 +295,25 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
 const SPEC_CONSTANT_OP: u16 = 52;
 
 /// The 32-bit result of the integer operation `code` of `OpSpecConstantOp`
-/// (SPIR-V opcodes) on `args`, wrapping as SPIR-V does; `None` for another
-/// operation, a division by zero, or a shift past 31 bits.
+/// (SPIR-V opcodes) on `args`, wrapping as SPIR-V does, a `bool` as 0 or 1
+/// (any other value reads as `true`, as a `VkBool32` does); `None` for
+/// another operation, a division by zero, or a shift past 31 bits.
 pub(crate) fn spec_op(code: u32, args: &[u32]) -> Option<u32> {
-    let (x, y) = (*args.first()?, args.get(1).copied());
     let s = |v: u32| v as i32;
-    Some(match (code, y) {
-        (126, None) => x.wrapping_neg(),
-        (200, None) => !x,
-        (128, Some(y)) => x.wrapping_add(y),
-        (130, Some(y)) => x.wrapping_sub(y),
-        (132, Some(y)) => x.wrapping_mul(y),
-        (134, Some(y)) => x.checked_div(y)?,
-        (135, Some(y)) => s(x).checked_div(s(y))? as u32,
-        (137, Some(y)) => x.checked_rem(y)?,
-        (138, Some(y)) => s(x).checked_rem(s(y))? as u32,
+    let b = |c: bool| u32::from(c);
+    Some(match (code, args) {
+        (126, &[x]) => x.wrapping_neg(),
+        (200, &[x]) => !x,
+        (168, &[x]) => b(x == 0),
+        (128, &[x, y]) => x.wrapping_add(y),
+        (130, &[x, y]) => x.wrapping_sub(y),
+        (132, &[x, y]) => x.wrapping_mul(y),
+        (134, &[x, y]) => x.checked_div(y)?,
+        (135, &[x, y]) => s(x).checked_div(s(y))? as u32,
+        (137, &[x, y]) => x.checked_rem(y)?,
+        (138, &[x, y]) => s(x).checked_rem(s(y))? as u32,
         // SMod: the sign of the divisor.
-        (139, Some(y)) => {
+        (139, &[x, y]) => {
             let r = s(x).checked_rem(s(y))?;
             (if r != 0 && (r < 0) != (s(y) < 0) {
                 r + s(y)
@@ -309,14 +321,59 @@ pub(crate) fn spec_op(code: u32, args: &[u32]) -> Option<u32> {
                 r
             }) as u32
         }
-        (194, Some(y)) => x.checked_shr(y)?,
-        (195, Some(y)) => s(x).checked_shr(y)? as u32,
-        (196, Some(y)) => x.checked_shl(y)?,
-        (197, Some(y)) => x | y,
-        (198, Some(y)) => x ^ y,
-        (199, Some(y)) => x & y,
+        (194, &[x, y]) => x.checked_shr(y)?,
+        (195, &[x, y]) => s(x).checked_shr(y)? as u32,
+        (196, &[x, y]) => x.checked_shl(y)?,
+        (197, &[x, y]) => x | y,
+        (198, &[x, y]) => x ^ y,
+        (199, &[x, y]) => x & y,
+        // OpLogicalEqual, OpLogicalNotEqual, OpLogicalOr, OpLogicalAnd.
+        (164, &[x, y]) => b((x != 0) == (y != 0)),
+        (165, &[x, y]) => b((x != 0) != (y != 0)),
+        (166, &[x, y]) => b(x != 0 || y != 0),
+        (167, &[x, y]) => b(x != 0 && y != 0),
+        // OpSelect.
+        (169, &[c, x, y]) => {
+            if c != 0 {
+                x
+            } else {
+                y
+            }
+        }
+        // OpIEqual, OpINotEqual, then greater, greater or equal, less,
+        // less or equal, each unsigned then signed.
+        (170, &[x, y]) => b(x == y),
+        (171, &[x, y]) => b(x != y),
+        (172, &[x, y]) => b(x > y),
+        (173, &[x, y]) => b(s(x) > s(y)),
+        (174, &[x, y]) => b(x >= y),
+        (175, &[x, y]) => b(s(x) >= s(y)),
+        (176, &[x, y]) => b(x < y),
+        (177, &[x, y]) => b(s(x) < s(y)),
+        (178, &[x, y]) => b(x <= y),
+        (179, &[x, y]) => b(s(x) <= s(y)),
         _ => return None,
     })
+}
+
+/// [`spec_op`] where operands may be unknown (a division by zero, a value
+/// this reader cannot compute): `OpSelect` needs only the operand it picks,
+/// `OpLogicalAnd` and `OpLogicalOr` only one that decides, as GLSL
+/// evaluates `?:`, `&&` and `||`. So a size guarded against a division by
+/// zero (`n == 0 ? 1 : 64 / n`) is measured at `n = 0` too.
+pub(crate) fn spec_op_partial(code: u32, args: &[Option<u32>]) -> Option<u32> {
+    match (code, args) {
+        (169, &[Some(c), x, y]) => {
+            if c != 0 {
+                x
+            } else {
+                y
+            }
+        }
+        (167, &[x, y]) if x == Some(0) || y == Some(0) => Some(0),
+        (166, &[x, y]) if x.is_some_and(|v| v != 0) || y.is_some_and(|v| v != 0) => Some(1),
+        _ => spec_op(code, &args.iter().copied().collect::<Option<Vec<u32>>>()?),
+    }
 }
 
 /// A type as a member sizes it: (type, `MatrixStride`, `RowMajor`).
@@ -451,10 +508,14 @@ impl Module {
                 }
             }
             op::TYPE_ARRAY => {
-                let length = *self
-                    .constants
-                    .get(&operand(1)?)
-                    .ok_or_else(|| format!("array type %{id} has no constant length"))?;
+                let length = *self.constants.get(&operand(1)?).ok_or_else(|| {
+                    format!(
+                        "array type %{id} has no constant length (a length computed from \
+                             specialization constants that divides by zero or shifts past 31 \
+                             bits at the pipeline's values, or an operation this reader does \
+                             not evaluate)"
+                    )
+                })?;
                 let stride = match self.decoration(id, decoration::ARRAY_STRIDE) {
                     Some(s) => u64::from(s),
                     None => self.sized(operand(0)?, matrix_stride, row_major, depth + 1)?,
@@ -494,8 +555,77 @@ mod tests {
         assert_eq!(spec_op(135, &[7, 0]), None);
         assert_eq!(spec_op(196, &[1, 32]), None);
         assert_eq!(spec_op(195, &[(-8i32) as u32, 1]), Some((-4i32) as u32));
-        // Not an integer operation this reads.
-        assert_eq!(spec_op(170, &[1, 2]), None);
+        // Not an operation this reads (OpFOrdLessThan), or the wrong arity.
+        assert_eq!(spec_op(184, &[1, 2]), None);
+        assert_eq!(spec_op(169, &[1, 2]), None);
+        // Comparisons by signedness, logic, select; a bool is 0 or 1.
+        let m1 = u32::MAX;
+        assert_eq!(spec_op(176, &[m1, 1]), Some(0));
+        assert_eq!(spec_op(177, &[m1, 1]), Some(1));
+        assert_eq!(spec_op(172, &[m1, 1]), Some(1));
+        assert_eq!(spec_op(173, &[m1, 1]), Some(0));
+        assert_eq!(spec_op(174, &[3, 3]), Some(1));
+        assert_eq!(spec_op(179, &[m1, 0]), Some(1));
+        assert_eq!(spec_op(170, &[4, 4]), Some(1));
+        assert_eq!(spec_op(171, &[4, 4]), Some(0));
+        assert_eq!(spec_op(167, &[1, 5]), Some(1));
+        assert_eq!(spec_op(166, &[0, 0]), Some(0));
+        assert_eq!(spec_op(168, &[0]), Some(1));
+        assert_eq!(spec_op(165, &[1, 7]), Some(0));
+        assert_eq!(spec_op(169, &[1, 10, 20]), Some(10));
+        assert_eq!(spec_op(169, &[0, 10, 20]), Some(20));
+        // Only what decides needs a value.
+        use super::spec_op_partial;
+        assert_eq!(spec_op_partial(169, &[Some(0), None, Some(20)]), Some(20));
+        assert_eq!(spec_op_partial(169, &[Some(1), None, Some(20)]), None);
+        assert_eq!(spec_op_partial(169, &[None, Some(1), Some(1)]), None);
+        assert_eq!(spec_op_partial(167, &[None, Some(0)]), Some(0));
+        assert_eq!(spec_op_partial(167, &[None, Some(1)]), None);
+        assert_eq!(spec_op_partial(166, &[Some(1), None]), Some(1));
+        assert_eq!(spec_op_partial(166, &[Some(0), None]), None);
+        assert_eq!(spec_op_partial(128, &[Some(1), Some(2)]), Some(3));
+    }
+
+    /// glslang's words for `shared uint t[M > K ? M : K + uint(flag)]` with
+    /// a `bool` specialization constant `flag`, at several values.
+    #[test]
+    fn selects_of_comparisons_size_arrays() {
+        const BOOL: u32 = 2;
+        let words = module(&[
+            &[71, 3, 1, 0],                 // M: SpecId 0
+            &[71, 4, 1, 1],                 // K: SpecId 1
+            &[71, 5, 1, 2],                 // flag: SpecId 2
+            &[21, UINT, 32, 0],             // %1 = uint
+            &[20, BOOL],                    // %2 = bool
+            &[50, UINT, 3, 16],             // M = 16
+            &[50, UINT, 4, 8],              // K = 8
+            &[49, BOOL, 5],                 // flag = false
+            &[43, UINT, 6, 1],              // 1
+            &[43, UINT, 7, 0],              // 0
+            &[41, BOOL, 8],                 // true
+            &[52, BOOL, 9, 172, 3, 4],      // M > K
+            &[52, UINT, 10, 169, 5, 6, 7],  // uint(flag)
+            &[52, UINT, 11, 128, 4, 10],    // K + uint(flag)
+            &[52, UINT, 12, 169, 9, 3, 11], // M > K ? M : K + uint(flag)
+            &[52, BOOL, 13, 167, 8, 9],     // true && M > K (unused)
+            &[28, 14, UINT, 12],            // uint[%12]
+            &[32, 15, 4, 14],               // Workgroup *
+            &[59, 15, 16, 4],               // shared
+        ]);
+        let at = |values: &[(u32, u32)]| read_specialized(&words, values).unwrap().workgroup_bytes;
+        assert_eq!(at(&[]), 4 * 16);
+        assert_eq!(at(&[(0, 4)]), 4 * 8);
+        assert_eq!(at(&[(0, 4), (2, 1)]), 4 * 9);
+        // Any nonzero `VkBool32` is true.
+        assert_eq!(at(&[(0, 4), (2, 7)]), 4 * 9);
+        assert_eq!(at(&[(1, 3), (2, 1)]), 4 * 16);
+        let kinds: Vec<&str> = read(&words)
+            .unwrap()
+            .spec_constants
+            .iter()
+            .map(|c| c.kind)
+            .collect();
+        assert_eq!(kinds, ["uint", "uint", "bool"]);
     }
 
     use super::*;

@@ -275,7 +275,7 @@ impl Instance {
         } else {
             // SAFETY: the caller (`Context::new`) passes one of this instance's
             // devices and has checked that it reports Vulkan 1.1 or later.
-            unsafe { probe::probe(&self.raw, physical) }
+            unsafe { probe::probe(&self.entry, &self.raw, physical) }
         }
     }
 }
@@ -309,7 +309,7 @@ fn probe_without_layers(
         Some((d, p)) if p.vendor_id == expected.vendor_id && p.device_id == expected.device_id => {
             // SAFETY: `d` is `instance`'s, and the device `Context::new`
             // checked reports Vulkan 1.1 or later (the same ids).
-            unsafe { probe::probe(&instance, *d) }
+            unsafe { probe::probe(entry, &instance, *d) }
         }
         _ => Err(Error::NoDevice),
     });
@@ -328,7 +328,7 @@ pub fn probe_all() -> Result<Vec<DeviceCaps>> {
             .iter()
             // SAFETY: `d` is `instance`'s. Not checked: that `d` reports Vulkan
             // 1.1 or later, as `probe` requires (a 1.0 device is probed too).
-            .map(|(d, _)| unsafe { probe::probe(&instance, *d) })
+            .map(|(d, _)| unsafe { probe::probe(&entry, &instance, *d) })
             .collect()
     });
     // SAFETY: nothing was created from this instance (probing creates nothing).

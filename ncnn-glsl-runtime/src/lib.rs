@@ -43,6 +43,7 @@
 mod blob_check;
 pub mod buffer;
 pub mod context;
+mod coopmat;
 pub mod dispatch;
 pub mod error;
 pub mod executable;

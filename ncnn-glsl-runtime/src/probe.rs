@@ -130,10 +130,14 @@ pub(crate) fn feature_groups(
 ///
 /// # Safety
 ///
-/// `physical` must come from `instance`, and both the instance (its
-/// `apiVersion`) and the device must be Vulkan 1.1 or later
+/// `physical` must come from `instance`, made from `entry`, and both the
+/// instance (its `apiVersion`) and the device must be Vulkan 1.1 or later
 /// (`vkGetPhysicalDeviceFeatures2` is core there).
-pub unsafe fn probe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<DeviceCaps> {
+pub unsafe fn probe(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+) -> Result<DeviceCaps> {
     // SAFETY: `physical` belongs to `instance` (the caller's promise).
     let props = unsafe { instance.get_physical_device_properties(physical) };
     // SAFETY: as above.
@@ -296,6 +300,10 @@ pub unsafe fn probe(instance: &ash::Instance, physical: vk::PhysicalDevice) -> R
             ssc.required_subgroup_size_stages.as_raw().into(),
         );
     }
+    // SAFETY: `physical` is `instance`'s, made from `entry` (the caller's
+    // promise); each extension is queried only where the device lists it.
+    caps.cooperative_matrix_shapes =
+        unsafe { crate::coopmat::shapes(entry, instance, physical, |e| caps.has_extension(e)) }?;
     Ok(caps)
 }
 

@@ -97,6 +97,10 @@ fn float(id: u32, v: f32) -> (u32, SpecValue) {
     (id, SpecValue::Float(v))
 }
 
+fn uint(id: u32, v: u32) -> (u32, SpecValue) {
+    (id, SpecValue::Uint(v))
+}
+
 fn entry(spec: Vec<(u32, SpecValue)>, shape: &[i32]) -> Entry {
     Entry {
         spec,
@@ -276,6 +280,31 @@ fn corpus() -> Vec<Shader> {
             shape_id: 0,
             extra_push: vec![],
             entries: entries(vec![vec![]], &[37, 5, 3, 200]),
+        },
+        Shader {
+            name: "reduce_subgroup_elect_pack4",
+            bindings: vec![
+                B::In(Sfp, pack4(3, 200), -2.0, 2.0),
+                B::Out(Sfp, pack4(3, 5)),
+                B::Out(I32, 3 * 5),
+            ],
+            local: [32, 1, 1],
+            groups: [1, 5, 3],
+            shape_id: 0,
+            extra_push: vec![],
+            entries: entries(vec![vec![]], &[37, 5, 3, 200]),
+        },
+        Shader {
+            name: "const_rescoped",
+            bindings: vec![B::InOut(Sfp, pack4(3, 36), -3.0, 3.0)],
+            local: [4, 4, 4],
+            groups: [2, 2, 1],
+            shape_id: 2,
+            extra_push: vec![],
+            entries: entries(
+                vec![vec![], vec![int(0, 1)], vec![int(0, 2), float(1, 0.25)]],
+                &[7, 5, 3, 36],
+            ),
         },
         Shader {
             name: "sum_rows_unrolled_pack4",
@@ -507,6 +536,77 @@ fn corpus() -> Vec<Shader> {
             extra_push: vec![],
             entries: entries(
                 vec![vec![], vec![float(0, 0.5), float(1, -1.0)], vec![int(2, 1)]],
+                &[13, 19, 21],
+            ),
+        },
+        // The cooperative-matrix shaders run their plain branch here (the
+        // corpus expands without a device, and lavapipe has no cooperative
+        // matrices); the fp16 weights are small integers' bits (I32 below
+        // 4096: finite halves). Their matrix branch runs in
+        // `coopmat_gemm.rs` on a device that has them.
+        Shader {
+            name: "gemm_coopmat_pack4",
+            bindings: vec![
+                B::In(Sfp, 13 * 32, -1.0, 1.0),
+                B::In(I32, 20 * 32 / 2, 0.0, 0.0),
+                B::Out(Sfp, 13 * 20),
+            ],
+            local: [64, 1, 1],
+            groups: [1, 13, 1],
+            shape_id: 0,
+            extra_push: vec![],
+            entries: entries(vec![vec![]], &[13, 20, 32]),
+        },
+        Shader {
+            name: "conv1x1_coopmat_pack4",
+            bindings: vec![
+                B::In(Sfp, 8 * 16, -1.0, 1.0),
+                B::Out(Sfp, 8 * 16),
+                B::In(I32, 8 * 8 / 2, 0.0, 0.0),
+                B::In(I32, 8 / 2, 0.0, 0.0),
+            ],
+            local: [64, 1, 1],
+            groups: [1, 2, 1],
+            shape_id: 0,
+            extra_push: vec![],
+            entries: entries(vec![vec![]], &[8, 16, 8, 16, 15]),
+        },
+        Shader {
+            name: "attention_score_coopmat",
+            bindings: vec![
+                B::In(I32, 5 * 16 / 2, 0.0, 0.0),
+                B::In(I32, 7 * 16 / 2, 0.0, 0.0),
+                B::Out(F32, 5 * 7),
+            ],
+            local: [8, 1, 1],
+            groups: [1, 5, 1],
+            shape_id: 1,
+            extra_push: vec![],
+            entries: entries(vec![vec![], vec![float(0, 0.125)]], &[5, 7, 16]),
+        },
+        Shader {
+            // The tile's `?:` picks A's side (padded A rows: 72 > 64, then
+            // 136 > 128 and 40 > 32 at other K extents), B's (96 > 64), and
+            // B's at equal sides (the defaults).
+            name: "gemm_tile_spec_select",
+            bindings: vec![
+                B::In(Sfp, 13 * 21, -1.0, 1.0),
+                B::In(Sfp, 21 * 19, -1.0, 1.0),
+                B::In(Sfp, 13 * 19, -1.0, 1.0),
+                B::Out(Sfp, 13 * 19),
+            ],
+            local: [8, 8, 1],
+            groups: [3, 2, 1],
+            shape_id: 5,
+            extra_push: vec![],
+            entries: entries(
+                vec![
+                    vec![],
+                    vec![uint(3, 9)],
+                    vec![uint(4, 12), float(0, 0.5), float(1, -1.0)],
+                    vec![uint(2, 4), uint(3, 5)],
+                    vec![uint(2, 16), uint(3, 17)],
+                ],
                 &[13, 19, 21],
             ),
         },

@@ -6,8 +6,11 @@
 //! compared.
 
 use ncnn_glsl_core::compile::reflect::requirements;
+use ncnn_glsl_core::spirv_interface::read_specialized;
 use ncnn_glsl_runtime::SpecValue;
-use ncnn_glsl_testkit::differential::{compile_both, run, Case, Cmp, Fill, Io};
+use ncnn_glsl_testkit::differential::{
+    assert_valid, compile_both, finished, glslang, run, Case, Cmp, Fill, Io,
+};
 
 /// The subgroup built-ins (one read in a function other than `main`) and
 /// every subgroup function this compiler provides (`subgroups.rs`, the
@@ -197,5 +200,114 @@ void main() {
         case.groups = [4, 1, 1];
         case.specialization = spec;
         run(&case);
+    }
+}
+
+/// ncnn's GEMM tile sized by `?:` of specialization constants (a 2-D
+/// `shared` array whose inner length is `OpSelect` of an `OpUGreaterThan`):
+/// every element written through `gl_LocalInvocationID` and read back
+/// reversed into the output, under specializations where the select picks
+/// each side (and the two sides are equal). The reflection's measure of the
+/// `shared` memory of our blob and of glslang's (the runtime checks both
+/// against the device's limit) agrees with the expression at each.
+#[test]
+fn specialization_constants_selected_by_a_comparison_size_a_tile() {
+    let src = "#version 450
+layout (constant_id = 0) const uint M = 16;
+layout (constant_id = 1) const uint K = 8;
+layout (constant_id = 2) const uint Kd4p = 4;
+layout (constant_id = 3) const uint Md4p = 4;
+const uint L = 2 * (M * Kd4p > K * Md4p ? M * Kd4p : K * Md4p);
+layout (local_size_x = 64) in;
+layout (binding = 0) writeonly buffer O { uvec2 o[]; };
+shared uvec2 tmp_a[2][2 * (M * Kd4p > K * Md4p ? M * Kd4p : K * Md4p)];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    for (uint i = l; i < 2u * L; i += 64u)
+        tmp_a[i / L][i % L] = uvec2(i * 3u + 1u, i ^ L);
+    barrier();
+    for (uint i = l; i < 2u * L; i += 64u) {
+        uint j = 2u * L - 1u - i;
+        o[i] = tmp_a[j / L][j % L];
+    }
+}
+";
+    let u = SpecValue::Uint;
+    // (M, K, Kd4p, Md4p): the first side, the second, equal sides (the
+    // second: `>` is strict), the first again at a larger tile.
+    let shapes: [[u32; 4]; 4] = [[16, 8, 4, 4], [4, 8, 4, 4], [8, 8, 4, 4], [32, 8, 4, 2]];
+    for shape in shapes {
+        let [m, k, kd, md] = shape;
+        let length = 2 * (m * kd).max(k * md);
+        let mut case = Case::new(
+            "a tile sized by a select of specialization constants",
+            src,
+            "fp32",
+            vec![Io::Out(8 * 2 * 256, Cmp::Exact)],
+        );
+        case.specialization = (0..4).map(|id| (id, u(shape[id as usize]))).collect();
+        if let Some((ours, _, theirs)) = compile_both(&case) {
+            let values: Vec<(u32, u32)> = (0..4).map(|id| (id, shape[id as usize])).collect();
+            let bytes = |w: &[u32]| read_specialized(w, &values).unwrap().workgroup_bytes;
+            assert_eq!(bytes(&ours), u64::from(2 * length * 8), "{shape:?}");
+            assert_eq!(bytes(&ours), bytes(&theirs), "{shape:?}");
+        }
+        run(&case);
+    }
+}
+
+/// Array lengths of comparisons, selects (nested, with branches of mixed
+/// signedness), conversions and `^^` of specialization constants: the
+/// reflection measures our words and glslang's alike at values on both
+/// sides of each comparison. (glslang 12 writes `&&` and `||` of
+/// specialization constants as a short-circuit `OpPhi` in `main` that the
+/// global `OpSpecConstantOp` reads, which spirv-val rejects: those are
+/// checked against their expected values in `compile/tests/spec_sizes.rs`
+/// instead.)
+#[test]
+fn lengths_of_comparisons_and_selects_are_measured_as_in_glslangs_words() {
+    let sizes = [
+        "M * 4u > K * 2u ? M * 4u : K * 2u",
+        "S < 0 ? -S : S + 1",
+        "S < 2u ? 3 : 4",
+        "M >= K ? (S > 0 ? 1u : 2u) : S == 0 ? 3u : 4u",
+        "uint(S != 0) + uint(M <= K) * 2u + 1u",
+        "(S > 0 ^^ M > K) ? 5 : 6",
+        "!(M == K) ? M : 1u",
+        "int(M) % 3 + (bool(S) ? 1 : 2)",
+        "S < 0 ? 1 : 64 / S",
+    ];
+    let values: [&[(u32, u32)]; 5] = [
+        &[],
+        &[(0, 4)],
+        &[(0, 8), (1, 8), (2, 0)],
+        &[(2, (-3i32) as u32)],
+        &[(0, 1), (1, 30), (2, 7)],
+    ];
+    for size in sizes {
+        let src = format!(
+            "#version 450
+layout (constant_id = 0) const uint M = 16;
+layout (constant_id = 1) const uint K = 8;
+layout (constant_id = 2) const int S = 3;
+layout (local_size_x = 1) in;
+layout (binding = 0) buffer A {{ uint a[]; }};
+shared uint t[2][{size}];
+void main() {{ t[1][0] = 1u; a[0] = t[1][0]; }}
+"
+        );
+        let e = finished(&src, "fp32");
+        let ours = ncnn_glsl_core::compile(&e, &Default::default())
+            .unwrap_or_else(|d| panic!("`{size}`: {d}"))
+            .spirv;
+        assert_valid(&ours);
+        let Some(theirs) = glslang(e.text()) else {
+            return;
+        };
+        for v in values {
+            // A length that divides by zero is unknown in both (ids differ).
+            let bytes = |w: &[u32]| read_specialized(w, v).ok().map(|i| i.workgroup_bytes);
+            assert_eq!(bytes(&ours), bytes(&theirs), "`{size}` at {v:?}");
+        }
     }
 }

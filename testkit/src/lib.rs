@@ -9,9 +9,12 @@
 //! - [`tools`]: the reference tools (`spirv-val`, `glslangValidator`), which
 //!   fail a test under CI when missing;
 //! - [`shaders`]: the test shaders under `tests/shaders/`;
+//! - [`coopmat`]: the cooperative matrix GEMM of the corpus, for a run on a
+//!   device that has them: its set, specialization, dispatch, reference;
 //! - [`differential`]: one shader built by naga (ours) and by glslang, run on
 //!   the same inputs, every output byte compared.
 
+pub mod coopmat;
 pub mod differential;
 pub mod gpu;
 pub mod rng;

@@ -11,9 +11,10 @@ use super::naga_run::{self, Insert, Origin};
 use super::reflect::{self, Binding, ScalarValue};
 use super::text_stage::EditedText;
 use super::{
-    atomics, barrier_scope, dot_product, fp16_builtins, fp16_promotion, fp16_widening,
+    atomics, barrier_scope, coopmat, dot_product, fp16_builtins, fp16_promotion, fp16_widening,
     layout_copies, memory_barriers, push_constant_layout, reject, spec_constants, spec_expressions,
-    subgroups, switch_fallthrough, unfold, validation_words, vector_modulo, writeonly_reads,
+    subgroup_calls, subgroups, switch_fallthrough, unfold, validation_words, vector_modulo,
+    writeonly_reads,
 };
 use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
@@ -41,11 +42,22 @@ pub(crate) struct CheckedModule {
     /// The `writeonly` buffers atomics read (one-element stores into packed
     /// storage): not decorated `NonReadable`.
     pub read_by_atomics: Vec<(u32, u32)>,
+    /// The cooperative matrix multiply-adds and placeholder pointers.
+    pub coopmat: coopmat::IrFound,
 }
 
 /// Parses `edited`, then runs the IR passes, validation and compaction.
 pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedModule, Diagnostics> {
     let (mut module, naga_text, origin, promotions) = parse(expanded, edited)?;
+    // First: the calls it lowers take loads of the elements they name,
+    // which are no reads (the checks below would see them as such).
+    let coopmat = match coopmat::ir::lower(&mut module, &edited.coopmat) {
+        Ok(found) => found,
+        Err(unsupported) => {
+            none_unsupported(&origin, unsupported)?;
+            coopmat::IrFound::default()
+        }
+    };
     if let Some(d) = push_constant_layout::check(&origin, &naga_text, &module) {
         return Err(d.into());
     }
@@ -155,6 +167,8 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     if edited.subgroups {
         none_unsupported(&origin, subgroups::lower(&mut module))?;
     }
+    let sizes = subgroup_calls::cluster_sizes(&mut module, &edited.subgroup_calls);
+    none_unsupported(&origin, sizes)?;
     let bad_switches = switch_fallthrough::check(&origin, &module);
     if !bad_switches.is_empty() {
         return Err(Diagnostics(bad_switches));
@@ -201,6 +215,7 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
         push_constant_size: resources.push_constant_size,
         push_constants: resources.push_constants,
         read_by_atomics,
+        coopmat,
     })
 }
 
@@ -255,6 +270,7 @@ fn parse<'a>(
     let list = |prototypes: &str, extra: &[Insert]| {
         let mut inserts = edited.moved.clone();
         inserts.extend(edited.spec_exprs.inserts.iter().cloned());
+        inserts.extend(edited.coopmat.inserts.iter().cloned());
         if !prototypes.is_empty() {
             inserts.push(Insert {
                 at: atomics::insert_point(text),
@@ -293,7 +309,21 @@ fn parse<'a>(
             parsed = naga_run::parse(&origin, &naga_text);
         }
     }
-    let mut module = parsed.map_err(Diagnostics)?;
+    let mut module = parsed.map_err(|d| {
+        // The placeholders of the cooperative matrices, named as written.
+        let types = &edited.coopmat.types;
+        Diagnostics(
+            d.into_iter()
+                .map(|mut d| {
+                    d.message = coopmat::protos::reword(&d.message, types);
+                    for n in d.notes.iter_mut() {
+                        *n = coopmat::protos::reword(n, types);
+                    }
+                    d
+                })
+                .collect(),
+        )
+    })?;
     // `float16_t` operands GLSL promotes beside a `float`: wrapped in a
     // conversion and parsed again, round by round; a round whose text does
     // not parse leaves the last module, whose demotions are refused.

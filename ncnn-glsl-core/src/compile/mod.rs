@@ -14,10 +14,11 @@
 //!     cycles of recursion.rs) -> integer literals past 32 bits (int_literals.rs)
 //!     and local sizes out of range (local_size_id.rs) refused -> names
 //!     declared twice refused (declarations.rs)
-//!     -> in-place passes (drop_writeonly.rs, local_size_id.rs, array_dims.rs,
-//!     spec_constants.rs, spec_expressions.rs, subgroups.rs)
-//!     -> naga-only prototypes (atomics.rs, memory_barriers.rs,
-//!     dot_product.rs, subgroups.rs)
+//!     -> in-place passes (local_scopes.rs, drop_writeonly.rs, local_size_id.rs,
+//!     array_dims.rs, spec_constants.rs, coopmat.rs, spec_expressions.rs,
+//!     subgroups.rs)
+//!     -> naga-only prototypes (coopmat.rs, atomics.rs, memory_barriers.rs,
+//!     dot_product.rs, subgroups.rs, subgroup_calls.rs)
 //!     => EditedText: text, tokens, writeonly set, local-size spec ids,
 //!        spec-constant declarations, moved declarations, spec expressions,
 //!        prototypes
@@ -25,20 +26,22 @@
 //!     prototypes if it fails, and with the calls naga
 //!     cannot fold to NaN or infinity unfolded by unfold.rs; again, round by
 //!     round, with the `float16_t` operands GLSL promotes beside a `float`
-//!     wrapped by fp16_promotion.rs) -> push-constant layout check
+//!     wrapped by fp16_promotion.rs) -> cooperative matrices lowered
+//!     (coopmat.rs) -> push-constant layout check
 //!     (push_constant_layout.rs) -> layout-only copies refused (layout_copies.rs)
 //!     -> atomics.rs, dot_product.rs lowered -> reads of writeonly buffers
 //!     refused (writeonly_reads.rs) -> spec_constants.rs and
 //!     spec_expressions.rs checks -> IR passes (barrier_scope.rs,
 //!     memory_barriers.rs, fp16_builtins.rs, fp16_widening.rs,
-//!     vector_modulo.rs, subgroups.rs) -> switch_fallthrough.rs refusal
+//!     vector_modulo.rs, subgroups.rs, subgroup_calls.rs) -> switch_fallthrough.rs refusal
 //!     -> validation -> declared resources (reflect.rs) -> compaction
 //!     => CheckedModule: module, info, spec-constant defaults, local size,
 //!        bindings, push-constant size
 //!  -> word stage (word_stage.rs): SPIR-V (writer options in naga_run.rs)
-//!     -> word passes (spec_constants.rs, spec_expressions.rs,
+//!     -> word passes (subgroup_calls.rs, spec_constants.rs, spec_expressions.rs,
 //!     workgroup_size.rs, component_loads.rs, subgroup_broadcast.rs,
-//!     trim_capabilities.rs, writeonly_decoration.rs, round_half_away.rs)
+//!     trim_capabilities.rs, coopmat.rs, writeonly_decoration.rs,
+//!     round_half_away.rs)
 //!     -> SPIR-V's universal limits checked (spirv_limits.rs)
 //!     => words
 //!  -> reflection (requirements read from the words, reflect.rs) => Compiled
@@ -61,6 +64,7 @@ mod array_dims;
 mod atomics;
 mod barrier_scope;
 mod component_loads;
+mod coopmat;
 mod declarations;
 mod dot_product;
 mod drop_writeonly;
@@ -72,6 +76,7 @@ mod int_literals;
 mod ir_stage;
 mod ir_walk;
 mod layout_copies;
+mod local_scopes;
 mod local_size_id;
 mod memory_barriers;
 mod naga_run;
@@ -87,6 +92,7 @@ mod spec_expressions;
 mod spirv_edit;
 mod spirv_limits;
 mod subgroup_broadcast;
+mod subgroup_calls;
 mod subgroups;
 mod switch_fallthrough;
 mod text_stage;
@@ -207,6 +213,11 @@ fn reflection(edited: &EditedText, checked: CheckedModule, spirv: &[u32]) -> Ref
             default: Some(*v),
         })
         .collect();
+    let cooperative_matrices = coopmat::reflection::mul_adds(
+        &edited.coopmat.types,
+        &checked.coopmat.mul_adds,
+        &coopmat::spec_defaults(&edited.spec_decls, &checked.spec_values),
+    );
     Reflection {
         bindings: checked.bindings.into(),
         push_constant_size: checked.push_constant_size,
@@ -215,5 +226,6 @@ fn reflection(edited: &EditedText, checked: CheckedModule, spirv: &[u32]) -> Ref
         local_size_spec_ids: edited.local_size_spec_ids,
         spec_constants: spec_constants.into(),
         requirements: reflect::requirements(spirv),
+        cooperative_matrices: cooperative_matrices.into(),
     }
 }

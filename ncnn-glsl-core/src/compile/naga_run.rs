@@ -382,8 +382,22 @@ pub(super) fn chain(e: &dyn std::error::Error) -> String {
 
 /// Validates `module` with every check on.
 pub(crate) fn validate(origin: &Origin, module: &Module) -> Result<ModuleInfo, Diagnostic> {
+    // naga requires cooperative matrix operations in control flow it proves
+    // uniform, and proves too little (a branch on `gl_WorkGroupID`, which
+    // its GLSL frontend reads from a private global, is non-uniform to it):
+    // ncnn's GEMMs return early that way. GLSL requires no such proof, nor
+    // does glslang; in a compute shader the flag checks nothing else.
+    let coop = module
+        .types
+        .iter()
+        .any(|(_, t)| matches!(t.inner, naga::TypeInner::CooperativeMatrix { .. }));
+    let flags = if coop {
+        ValidationFlags::all() - ValidationFlags::CONTROL_FLOW_UNIFORMITY
+    } else {
+        ValidationFlags::all()
+    };
     let result = guarded(Step::Validate, || {
-        Validator::new(ValidationFlags::all(), capabilities())
+        Validator::new(flags, capabilities())
             .validate(module)
             .map_err(Box::new)
     })?;

@@ -156,6 +156,12 @@ const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
         Some("VK_KHR_vulkan_memory_model"),
     ),
     (
+        5357,
+        "CooperativeMatrixNV",
+        Some("cooperativeMatrix"),
+        Some("VK_NV_cooperative_matrix"),
+    ),
+    (
         6016,
         "DotProductInputAll",
         Some("shaderIntegerDotProduct"),
@@ -178,6 +184,12 @@ const CAPABILITIES: &[(u32, &str, Option<&str>, Option<&str>)] = &[
         "DotProduct",
         Some("shaderIntegerDotProduct"),
         Some("VK_KHR_shader_integer_dot_product"),
+    ),
+    (
+        6022,
+        "CooperativeMatrixKHR",
+        Some("cooperativeMatrix"),
+        Some("VK_KHR_cooperative_matrix"),
     ),
 ];
 

@@ -98,26 +98,13 @@ pub const RULES: &[Rule] = &[
                  the `uvec4` a ballot returns)",
     },
     Rule {
-        pattern: Pattern::Call(&[
-            "subgroupElect", "subgroupAllEqual", "subgroupInverseBallot",
-            "subgroupBallotBitExtract", "subgroupBallotBitCount",
-            "subgroupBallotInclusiveBitCount", "subgroupBallotExclusiveBitCount",
-            "subgroupBallotFindLSB", "subgroupBallotFindMSB", "subgroupClusteredAdd",
-            "subgroupClusteredMul", "subgroupClusteredMin", "subgroupClusteredMax",
-            "subgroupClusteredAnd", "subgroupClusteredOr", "subgroupClusteredXor",
-            "subgroupPartitionNV", "subgroupRotate", "subgroupClusteredRotate",
-            "subgroupInclusiveMin", "subgroupInclusiveMax", "subgroupInclusiveAnd",
-            "subgroupInclusiveOr", "subgroupInclusiveXor", "subgroupExclusiveMin",
-            "subgroupExclusiveMax", "subgroupExclusiveAnd", "subgroupExclusiveOr",
-            "subgroupExclusiveXor",
-        ]),
-        reason: "naga's IR has no subgroup elect, all-equal, ballot bit queries, clustered, \
-                 partitioned or rotate operations, and scans only with add and multiply (this \
-                 compiler provides the reductions, those scans, ballot, broadcasts, shuffles, \
-                 quad operations and barriers)",
-        advice: "write it with those: `subgroupElect()` is `gl_SubgroupInvocationID == \
-                 subgroupBroadcastFirst(gl_SubgroupInvocationID)`, a ballot's bit count is the \
-                 `bitCount` of its words",
+        pattern: Pattern::Call(&["subgroupPartitionNV", "subgroupRotate", "subgroupClusteredRotate"]),
+        reason: "naga's IR has no partitioned or rotate subgroup operations, and this compiler \
+                 writes none (`subgroupPartitionNV` needs `GL_NV_shader_subgroup_partitioned`, \
+                 the rotates `SPV_KHR_subgroup_rotate`, extensions the runtime does not ask the \
+                 device for)",
+        advice: "write it with the subgroup functions this compiler provides: a rotate by `d` \
+                 is `subgroupShuffle(x, (gl_SubgroupInvocationID + d) % gl_SubgroupSize)`",
     },
     Rule {
         pattern: Pattern::Ident(&[
@@ -177,6 +164,19 @@ pub const RULES: &[Rule] = &[
         pattern: Pattern::Call(&["bitCount"]),
         reason: "naga types `bitCount` as `uint` (GLSL: `int`) and the result fails validation",
         advice: "count bits by hand, e.g. `x -= (x >> 1) & 0x55555555u; ...` (SWAR popcount)",
+    },
+    Rule {
+        pattern: Pattern::Call(&[
+            "coopMatLoadTensorNV", "coopMatStoreTensorNV", "coopMatPerElementNV",
+            "coopMatReduceNV", "coopMatTransposeNV", "createTensorLayoutNV",
+            "createTensorViewNV",
+        ]),
+        reason: "naga's IR has cooperative matrix loads, stores and multiply-adds only, and this \
+                 compiler writes none of GL_NV_cooperative_matrix2's tensor, per-element, \
+                 reduction or transpose operations (it provides `GL_KHR_cooperative_matrix` and \
+                 `GL_NV_cooperative_matrix`)",
+        advice: "load and store with `coopMatLoad`/`coopMatStore` (a stride and a layout), \
+                 reduce or transpose through `shared` memory",
     },
     Rule {
         pattern: Pattern::Call(&["uaddCarry", "usubBorrow"]),
@@ -243,14 +243,20 @@ pub const RULES: &[Rule] = &[
     Rule {
         pattern: Pattern::SpecConstantInConstExpr,
         reason: "a specialization constant in a global `const` initializer or an array size \
-                 other than in integer arithmetic (`+ - * / % << >> & | ^ ~` and parentheses over \
-                 `int`/`uint` specialization constants, constants and literals), in the size of a \
-                 block's or struct's member, or the `length()` of an array it sizes: this compiler \
-                 writes those as `OpSpecConstantOp` for `shared` and local arrays and global \
-                 constants only (naga needs a constant)",
+                 other than in an integer expression (`+ - * / % << >> & | ^ ~`, `< <= > >= == \
+                 !=`, `&& || ^^ !`, `?:`, `min`, `max`, `int()`, `uint()`, `bool()` and \
+                 parentheses over `int`/`uint` specialization constants, constants and integer \
+                 literals; no float, no `true`/`false`, no `bool` specialization constant), in \
+                 the size of a block's or struct's member, in two dimensions of one array or in \
+                 one whose other dimensions and element (a scalar or vector) take more than 169 \
+                 bytes (naga lays the array out at a length of 12582912 first), or the \
+                 `length()` of an array it sizes: this compiler writes those as \
+                 `OpSpecConstantOp` for `shared` and local arrays and global constants only \
+                 (naga needs a constant)",
         advice: "compute it in `main` (a plain or `const` local is fine), write the size as such \
-                 arithmetic, or use a `#define` or a build-time axis (`#pragma ncnn_glsl axis NAME \
-                 v1 v2`); for `length()`, use the size's expression",
+                 an expression (`b ? 1 : 0` for a `bool`, integers for floats), or use a \
+                 `#define` or a build-time axis (`#pragma ncnn_glsl axis NAME v1 v2`); for \
+                 `length()`, use the size's expression",
     },
 ];
 

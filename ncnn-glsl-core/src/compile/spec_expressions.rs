@@ -7,23 +7,38 @@
 //! so the expressions are read here and written as `OpSpecConstantOp`
 //! into the words:
 //!
-//! 1. text ([`rewrite`]): the expression is parsed (integer arithmetic of
-//!    `int`/`uint` specialization constants, constants and literals:
-//!    `+ - * / % << >> & | ^ ~`, parentheses). A derived `const` loses its
-//!    `const` and its initializer becomes `0`: a private global, as a
-//!    specialization constant is. An array size becomes a placeholder
+//! 1. text ([`rewrite`]): the expression is parsed (`expr.rs`: integer
+//!    expressions of `int`/`uint` specialization constants, constants and
+//!    literals: `+ - * / % << >> & | ^ ~`, comparisons `< <= > >= == !=`,
+//!    logic `&& || ^^ !`, `?:`, `min`, `max`, `int()`, `uint()`, `bool()`,
+//!    parentheses; what GLSL allows in a specialization-constant expression
+//!    whose value is an integer, `min` and `max` besides). A derived `const`
+//!    loses its `const` and its initializer becomes `0`: a private global,
+//!    as a specialization constant is. An array size becomes a placeholder
 //!    length ([`PLACEHOLDER`] + k, inserted for naga only, one per distinct
 //!    expression) that no other array has.
 //! 2. SPIR-V ([`write`]): each derived global's `OpVariable` becomes its
 //!    expression's `OpSpecConstantOp`s (its loads copies of the constant);
 //!    each array type of a placeholder length takes its expression's
-//!    instead. The declarations are then put in an order where each comes
-//!    after what it uses ([`super::spirv_edit::Rewrite::order_globals`]).
+//!    instead. `?:` is `OpSelect` and a comparison `OpSLessThan`,
+//!    `OpULessThan`, ... by its operands' signedness, as glslang writes
+//!    them; `&&`, `||`, `^^`, `!` are `OpLogicalAnd`, `OpLogicalOr`,
+//!    `OpLogicalNotEqual`, `OpLogicalNot` (glslang 12 writes `&&` and `||`
+//!    as a short-circuit in `main` that the global reads, which spirv-val
+//!    rejects); `min` and `max`, which no `OpSpecConstantOp` computes, a
+//!    select of a comparison. An array of arrays of such a length loses the
+//!    `ArrayStride` naga gave it from the placeholder (outside blocks no
+//!    stride is needed, and glslang writes none). The declarations are then
+//!    put in an order where each comes after what it uses
+//!    ([`super::spirv_edit::Rewrite::order_globals`]).
 //!
-//! What this cannot read stays refused (`reject.rs`), as do a block's or
+//! What this cannot read (a float, `true`/`false`, a `bool` specialization
+//! constant, another call) stays refused (`reject.rs`), as do a block's or
 //! struct's member sized so (the reflection reads buffer and push-constant
-//! sizes from naga's types) and the `length()` of such an array (naga
-//! folds it to the placeholder).
+//! sizes from naga's types), an array naga cannot lay out at the
+//! placeholder (two specialized dimensions, or other dimensions and
+//! element past [`MAX_OTHER_BYTES`]) and the `length()` of such an array
+//! (naga folds it to the placeholder).
 
 use std::collections::{HashMap, HashSet};
 
@@ -36,8 +51,10 @@ use crate::spirv::op;
 
 mod clamps;
 mod expr;
+mod words;
 
-use expr::{eval, is_uint, opcode, parse, specialized, Expr, Named, UnOp};
+use expr::{eval, has_bool, is_uint, parse, parts, specialized, Expr, Named};
+use words::{bool_type, drop_outer_strides, emit, Ids};
 
 /// The first placeholder array length: large enough that no real array of
 /// ncnn's has it, small enough that naga can lay out an array of it of
@@ -79,15 +96,137 @@ pub(crate) struct SpecExprs {
 /// size, its tokens, the `const`'s name and type when a `const`)`.
 struct Use<'a> {
     range: std::ops::Range<usize>,
-    /// The index of its first token.
-    at: usize,
     /// Whether it is inside a block or a struct (a member's size, which
-    /// the reflection reads from naga's types), or one of several
-    /// dimensions (naga's outer strides would keep the placeholder): refused.
+    /// the reflection reads from naga's types): refused.
     in_block: bool,
+    /// For an array size: the first `[` of its run of dimensions and its
+    /// own (the declaration is read only for a specialized size).
+    dim: Option<(usize, usize)>,
     toks: &'a [Token],
     /// For a `const`: its name, its type and the token of `const`.
     decl: Option<(&'a str, &'a str, usize)>,
+}
+
+/// A dimension of an array declaration.
+struct ArrayDim<'a> {
+    /// The array's name (for its `length()`).
+    name: &'a str,
+    /// The element type's name (`uvec2`).
+    elem: &'a str,
+    /// The tokens of the declaration's other dimensions.
+    others: Vec<&'a [Token]>,
+}
+
+/// The most bytes the other dimensions and the element of an array with a
+/// specialized dimension may take: naga lays the array out at a placeholder
+/// length, and refuses (panics on) a type past `i32::MAX` bytes.
+const MAX_OTHER_BYTES: u64 = i32::MAX as u64 / (PLACEHOLDER as u64 + 0x1_0000);
+
+/// The dimension opening at token `k` of the declaration one of whose runs
+/// of dimensions opens at `first`, with the declaration's every other
+/// dimension, the type's and the name's, whether written as GLSL has it
+/// (`T a[4][n]`) or as `array_dims.rs` writes it for naga (`T[n] a[4]`), so
+/// both texts decide alike.
+fn declaration<'a>(
+    src: &'a str,
+    toks: &'a [Token],
+    first: usize,
+    k: usize,
+) -> Option<ArrayDim<'a>> {
+    let dim = |name: &'a Token, elem: &'a Token, dims: Vec<(usize, usize)>| ArrayDim {
+        name: name.text(src),
+        elem: elem.text(src),
+        others: dims
+            .into_iter()
+            .filter(|&(o, _)| o != k)
+            .map(|(o, c)| &toks[o + 1..c])
+            .collect(),
+    };
+    // More dimensions than this are refused whatever their sizes (3-D
+    // arrays are, `reject.rs`): reading them all per dimension is quadratic.
+    const MAX_DIMS: usize = 4;
+    let run = |mut at: usize| {
+        let mut out = Vec::new();
+        while toks.get(at).is_some_and(|t| t.is_punct(src, '[')) {
+            if out.len() == MAX_DIMS {
+                return None;
+            }
+            let c = matching(src, toks, at, '[', ']')?;
+            out.push((at, c));
+            at = c + 1;
+        }
+        Some(out)
+    };
+    let here = run(first)?;
+    let after = here.last()?.1 + 1;
+    let before = first.checked_sub(1)?;
+    if toks.get(after).is_some_and(|t| t.kind == Kind::Ident) {
+        // `T[..] a[..]`: this run is the type's.
+        let named = run(after + 1)?;
+        return Some(dim(&toks[after], &toks[before], [here, named].concat()));
+    }
+    // `T a[..]`, `T[..] a[..]`: this run is the name's.
+    let mut start = before;
+    while start >= 1 && toks[start - 1].is_punct(src, ']') {
+        start = opening(src, toks, start - 1, '[', ']')?;
+    }
+    let typed = if start < before {
+        run(start)?
+    } else {
+        Vec::new()
+    };
+    let elem = toks.get(start.checked_sub(1)?)?;
+    Some(dim(&toks[before], elem, [typed, here].concat()))
+}
+
+/// Bytes of a scalar or vector in an array, as naga lays it out (a
+/// 3-vector takes four components); `None` for another type (a matrix, a
+/// struct), whose size this pass does not know.
+fn element_bytes(ty: &str) -> Option<u64> {
+    let scalar = match ty {
+        "float" | "int" | "uint" | "bool" => Some(4),
+        "double" | "int64_t" | "uint64_t" => Some(8),
+        "float16_t" | "int16_t" | "uint16_t" => Some(2),
+        "int8_t" | "uint8_t" => Some(1),
+        _ => None,
+    };
+    if scalar.is_some() {
+        return scalar;
+    }
+    let (prefix, n) = [('2', 2), ('3', 4), ('4', 4)]
+        .into_iter()
+        .find_map(|(c, n)| Some((ty.strip_suffix(c)?, n)))?;
+    let per = match prefix {
+        "vec" | "ivec" | "uvec" | "bvec" => 4,
+        "dvec" | "i64vec" | "u64vec" => 8,
+        "f16vec" | "i16vec" | "u16vec" => 2,
+        "i8vec" | "u8vec" => 1,
+        _ => return None,
+    };
+    Some(per * n)
+}
+
+/// Whether naga can lay out at the placeholder length the array `dim` is a
+/// dimension of: its other dimensions constant, and with its element
+/// taking at most [`MAX_OTHER_BYTES`] (one specialized dimension of
+/// several, of a scalar or vector).
+fn lays_out(src: &str, dim: &ArrayDim, scope: &HashMap<&str, Named>) -> bool {
+    if dim.others.is_empty() {
+        return true;
+    }
+    let Some(mut bytes) = element_bytes(dim.elem) else {
+        return false;
+    };
+    for t in &dim.others {
+        let value = parse(src, t, scope)
+            .filter(|e| !specialized(e))
+            .and_then(|e| eval(&e, &|_| None, &|_| false));
+        match value {
+            Some(v) => bytes = bytes.saturating_mul(u64::from(v)),
+            None => return false,
+        }
+    }
+    bytes <= MAX_OTHER_BYTES
 }
 
 /// Every global `const T N = E;` and every declared array size `[E]`, in
@@ -113,6 +252,7 @@ fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
         }
         in_block[k] = inside && depth[k] > 0;
     }
+    let mut run_start: Vec<usize> = (0..toks.len()).collect();
     let mut out = Vec::new();
     for (k, t) in toks.iter().enumerate() {
         let s = t.text(src);
@@ -132,8 +272,8 @@ fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
             }
             out.push(Use {
                 range: toks[k + 4].start..toks[semi - 1].end,
-                at: k + 4,
                 in_block: false,
+                dim: None,
                 toks: &toks[k + 4..semi],
                 decl: Some((toks[k + 2].text(src), toks[k + 1].text(src), k)),
             });
@@ -148,14 +288,17 @@ fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
                 k >= 1 && toks[k - 1].kind == Kind::Ident && is_type_name(toks[k - 1].text(src))
             };
             // A dimension after another of a declaration (`t[4][N]`): the
-            // first `[` of the run declares.
-            let mut first = k;
-            while first >= 1 && toks[first - 1].is_punct(src, ']') {
-                match opening(src, toks, first - 1, '[', ']') {
-                    Some(o) => first = o,
-                    None => break,
-                }
-            }
+            // first `[` of the run declares (remembered per `[`, so a run
+            // of many costs one step each).
+            let first = match k
+                .checked_sub(1)
+                .filter(|&j| toks[j].is_punct(src, ']'))
+                .and_then(|j| opening(src, toks, j, '[', ']'))
+            {
+                Some(o) => run_start[o],
+                None => k,
+            };
+            run_start[k] = first;
             let next_dim = first != k && (decl(first) || type_array(first));
             let (decl, type_array) = (decl(k), type_array(k));
             if !(decl || type_array || next_dim) {
@@ -164,17 +307,11 @@ fn uses<'a>(src: &'a str, toks: &'a [Token]) -> Vec<Use<'a>> {
             let Some(close) = matching(src, toks, k, '[', ']') else {
                 continue;
             };
-            let multi = next_dim
-                || (decl && toks[k - 2].is_punct(src, ']'))
-                || toks.get(close + 1).is_some_and(|n| n.is_punct(src, '['))
-                || (type_array
-                    && toks.get(close + 1).is_some_and(|n| n.kind == Kind::Ident)
-                    && toks.get(close + 2).is_some_and(|n| n.is_punct(src, '[')));
             if close > k + 1 {
                 out.push(Use {
                     range: toks[k + 1].start..toks[close - 1].end,
-                    at: k + 1,
-                    in_block: in_block[k] || multi,
+                    in_block: in_block[k],
+                    dim: Some((first, k)),
                     toks: &toks[k + 1..close],
                     decl: None,
                 });
@@ -204,16 +341,24 @@ pub(crate) fn refused(src: &str, toks: &[Token], decls: &[SpecDecl]) -> Vec<(usi
     let analysis = analyse(src, toks, decls);
     let mut out = analysis.refused;
     let sized: std::collections::HashSet<&str> = analysis.sized_names.iter().copied().collect();
-    // `a.length()` of an array sized here.
-    for w in 0..toks.len().saturating_sub(3) {
-        let name = toks[w].text(src);
-        if toks[w].kind == Kind::Ident
-            && sized.contains(name)
-            && toks[w + 1].is_punct(src, '.')
-            && toks[w + 2].text(src) == "length"
-            && toks[w + 3].is_punct(src, '(')
+    // `a.length()`, `a[i].length()` of an array sized here.
+    for w in 0..toks.len() {
+        if toks[w].kind != Kind::Ident || !sized.contains(toks[w].text(src)) {
+            continue;
+        }
+        let mut j = w + 1;
+        while let Some(c) = toks
+            .get(j)
+            .filter(|t| t.is_punct(src, '['))
+            .and_then(|_| matching(src, toks, j, '[', ']'))
         {
-            out.push((toks[w].start, toks[w + 2].end));
+            j = c + 1;
+        }
+        if toks.get(j).is_some_and(|t| t.is_punct(src, '.'))
+            && toks.get(j + 1).is_some_and(|t| t.text(src) == "length")
+            && toks.get(j + 2).is_some_and(|t| t.is_punct(src, '('))
+        {
+            out.push((toks[w].start, toks[j + 1].end));
         }
     }
     out.sort_unstable();
@@ -279,11 +424,21 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
                 }
             }
             None => match parsed {
+                // One of several dimensions is written too (`write` drops
+                // the outer arrays' strides) where naga can lay the array out.
                 Some(e) if specialized(&e) && !u.in_block => {
-                    a.sizes.push((u.range.clone(), e));
-                    // The array's name: the identifier before `[`.
-                    if u.at >= 2 {
-                        a.sized_names.push(toks[u.at - 2].text(src));
+                    let dim = u
+                        .dim
+                        .and_then(|(first, k)| declaration(src, toks, first, k));
+                    match dim.filter(|d| lays_out(src, d, &scope)) {
+                        Some(d) => {
+                            a.sizes.push((u.range.clone(), e));
+                            a.sized_names.push(d.name);
+                        }
+                        None => {
+                            a.refused
+                                .push(first_spec_use(src, u.toks, &all_spec, &derived_names))
+                        }
                     }
                 }
                 _ if reads_spec => {
@@ -341,79 +496,6 @@ pub(crate) fn rewrite(text: &mut String, toks: &[Token], decls: &[SpecDecl]) -> 
     out
 }
 
-/// Ids the emission needs: the 32-bit integer types and each name's constant.
-struct Ids<'a> {
-    int: u32,
-    uint: u32,
-    names: &'a HashMap<String, (u32, bool)>,
-}
-
-/// Appends the instructions computing `e` to `out`; the last one has
-/// result id `result` (a fresh one when `None`) and type `as_uint`.
-/// Returns the result id.
-fn emit(
-    m: &mut Rewrite,
-    e: &Expr,
-    result: Option<u32>,
-    as_uint: bool,
-    ids: &Ids,
-    out: &mut Vec<Vec<u32>>,
-) -> Result<u32, String> {
-    let uint_of = |n: &str| ids.names.get(n).is_some_and(|x| x.1);
-    let ty = if as_uint { ids.uint } else { ids.int };
-    let id = result.unwrap_or_else(|| m.fresh_id());
-    match e {
-        Expr::Literal(v, _) => out.push(inst(op::CONSTANT, &[ty, id, *v])),
-        Expr::Name(n) => {
-            let &(named, _) = ids
-                .names
-                .get(n)
-                .ok_or_else(|| format!("no constant `{n}`"))?;
-            if result.is_none() && uint_of(n) == as_uint {
-                return Ok(named);
-            }
-            // A name as the whole expression, under its own id, or in the
-            // other signedness (an operand of OpUDiv, OpUMod): `n + 0`.
-            let zero = m.fresh_id();
-            out.push(inst(op::CONSTANT, &[ty, zero, 0]));
-            out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, 128, named, zero]));
-        }
-        Expr::Unary(o, x) => {
-            let own = is_uint(x, &uint_of);
-            let x = emit(m, x, None, own, ids, out)?;
-            let code = match o {
-                UnOp::Neg => 126,
-                UnOp::Not => 200,
-            };
-            out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, code, x]));
-        }
-        Expr::Binary(o, a, b) => {
-            let (ua, ub) = (is_uint(a, &uint_of), is_uint(b, &uint_of));
-            let code = opcode(*o, is_uint(e, &uint_of), ua);
-            // OpUDiv and OpUMod take and give `uint` only; the other
-            // operations any signedness.
-            let unsigned_only = matches!(code, 134 | 137);
-            let (ta, tb) = if unsigned_only {
-                (true, true)
-            } else {
-                (ua, ub)
-            };
-            let x = emit(m, a, None, ta, ids, out)?;
-            let y = emit(m, b, None, tb, ids, out)?;
-            if unsigned_only && !as_uint {
-                let q = m.fresh_id();
-                let zero = m.fresh_id();
-                out.push(inst(op::SPEC_CONSTANT_OP, &[ids.uint, q, code, x, y]));
-                out.push(inst(op::CONSTANT, &[ty, zero, 0]));
-                out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, 128, q, zero]));
-            } else {
-                out.push(inst(op::SPEC_CONSTANT_OP, &[ty, id, code, x, y]));
-            }
-        }
-    }
-    Ok(id)
-}
-
 /// The array sizes that are not positive with the specialization
 /// constants' `defaults` (name, 32 bits, `uint`), or that divide by zero:
 /// the size's range and what is wrong.
@@ -465,14 +547,11 @@ pub(crate) struct SpecWord {
 }
 
 fn names_in<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
-    match e {
-        Expr::Literal(..) => {}
-        Expr::Name(n) => out.push(n),
-        Expr::Unary(_, x) => names_in(x, out),
-        Expr::Binary(_, a, b) => {
-            names_in(a, out);
-            names_in(b, out);
-        }
+    if let Expr::Name(n) = e {
+        out.push(n);
+    }
+    for x in parts(e) {
+        names_in(x, out);
     }
 }
 
@@ -492,6 +571,18 @@ pub(crate) fn write(
     let mut m = Rewrite::new(words)?;
     let int = m.int_type(true);
     let uint = m.int_type(false);
+    let exprs = || {
+        found
+            .derived
+            .iter()
+            .map(|d| &d.expr)
+            .chain(found.sized.iter().map(|s| &s.expr))
+    };
+    let boolean = if exprs().any(has_bool) {
+        bool_type(&mut m)
+    } else {
+        0
+    };
     let first_function = |m: &Rewrite| {
         m.insts
             .iter()
@@ -501,12 +592,7 @@ pub(crate) fn write(
     // Every name an expression reads has a constant: one the writer dropped
     // is declared again, with its SpecId.
     let mut read = Vec::new();
-    for e in found
-        .derived
-        .iter()
-        .map(|d| &d.expr)
-        .chain(found.sized.iter().map(|s| &s.expr))
-    {
+    for e in exprs() {
         names_in(e, &mut read);
     }
     let mut names: HashMap<String, (u32, bool)> = HashMap::new();
@@ -539,6 +625,7 @@ pub(crate) fn write(
         let ids = Ids {
             int,
             uint,
+            boolean,
             names: &names,
         };
         let mut chain = Vec::new();
@@ -572,6 +659,7 @@ pub(crate) fn write(
     let ids = Ids {
         int,
         uint,
+        boolean,
         names: &names,
     };
     let uint_of = |n: &str| names.get(n).is_some_and(|x| x.1);
@@ -605,6 +693,7 @@ pub(crate) fn write(
             }
         }
     }
+    drop_outer_strides(&mut m, &length_of.values().copied().collect());
     // The bounds clamps of these arrays bound the specialized lengths.
     clamps::rewrite(&mut m, &length_of, uint);
     // A placeholder's constant goes, unless something else names its id.

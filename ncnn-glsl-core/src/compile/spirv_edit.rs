@@ -55,7 +55,7 @@ impl Rewrite {
             let op = Rewrite::op(w);
             match op {
                 // Types have their result at operand 0.
-                19..=39 => w.get(1) == Some(&id),
+                o if is_type(o) => w.get(1) == Some(&id),
                 _ => w.get(2) == Some(&id) && has_result_type(op),
             }
         })
@@ -94,7 +94,7 @@ impl Rewrite {
     }
 
     /// Drops `id` from every `OpEntryPoint` interface.
-    fn drop_from_interface(&mut self, id: u32) {
+    pub fn drop_from_interface(&mut self, id: u32) {
         for w in self.insts.iter_mut() {
             if Rewrite::op(w) != op::ENTRY_POINT {
                 continue;
@@ -231,6 +231,15 @@ impl Rewrite {
     }
 }
 
+/// The cooperative matrix types (`OpTypeCooperativeMatrixKHR`, `...NV`):
+/// types outside the core range.
+const COOPERATIVE_MATRIX_TYPES: [u16; 2] = [4456, 5358];
+
+/// Whether `op` declares a type (result id at operand 0).
+pub(crate) fn is_type(op: u16) -> bool {
+    (19..=39).contains(&op) || COOPERATIVE_MATRIX_TYPES.contains(&op)
+}
+
 /// Whether `op` (not a type) has a result type and result id (operands 0, 1).
 fn has_result_type(op: u16) -> bool {
     matches!(op, 41..=52 | 59 | 61 | 65 | 66 | 83)
@@ -240,7 +249,7 @@ fn has_result_type(op: u16) -> bool {
 /// variable's operand 1).
 fn result_id(w: &[u32]) -> Option<u32> {
     match Rewrite::op(w) {
-        19..=39 => w.get(1).copied(),
+        o if is_type(o) => w.get(1).copied(),
         o if has_result_type(o) => w.get(2).copied(),
         _ => None,
     }
@@ -258,8 +267,9 @@ fn id_operands(w: &[u32]) -> Vec<u32> {
         25 => at(1),
         // Array: element type and length.
         28 => [at(1), at(2)].concat(),
-        // Struct, function: every operand after the result.
-        30 | 33 => from(1),
+        // Struct, function, cooperative matrix (component type, scope,
+        // rows, columns, use): every operand after the result.
+        30 | 33 | 4456 | 5358 => from(1),
         // Pointer: storage class, then the pointee.
         32 => at(2),
         // Constants with literal values: the type.

@@ -8,8 +8,8 @@ use super::spec_constants::{self, SpecDecl};
 use super::spec_expressions::{self, SpecExprs};
 use super::tokens::{tokenize, Token};
 use super::{
-    array_dims, atomics, declarations, dot_product, drop_writeonly, int_literals, local_size_id,
-    memory_barriers, reject, subgroups,
+    array_dims, atomics, coopmat, declarations, dot_product, drop_writeonly, int_literals,
+    local_scopes, local_size_id, memory_barriers, reject, subgroup_calls, subgroups,
 };
 use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
@@ -36,6 +36,12 @@ pub(crate) struct EditedText {
     /// Whether the text uses subgroups (its built-ins were renamed and the
     /// prototypes inserted).
     pub subgroups: bool,
+    /// The subgroup functions given to naga as placeholders, which the word
+    /// stage writes as their instructions (`subgroup_calls.rs`).
+    pub subgroup_calls: Vec<&'static str>,
+    /// The cooperative matrix types found and the `]` inserts of their loads
+    /// and stores (`coopmat.rs`).
+    pub coopmat: coopmat::TextFound,
     /// The naga-only prototypes of the atomics, memory barriers, dot
     /// products and subgroup functions (and the globals of the subgroup
     /// built-ins) the text uses, to go after `#version`; empty when none.
@@ -150,6 +156,9 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     if !twice.is_empty() {
         return Err(Diagnostics(twice));
     }
+    // Locals GLSL scopes where naga does not: renamed before any pass reads names.
+    local_scopes::rename_leaked_locals(&mut text, &toks);
+    let toks = tokenize(&text);
     let writeonly = drop_writeonly::drop_writeonly(&mut text, &toks);
     let toks = tokenize(&text);
     let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
@@ -168,6 +177,21 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
         )
     })?;
     duplicate_spec_ids(expanded, &spec_decls, local_size_spec_ids)?;
+    // Before the specialization expressions: the sizes of the matrix types
+    // name specialization constants, and are no array sizes.
+    let toks = tokenize(&text);
+    let (coopmat, coopmat_decls) =
+        coopmat::text::rewrite(&mut text, &toks, &spec_decls).map_err(|problems| {
+            Diagnostics(
+                problems
+                    .into_iter()
+                    .take(MAX_ERRORS)
+                    .map(|p| {
+                        naga_run::at(&Origin::new(expanded), Some(p.range), p.message).note(p.note)
+                    })
+                    .collect(),
+            )
+        })?;
     let toks = tokenize(&text);
     let spec_exprs = spec_expressions::rewrite(&mut text, &toks, &spec_decls);
     let derived: Vec<String> = spec_exprs.derived.iter().map(|d| d.name.clone()).collect();
@@ -189,7 +213,8 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     // Naga-only prototypes (atomics, memory barriers) go after `#version`;
     // glslang never sees them (they would clash with its built-ins).
     let toks = tokenize(&text);
-    let mut prototypes = String::new();
+    // The matrix structs first: the user's functions name them.
+    let mut prototypes = coopmat_decls;
     if atomics::called(&text, &toks) {
         prototypes += &atomics::prototypes();
     }
@@ -202,6 +227,8 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     if uses_subgroups {
         prototypes += &subgroups::prototypes(&text, &toks);
     }
+    let subgroup_calls = subgroup_calls::called(&text, &toks);
+    prototypes += &subgroup_calls::prototypes(&subgroup_calls, &text, &toks);
     Ok(EditedText {
         text,
         toks,
@@ -211,6 +238,8 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
         moved,
         spec_exprs,
         subgroups: uses_subgroups,
+        subgroup_calls,
+        coopmat,
         prototypes,
     })
 }

@@ -10,8 +10,8 @@ use super::spec_expressions::SpecWord;
 use super::text_stage::EditedText;
 use super::CompileOptions;
 use super::{
-    component_loads, round_half_away, spec_constants, spec_expressions, spirv_limits,
-    subgroup_broadcast, trim_capabilities, workgroup_size, writeonly_decoration,
+    component_loads, coopmat, round_half_away, spec_constants, spec_expressions, spirv_limits,
+    subgroup_broadcast, subgroup_calls, trim_capabilities, workgroup_size, writeonly_decoration,
 };
 use crate::diag::{Diagnostic, Diagnostics};
 use std::collections::HashMap;
@@ -23,7 +23,15 @@ pub(crate) fn run(
     options: &CompileOptions,
 ) -> Result<Vec<u32>, Diagnostics> {
     let (module, info) = (&checked.module, &checked.info);
-    let mut spirv = naga_run::write(module, info, &naga_run::writer_options(options.debug_names))?;
+    // The subgroup placeholders are found by their debug names, dropped
+    // again right after unless asked for (the writer names nothing else).
+    let placeholders = !edited.subgroup_calls.is_empty();
+    let names = options.debug_names || placeholders;
+    let mut spirv = naga_run::write(module, info, &naga_run::writer_options(names))?;
+    if placeholders {
+        subgroup_calls::write_calls(&mut spirv, &edited.subgroup_calls, options.debug_names)
+            .map_err(internal)?;
+    }
     // The Private globals the writer wrote, in order, and which are specialization constants.
     let ep = info.get_entry_point(0);
     let private: Vec<Option<(u32, ScalarValue)>> = module
@@ -87,6 +95,27 @@ pub(crate) fn run(
         .map_err(internal)?;
     subgroup_broadcast::basic_capability(&mut spirv).map_err(internal)?;
     trim_capabilities::trim_capabilities(&mut spirv).map_err(internal)?;
+    // After the capabilities are trimmed: it declares `Float16` for
+    // `float16_t` matrices, which the trim cannot see as arithmetic.
+    if edited.coopmat.used() {
+        let pointers = checked
+            .coopmat
+            .pointers
+            .iter()
+            .map(|(array, sink, load)| Some((var_of(array)?, var_of(sink)?, *load)))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| internal("a placeholder pointer was not written".into()))?;
+        let input = coopmat::words::Input {
+            types: &edited.coopmat.types,
+            spec_defaults: coopmat::spec_defaults(&edited.spec_decls, &checked.spec_values),
+            survivors: coopmat::ir::survivors(module),
+            pointers,
+        };
+        coopmat::words::write(&mut spirv, &input).map_err(internal)?;
+        coopmat::memory_model::fix(&mut spirv).map_err(internal)?;
+        coopmat::workgroup_layout::strip(&mut spirv).map_err(internal)?;
+        coopmat::words::tidy(&mut spirv).map_err(internal)?;
+    }
     // Not on a buffer atomics read (compare-and-swap stores of packed lanes).
     let never_read: Vec<(u32, u32)> = edited
         .writeonly

@@ -35,6 +35,7 @@ pub(super) static NONE: Reflection = Reflection {
         spirv_capabilities: Cow::Borrowed(&[]),
         spirv_extensions: Cow::Borrowed(&[]),
     },
+    cooperative_matrices: Cow::Borrowed(&[]),
 };
 
 impl Reflections {

@@ -72,6 +72,9 @@ pub struct Blob {
 }
 
 /// Where a blob's reflection is.
+// A blob is `'static` data made by `const fn`s, where a reflection cannot be
+// boxed; the large variant is the hand-made blob's, the rare one.
+#[allow(clippy::large_enum_variant)]
 enum Described {
     Here(Reflection),
     /// Entry `index` of its set's table, as the macro embeds it.

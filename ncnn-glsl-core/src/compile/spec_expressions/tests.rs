@@ -27,15 +27,142 @@ fn expressions_parse_with_glsl_precedence_and_evaluate_as_spirv() {
     assert_eq!(eval(&e, &n(4), &|_| false), Some(2));
     assert_eq!(eval(&p("n / 0").unwrap(), &n(1), &|_| false), None);
     for bad in [
-        "n > 1 ? 2 : 3",
-        "max(n, 2)",
         "n * 2.0",
         "m + 1",
         "n +",
         "(n",
+        "abs(n)",
+        "f(n)",
+        // Types GLSL refuses: an integer condition, integer logic, a
+        // `bool` in arithmetic, branches of two classes, a `bool` result.
+        "n ? 2 : 3",
+        "n && 1 ? 2 : 3",
+        "-(n < 1)",
+        "(n < 1) + 1",
+        "n < 1 ? n : n > 2",
+        "n > 1",
+        "!n",
+        // `==` binds tighter than `&`: `n & (1 == 1)`.
+        "n & 1 == 1",
+        "true ? n : 1",
+        "n > 1 ? 2",
+        "n > 1 ? 2 : ",
+        "min(n)",
+        "min(n, 1, 2)",
+        "max n, 1)",
+        "int(n",
     ] {
         assert_eq!(p(bad), None, "{bad}");
     }
+}
+
+/// `s` parsed with the `int` specialization constant `n`, the `uint` one
+/// `u` and the plain constant `k = 3`, evaluated at `n` and `u`.
+fn value(s: &str, n: i32, u: u32) -> Option<u32> {
+    let scope: HashMap<&str, Named> = [
+        ("n", Named::Specialized),
+        ("u", Named::Specialized),
+        ("k", Named::Value(3, false)),
+    ]
+    .into();
+    let e = parse(s, &tokenize(s), &scope).unwrap_or_else(|| panic!("`{s}` does not parse"));
+    let get = |name: &str| match name {
+        "n" => Some(n as u32),
+        "u" => Some(u),
+        _ => None,
+    };
+    eval(&e, &get, &|name| name == "u")
+}
+
+#[test]
+fn each_comparison_and_logical_operator_evaluates_as_glsl() {
+    let cases: &[(&str, i32, u32, i32)] = &[
+        // Signed where both operands are `int`, unsigned where one is a
+        // `uint` (the `int` converts: -1 is 0xffffffff).
+        ("n < 2 ? 1 : 0", -1, 0, 1),
+        ("n < 2u ? 1 : 0", -1, 0, 0),
+        ("n <= 2 ? 1 : 0", 2, 0, 1),
+        ("n <= 2 ? 1 : 0", 3, 0, 0),
+        ("n > 2 ? 1 : 0", 3, 0, 1),
+        ("n > -2 ? 1 : 0", -1, 0, 1),
+        ("u > n ? 1 : 0", -1, 5, 0),
+        ("n >= 3 ? 1 : 0", 3, 0, 1),
+        ("n >= 3 ? 1 : 0", 2, 0, 0),
+        ("u >= 4294967295u ? 1 : 0", 0, u32::MAX, 1),
+        ("n == -1 ? 7 : 8", -1, 0, 7),
+        ("n == k ? 7 : 8", 2, 0, 8),
+        ("u != 3u ? 7 : 8", 0, 3, 8),
+        ("u != 3u ? 7 : 8", 0, 4, 7),
+        ("n > 0 && u > 0u ? 1 : 2", 1, 0, 2),
+        ("n > 0 && u > 0u ? 1 : 2", 1, 1, 1),
+        ("n > 0 || u > 0u ? 1 : 2", 0, 1, 1),
+        ("n > 0 || u > 0u ? 1 : 2", 0, 0, 2),
+        ("n > 0 ^^ u > 0u ? 1 : 2", 1, 1, 2),
+        ("n > 0 ^^ u > 0u ? 1 : 2", 1, 0, 1),
+        ("!(n > 0) ? 1 : 2", 0, 0, 1),
+        ("!!(n > 0) ? 1 : 2", 0, 0, 2),
+        ("(n > 0) == (u > 0u) ? 1 : 2", 0, 0, 1),
+        ("(n > 0) != (u > 0u) ? 1 : 2", 0, 5, 1),
+        // `&&` binds tighter than `^^`, which binds tighter than `||`.
+        ("n > 0 || n > 1 && n < 0 ? 1 : 2", 1, 0, 1),
+        ("n < 0 && n > 1 || n == 5 ? 1 : 2", 5, 0, 1),
+        ("n == 1 || n == 2 ^^ n > 0 ? 1 : 2", 1, 0, 1),
+        // min and max, by signedness.
+        ("min(n, -2)", 1, 0, -2),
+        ("max(n, -2)", 1, 0, 1),
+        ("min(n, u)", -1, 3, 3),
+        ("max(u, 4u) * 2u", 0, 1, 8),
+        ("max(n, 2) * 2", 5, 0, 10),
+        ("min(max(n, 0), 8)", 11, 0, 8),
+        ("min(max(n, 0), 8)", -4, 0, 0),
+        // Conversions.
+        ("uint(n > 2) + 1u", 3, 0, 2),
+        ("int(n < 2) * 5", 3, 0, 0),
+        ("int(u) / 2", 0, u32::MAX - 1, -1),
+        ("u / 2u", 0, u32::MAX - 1, i32::MAX),
+        ("bool(n) ? 1 : 2", 0, 0, 2),
+        ("bool(u) ? 1 : 2", 0, 9, 1),
+        ("uint(n)", -1, 0, -1),
+    ];
+    for &(s, n, u, want) in cases {
+        assert_eq!(value(s, n, u), Some(want as u32), "{s} at n = {n}, u = {u}");
+    }
+}
+
+#[test]
+fn selects_nest_and_bind_below_every_operator() {
+    let max_tile = "2 * (n * 4 > u * 2 ? n * 4 : u * 2)";
+    assert_eq!(value(max_tile, 8, 4), Some(64));
+    assert_eq!(value(max_tile, 1, 4), Some(16));
+    // Without parentheses the select takes everything before it as the
+    // condition, and the multiplication stays in the first branch.
+    assert_eq!(value("2 * n > u ? 2 * n : u", 3, 4), Some(6));
+    assert_eq!(value("2 * n > u ? 2 * n : u", 1, 4), Some(4));
+    assert_eq!(value("n + 1 < k + 2 ? n : k", 3, 0), Some(3));
+    // Right-associative: `a ? b : (c ? d : e)`, and a select in the middle.
+    let nested = "n > 10 ? 1 : n > 5 ? 2 : n > 0 ? 3 : 4";
+    for (n, want) in [(11, 1), (6, 2), (1, 3), (0, 4), (-3, 4)] {
+        assert_eq!(value(nested, n, 0), Some(want), "{nested} at {n}");
+    }
+    let middle = "n > 0 ? n > 5 ? 10 : 20 : 30";
+    for (n, want) in [(6, 10), (3, 20), (0, 30)] {
+        assert_eq!(value(middle, n, 0), Some(want), "{middle} at {n}");
+    }
+    // A select of a `uint` and an `int` branch is a `uint`; of two `int`s an `int`.
+    let scope: HashMap<&str, Named> = [("n", Named::Specialized), ("u", Named::Specialized)].into();
+    let uint = |s: &str| is_uint(&parse(s, &tokenize(s), &scope).unwrap(), &|x| x == "u");
+    assert!(uint("n > 0 ? n : u"));
+    assert!(uint("n > 0 ? 1 : 2u"));
+    assert!(!uint("u > 0u ? n : 2"));
+    assert!(uint("min(n, u)"));
+    // GLSL evaluates one branch, `&&` and `||` only what decides: a
+    // division by zero elsewhere leaves the value known.
+    assert_eq!(value("n == 0 ? 1 : 64 / n", 0, 0), Some(1));
+    assert_eq!(value("n == 0 ? 1 : 64 / n", 4, 0), Some(16));
+    assert_eq!(value("n != 0 && 64 / n > 2 ? 1 : 2", 0, 0), Some(2));
+    assert_eq!(value("n == 0 || 64 / n > 2 ? 1 : 2", 0, 0), Some(1));
+    assert_eq!(value("n == 0 ? 64 / n : 1", 0, 0), None);
+    assert_eq!(value("min(n, 64 / n)", 0, 0), None);
 }
 
 #[test]
@@ -46,6 +173,16 @@ fn nesting_is_bounded() {
     assert_eq!(p(format!("{}n{}", "(".repeat(100), ")".repeat(100))), None);
     assert_eq!(p(format!("{}n", "-".repeat(100))), None);
     assert_eq!(p(format!("n{}", " + n".repeat(100))), None);
+    assert!(p(format!("{}1{}", "n > 0 ? ".repeat(10), " : 2".repeat(10))).is_some());
+    assert_eq!(
+        p(format!("{}1{}", "n > 0 ? ".repeat(100), " : 2".repeat(100))),
+        None
+    );
+    assert_eq!(
+        p(format!("{}n{}", "min(1, ".repeat(100), ")".repeat(100))),
+        None
+    );
+    assert_eq!(p(format!("{}(n > 0) ? 1 : 2", "!".repeat(100))), None);
 }
 
 #[test]
@@ -68,12 +205,41 @@ fn derived_constants_and_sizes_are_rewritten_in_place() {
 
 #[test]
 fn what_cannot_be_written_is_refused_with_length() {
-    let src = "const float f = s * 2.0;\nconst int g = max(n, 2);\nshared float t[n];\nlayout(std430) buffer B { float d[n]; };\nstruct S { int v[n * 2]; };\nshared float u[4][n];\nshared float w[n][4];\nshared float[4] x[n];\nvoid main() { int k = t.length(); const int ok = n; float l[n]; x[0][n] = 1.0; do l[n] = 1.0; while (k > 0); }\n";
+    let src = "const float f = s * 2.0;\nconst int g = abs(n);\nshared float t[n];\nlayout(std430) buffer B { float d[n]; };\nstruct S { int v[n * 2]; };\nshared float u[4][n];\nshared float w[n][4];\nshared float[4] x[n];\nvoid main() { int k = t.length(); const int ok = n; float l[n]; x[0][n] = 1.0; do l[n] = 1.0; while (k > 0); }\n";
     let got: Vec<&str> = refused(src, &tokenize(src), &[decl("n", "int"), decl("s", "float")])
         .into_iter()
         .map(|(a, b)| &src[a..b])
         .collect();
-    assert_eq!(got, ["s", "n", "n", "n", "n", "n", "n", "t.length"]);
+    assert_eq!(got, ["s", "n", "n", "n", "t.length"]);
+    // A dimension of several is written (`write` drops the outer strides);
+    // the `length()` of any level of such an array stays refused.
+    let src = "shared float a[2][n > 4 ? n : 4];\nshared float[n] b[3];\nvoid main() { int i = a.length() + a[1].length() + b[0].length(); float c = 1.0 > 0.5 ? float(n) : 0.0; }\n";
+    let got: Vec<&str> = refused(src, &tokenize(src), &[decl("n", "int")])
+        .into_iter()
+        .map(|(a, b)| &src[a..b])
+        .collect();
+    assert_eq!(got, ["a.length", "a[1].length", "b[0].length"]);
+    // Refused where naga cannot lay the array out at the placeholder: two
+    // specialized dimensions, others and element past 169 bytes (16
+    // `uvec4`s), an element of unknown size, a dimension not constant.
+    let src = "const int K = 4;\nshared float two[n][n + 1];\nshared uvec4 big[16][n];\nshared vec3 fits[K][n];\nshared vec3[n] fits_too[2];\nstruct S { float f; };\nshared S s[2][n];\nvoid main() { int q; float v[q][n]; }\n";
+    let got: Vec<&str> = refused(src, &tokenize(src), &[decl("n", "int")])
+        .into_iter()
+        .map(|(a, b)| &src[a..b])
+        .collect();
+    assert_eq!(got, ["n", "n", "n", "n", "n"]);
+    assert_eq!(element_bytes("vec3"), Some(16));
+    assert_eq!(element_bytes("f16vec2"), Some(4));
+    assert_eq!(element_bytes("mat4"), None);
+    assert_eq!(MAX_OTHER_BYTES, 169);
+    // Still refused: a float comparison, `true`, a `bool` constant.
+    let src =
+        "const int f = n > 2.5 ? 1 : 2;\nconst int t = true ? n : 1;\nconst bool c = n > 1;\n";
+    let got: Vec<&str> = refused(src, &tokenize(src), &[decl("n", "int")])
+        .into_iter()
+        .map(|(a, b)| &src[a..b])
+        .collect();
+    assert_eq!(got, ["n", "n", "n"]);
 }
 
 #[test]

@@ -92,3 +92,159 @@ fn mixed_signedness_and_local_constants_compile_to_valid_words() {
         4 * 96 + 16 * 3
     );
 }
+
+/// ncnn's GEMM tile: a 2-D `shared` array sized by `?:` of products of
+/// specialization constants, a derived constant of comparisons and logic,
+/// `min`/`max`, and conversions from and to `bool`.
+const SELECTS: &str = "#version 450
+layout (constant_id = 0) const uint M = 16;
+layout (constant_id = 1) const uint K = 8;
+layout (constant_id = 2) const uint Kd4p = 4;
+layout (constant_id = 3) const uint Md4p = 4;
+layout (constant_id = 4) const int S = 3;
+const uint T = M * Kd4p > K * Md4p ? M * Kd4p : K * Md4p;
+const int C = S > 2 && !(S == 5) || S < -7 ? min(S, 4) : max(S, -1) * 2;
+layout (local_size_x = 64) in;
+layout (binding = 0) buffer A { uint a[]; };
+shared uvec2 tmp_a[2][2 * (M * Kd4p > K * Md4p ? M * Kd4p : K * Md4p)];
+shared float tmp_c[uint(S < 0) + uint(C + 10) + (bool(S) ? 1u : 2u) + min(M, K)];
+void main()
+{
+    uint l = gl_LocalInvocationID.x;
+    tmp_a[l % 2u][l] = uvec2(l, T);
+    tmp_c[l % 4u] = float(C);
+    barrier();
+    a[l] = tmp_a[(l + 1u) % 2u][l].x + uint(tmp_c[0]) + T;
+}
+";
+
+#[test]
+fn selects_comparisons_and_logic_size_arrays_as_specialized() {
+    let c = ok(SELECTS);
+    assert_valid(&c.spirv);
+    let at = |values: &[(u32, u32)]| read_specialized(&c.spirv, values).unwrap().workgroup_bytes;
+    // tmp_a: 2 * 2 * max(M * Kd4p, K * Md4p) uvec2; tmp_c: the floats of
+    // (S < 0) + (C + 10) + (S != 0 ? 1 : 2) + min(M, K).
+    let tile = |m: u64, k: u64, kd: u64, md: u64| 2 * 2 * (m * kd).max(k * md) * 8;
+    assert_eq!(at(&[]), tile(16, 8, 4, 4) + 4 * (13 + 1 + 8));
+    // The other branch of the tile's select, and `min` taking M.
+    assert_eq!(at(&[(0, 4)]), tile(4, 8, 4, 4) + 4 * (13 + 1 + 4));
+    assert_eq!(
+        at(&[(0, 4), (1, 8), (2, 8), (3, 4)]),
+        tile(4, 8, 8, 4) + 4 * (13 + 1 + 4)
+    );
+    // C at other values of S: max(-1, -1) * 2, max(0, -1) * 2, min(-9, 4),
+    // max(5, -1) * 2.
+    let s = |v: i32| at(&[(4, v as u32)]) - tile(16, 8, 4, 4);
+    assert_eq!(s(-1), 4 * (1 + 8 + 1 + 8));
+    assert_eq!(s(0), 4 * (10 + 2 + 8));
+    assert_eq!(s(-9), 4 * (1 + 1 + 1 + 8));
+    assert_eq!(s(5), 4 * (20 + 1 + 8));
+    let Some(d) = disassemble(&c.spirv) else {
+        return;
+    };
+    for op in [
+        " Select ",
+        " UGreaterThan ",
+        " SGreaterThan ",
+        " SLessThan ",
+        " ULessThan ",
+        " IEqual ",
+        " INotEqual ",
+        " LogicalAnd ",
+        " LogicalOr ",
+        " LogicalNot ",
+    ] {
+        assert!(d.contains(op), "no{op}in\n{d}");
+    }
+    // No array keeps its placeholder length, nor an outer array its stride.
+    assert!(!d.contains("12582912"), "{d}");
+    assert_eq!(d.matches("ArrayStride").count(), 3, "{d}");
+}
+
+#[test]
+fn a_specialized_dimension_of_two_is_written_at_either_place() {
+    let text = SELECTS
+        .replace(
+            "shared uvec2 tmp_a[2][2 * (M * Kd4p > K * Md4p ? M * Kd4p : K * Md4p)];",
+            "shared uvec2 tmp_a[M > K ? 2u : 3u][8];",
+        )
+        .replace(
+            "tmp_a[(l + 1u) % 2u][l]",
+            "tmp_a[(l + 1u) % (M > K ? 2u : 3u)][l]",
+        );
+    let c = ok(&text);
+    assert_valid(&c.spirv);
+    let at = |values: &[(u32, u32)]| read_specialized(&c.spirv, values).unwrap().workgroup_bytes;
+    let c_bytes = 4 * (13 + 1 + 8);
+    assert_eq!(at(&[]), 2 * 8 * 8 + c_bytes);
+    assert_eq!(at(&[(1, 16)]), 3 * 8 * 8 + 4 * (13 + 1 + 16));
+    // Rows of 64 `uvec2` (512 bytes) at the placeholder length are past what
+    // naga lays out: refused at the size, not a panic of naga's.
+    let d = errs(
+        &text.replace("[M > K ? 2u : 3u][8]", "[M > K ? 2u : 3u][64]"),
+        "fp32",
+    );
+    let e = &d.0[0];
+    assert!(e.message.contains("169 bytes"), "{e}");
+    assert_eq!(
+        e.span.as_ref().map(|s| (s.line, s.column)),
+        Some((11, 20)),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_select_that_divides_by_zero_is_refused_at_the_defaults_and_at_specialization() {
+    // At the defaults: an error at the size (line 12, column 20).
+    let text = SELECTS.replace(
+        "shared float tmp_c[uint(S < 0)",
+        "shared float tmp_c[(S == 3 ? 8u / (K - 8u) : 1u) + uint(S < 0)",
+    );
+    let d = errs(&text, "fp32");
+    let e = &d.0[0];
+    assert!(e.message.contains("divides by zero"), "{e}");
+    assert_eq!(
+        e.span.as_ref().map(|s| (s.line, s.column)),
+        Some((12, 20)),
+        "{e}"
+    );
+    // The branch not taken may divide by zero (GLSL evaluates one branch);
+    // where the one taken does at the pipeline's values, the words' reader
+    // says the length is unknown and why.
+    let text = SELECTS.replace(
+        "shared float tmp_c[uint(S < 0)",
+        "shared float tmp_c[(S == 3 ? 1u : 8u / (K - 8u)) + uint(S < 0)",
+    );
+    let c = ok(&text);
+    assert_valid(&c.spirv);
+    assert!(read_specialized(&c.spirv, &[]).is_ok());
+    let e = read_specialized(&c.spirv, &[(4, 2)]).unwrap_err();
+    assert!(e.contains("divides by zero"), "{e}");
+}
+
+#[test]
+fn what_stays_unsupported_is_refused_at_its_place() {
+    for (size, column) in [
+        ("S > 2.5 ? 4 : 8", 20),
+        ("true ? S : 4", 27),
+        ("abs(S)", 24),
+        ("S ? 4 : 8", 20),
+    ] {
+        let text = SELECTS.replace(
+            "shared float tmp_c[uint(S < 0) + uint(C + 10) + (bool(S) ? 1u : 2u) + min(M, K)];",
+            &format!("shared float tmp_c[{size}];"),
+        );
+        let d = errs(&text, "fp32");
+        let e = &d.0[0];
+        assert!(
+            e.message.contains("other than in an integer expression"),
+            "{size}: {e}"
+        );
+        assert_eq!(
+            e.span.as_ref().map(|s| (s.line, s.column)),
+            Some((12, column)),
+            "{size}: {e}"
+        );
+    }
+}

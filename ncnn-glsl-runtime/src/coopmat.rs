@@ -1,0 +1,271 @@
+//! Cooperative matrices: the multiply-add shapes a device lists, and the
+//! check that a pipeline's, at its specialization values, are among them.
+//!
+//! A shader's M, N and K are usually specialization constants the host
+//! sets from the device's list; a shape the device does not list is
+//! undefined behaviour in the driver, so it is refused before any Vulkan
+//! call, with the shape and the list.
+
+use ash::vk;
+use ncnn_glsl_core::reflection::{CoopMatFlavor, CoopMatMulAdd, Reflection};
+use ncnn_glsl_core::{CoopMatShape, DeviceCaps};
+
+use crate::error::{Error, Result};
+use crate::pipeline::SpecValue;
+
+/// The most rows one device may list: far past any driver's (tens), and a
+/// bound on what a broken one makes the probe allocate.
+const MAX_ROWS: u32 = 4096;
+
+/// The shapes `physical` lists through `VK_KHR_cooperative_matrix` and
+/// `VK_NV_cooperative_matrix`, each where `extensions` has it.
+///
+/// # Safety
+///
+/// `physical` comes from `instance`, itself made from `entry`.
+pub(crate) unsafe fn shapes(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    has_extension: impl Fn(&str) -> bool,
+) -> Result<Vec<CoopMatShape>> {
+    let mut out = Vec::new();
+    if has_extension("VK_KHR_cooperative_matrix") {
+        let ext = ash::khr::cooperative_matrix::Instance::new(entry, instance);
+        let f = ext
+            .fp()
+            .get_physical_device_cooperative_matrix_properties_khr;
+        // SAFETY: `physical` is `instance`'s, which lists the extension;
+        // the two-call pattern, with a count the driver gave and a bound.
+        let rows = unsafe {
+            read(
+                |count, data| f(physical, count, data),
+                vk::CooperativeMatrixPropertiesKHR::default(),
+            )
+        }?;
+        out.extend(rows.iter().map(|r| CoopMatShape {
+            flavor: CoopMatFlavor::Khr,
+            m: r.m_size,
+            n: r.n_size,
+            k: r.k_size,
+            a_type: r.a_type.as_raw() as u32,
+            b_type: r.b_type.as_raw() as u32,
+            c_type: r.c_type.as_raw() as u32,
+            result_type: r.result_type.as_raw() as u32,
+            saturating_accumulation: r.saturating_accumulation != 0,
+            scope: r.scope.as_raw() as u32,
+        }));
+    }
+    if has_extension("VK_NV_cooperative_matrix") {
+        let ext = ash::nv::cooperative_matrix::Instance::new(entry, instance);
+        let f = ext
+            .fp()
+            .get_physical_device_cooperative_matrix_properties_nv;
+        // SAFETY: as above.
+        let rows = unsafe {
+            read(
+                |count, data| f(physical, count, data),
+                vk::CooperativeMatrixPropertiesNV::default(),
+            )
+        }?;
+        out.extend(rows.iter().map(|r| CoopMatShape {
+            flavor: CoopMatFlavor::Nv,
+            m: r.m_size,
+            n: r.n_size,
+            k: r.k_size,
+            a_type: r.a_type.as_raw() as u32,
+            b_type: r.b_type.as_raw() as u32,
+            c_type: r.c_type.as_raw() as u32,
+            result_type: r.d_type.as_raw() as u32,
+            saturating_accumulation: false,
+            scope: r.scope.as_raw() as u32,
+        }));
+    }
+    Ok(out)
+}
+
+/// The rows of a `vkGet...Properties` call: the count, then the rows into
+/// structs whose `sType` `empty` sets.
+///
+/// # Safety
+///
+/// `call` is such a command, for a device it may be called on.
+unsafe fn read<T: Copy>(call: impl Fn(*mut u32, *mut T) -> vk::Result, empty: T) -> Result<Vec<T>> {
+    let what = "vkGetPhysicalDeviceCooperativeMatrixProperties";
+    let mut count = 0u32;
+    call(&mut count, std::ptr::null_mut())
+        .result()
+        .map_err(|e| Error::vk(what, e))?;
+    let count = count.min(MAX_ROWS);
+    let mut rows = vec![empty; count as usize];
+    let mut got = count;
+    match call(&mut got, rows.as_mut_ptr()) {
+        vk::Result::SUCCESS | vk::Result::INCOMPLETE => {}
+        e => return Err(Error::vk(what, e)),
+    }
+    rows.truncate(got.min(count) as usize);
+    Ok(rows)
+}
+
+/// Every multiply-add of `r` at the pipeline's specialization values must
+/// be a shape `caps` lists: the same extension, M, N, K, element types and
+/// scope.
+pub(crate) fn check(
+    name: &str,
+    r: &Reflection,
+    spec: &[(u32, SpecValue)],
+    caps: &DeviceCaps,
+) -> Result<()> {
+    let value = |id: u32| {
+        spec.iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, v)| u32::from_ne_bytes(v.bytes()))
+    };
+    for op in r.cooperative_matrices.iter() {
+        let (m, n, k) = op.shape(value);
+        let listed = caps.cooperative_matrix_shapes.iter().any(|s| {
+            s.flavor == op.flavor
+                && (s.m, s.n, s.k) == (m, n, k)
+                && s.a_type == op.a_type.vk_component_type()
+                && s.b_type == op.b_type.vk_component_type()
+                && s.c_type == op.c_type.vk_component_type()
+                && s.result_type == op.result_type.vk_component_type()
+                && s.scope == op.scope
+        });
+        if !listed {
+            return Err(Error::bad(
+                format!("cooperative matrix multiply-add of {name}"),
+                describe(op, (m, n, k)),
+                format!(
+                    "the device lists {}",
+                    list(&caps.cooperative_matrix_shapes, op.flavor)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `MxNxK A*B+C: f16*f16+f32->f32, subgroup`.
+fn describe(op: &CoopMatMulAdd, (m, n, k): (u32, u32, u32)) -> String {
+    let t = |c: u32| component_name(c);
+    format!(
+        "{m}x{n}x{k} {}*{}+{}->{} ({:?}, scope {})",
+        t(op.a_type.vk_component_type()),
+        t(op.b_type.vk_component_type()),
+        t(op.c_type.vk_component_type()),
+        t(op.result_type.vk_component_type()),
+        op.flavor,
+        op.scope
+    )
+}
+
+/// The device's shapes of `flavor`, as [`describe`] writes one.
+fn list(shapes: &[CoopMatShape], flavor: CoopMatFlavor) -> String {
+    let rows: Vec<String> = shapes
+        .iter()
+        .filter(|s| s.flavor == flavor)
+        .map(|s| {
+            format!(
+                "{}x{}x{} {}*{}+{}->{} (scope {})",
+                s.m,
+                s.n,
+                s.k,
+                component_name(s.a_type),
+                component_name(s.b_type),
+                component_name(s.c_type),
+                component_name(s.result_type),
+                s.scope
+            )
+        })
+        .collect();
+    if rows.is_empty() {
+        format!("no {flavor:?} cooperative matrix shape")
+    } else {
+        rows.join(", ")
+    }
+}
+
+/// A `VkComponentTypeKHR`'s short name.
+fn component_name(c: u32) -> String {
+    match c {
+        0 => "f16".into(),
+        1 => "f32".into(),
+        2 => "f64".into(),
+        3 => "i8".into(),
+        4 => "i16".into(),
+        5 => "i32".into(),
+        6 => "i64".into(),
+        7 => "u8".into(),
+        8 => "u16".into(),
+        9 => "u32".into(),
+        10 => "u64".into(),
+        other => format!("type {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ncnn_glsl_core::reflection::{CoopMatDim, CoopMatElement};
+    use std::borrow::Cow;
+
+    fn gemm() -> Reflection {
+        Reflection {
+            cooperative_matrices: Cow::Owned(vec![CoopMatMulAdd {
+                flavor: CoopMatFlavor::Khr,
+                a_type: CoopMatElement::Float16,
+                b_type: CoopMatElement::Float16,
+                c_type: CoopMatElement::Float32,
+                result_type: CoopMatElement::Float32,
+                scope: 3,
+                m: CoopMatDim::Spec { id: 18, default: 1 },
+                n: CoopMatDim::Spec { id: 19, default: 1 },
+                k: CoopMatDim::Constant(16),
+            }]),
+            ..Reflection::default()
+        }
+    }
+
+    fn device() -> DeviceCaps {
+        let row = |m, n, k| CoopMatShape {
+            flavor: CoopMatFlavor::Khr,
+            m,
+            n,
+            k,
+            a_type: 0,
+            b_type: 0,
+            c_type: 1,
+            result_type: 1,
+            saturating_accumulation: false,
+            scope: 3,
+        };
+        DeviceCaps {
+            cooperative_matrix_shapes: vec![row(16, 16, 16), row(16, 8, 16)],
+            ..DeviceCaps::default()
+        }
+    }
+
+    #[test]
+    fn a_listed_shape_passes_and_another_names_itself_and_the_list() {
+        let r = gemm();
+        let d = device();
+        let spec = |m, n| vec![(18, SpecValue::Uint(m)), (19, SpecValue::Uint(n))];
+        check("gemm", &r, &spec(16, 16), &d).unwrap();
+        check("gemm", &r, &spec(16, 8), &d).unwrap();
+        let e = check("gemm", &r, &spec(8, 8), &d).unwrap_err().to_string();
+        assert!(e.contains("8x8x16 f16*f16+f32->f32"), "{e}");
+        assert!(
+            e.contains("16x16x16 f16*f16+f32->f32 (scope 3), 16x8x16"),
+            "{e}"
+        );
+        // The defaults (1x1) when the pipeline sets nothing.
+        let e = check("gemm", &r, &[], &d).unwrap_err().to_string();
+        assert!(e.contains("1x1x16"), "{e}");
+        // No shapes at all.
+        let e = check("gemm", &r, &spec(16, 16), &DeviceCaps::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no Khr cooperative matrix shape"), "{e}");
+    }
+}
