@@ -377,6 +377,10 @@ pub fn blob_tokens(
 #[path = "embed_blob_tests.rs"]
 mod blob_tests;
 
+#[cfg(test)]
+#[path = "embed_reflections_tests.rs"]
+mod reflections_tests;
+
 /// An `i64` literal; `i64::MIN` ([`UNDEFINED`](crate::variant::UNDEFINED))
 /// has no literal of its own.
 fn int_tokens(v: i64) -> TokenStream {

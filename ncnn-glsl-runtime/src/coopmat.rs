@@ -11,7 +11,6 @@ use ncnn_glsl_core::reflection::{CoopMatFlavor, CoopMatMulAdd, Reflection};
 use ncnn_glsl_core::{CoopMatShape, DeviceCaps};
 
 use crate::error::{Error, Result};
-use crate::pipeline::SpecValue;
 
 /// The most rows one device may list: far past any driver's (tens), and a
 /// bound on what a broken one makes the probe allocate.
@@ -107,20 +106,16 @@ unsafe fn read<T: Copy>(call: impl Fn(*mut u32, *mut T) -> vk::Result, empty: T)
     Ok(rows)
 }
 
-/// Every multiply-add of `r` at the pipeline's specialization values must
-/// be a shape `caps` lists: the same extension, M, N, K, element types and
-/// scope.
+/// Every multiply-add of `r` at the pipeline's specialization values
+/// (`(constant_id, 32-bit value)`) must be a shape `caps` lists: the same
+/// extension, M, N, K, element types and scope.
 pub(crate) fn check(
     name: &str,
     r: &Reflection,
-    spec: &[(u32, SpecValue)],
+    spec: &[(u32, u32)],
     caps: &DeviceCaps,
 ) -> Result<()> {
-    let value = |id: u32| {
-        spec.iter()
-            .find(|(i, _)| *i == id)
-            .map(|(_, v)| u32::from_ne_bytes(v.bytes()))
-    };
+    let value = |id: u32| spec.iter().find(|(i, _)| *i == id).map(|(_, v)| *v);
     for op in r.cooperative_matrices.iter() {
         let (m, n, k) = op.shape(value);
         let listed = caps.cooperative_matrix_shapes.iter().any(|s| {
@@ -250,7 +245,7 @@ mod tests {
     fn a_listed_shape_passes_and_another_names_itself_and_the_list() {
         let r = gemm();
         let d = device();
-        let spec = |m, n| vec![(18, SpecValue::Uint(m)), (19, SpecValue::Uint(n))];
+        let spec = |m, n| vec![(18, m), (19, n)];
         check("gemm", &r, &spec(16, 16), &d).unwrap();
         check("gemm", &r, &spec(16, 8), &d).unwrap();
         let e = check("gemm", &r, &spec(8, 8), &d).unwrap_err().to_string();

@@ -42,7 +42,7 @@ impl SpecValue {
     }
 
     /// The 4 bytes Vulkan reads (`VkBool32` for a bool).
-    pub(crate) fn bytes(self) -> [u8; 4] {
+    fn bytes(self) -> [u8; 4] {
         match self {
             SpecValue::Bool(b) => u32::from(b).to_ne_bytes(),
             SpecValue::Int(v) => v.to_ne_bytes(),
@@ -160,11 +160,12 @@ impl Pipeline {
         // a pipeline layout the shader overruns crashes drivers.
         let size = resolve_local_size(r.local_size, r.local_size_spec_ids, local_size)?;
         let spec = specialization(name, r, options.specialization, size)?;
-        crate::coopmat::check(name, r, &spec, ctx.caps())?;
         let spec_words: Vec<(u32, &'static str, u32)> = spec
             .iter()
             .map(|(id, v)| (*id, v.type_name(), u32::from_ne_bytes(v.bytes())))
             .collect();
+        let values: Vec<(u32, u32)> = spec_words.iter().map(|(id, _, v)| (*id, *v)).collect();
+        crate::coopmat::check(name, r, &values, ctx.caps())?;
         // The first use of an embedded blob decompresses its words (once).
         let words = blob.spirv();
         blob_check::check(name, words, r, ctx.limits(), &spec_words, size)?;

@@ -13,110 +13,21 @@
 //! `NCNN_REQUIRE_GLSLANG=1`; for the plain variant a glslang failure fails
 //! the test under `CI`.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use half::f16;
-use ncnn_glsl_core::variant::build::{build, BuiltSet};
-use ncnn_glsl_core::variant::{AxisInfo, Outcomes, Variant, VariantSet, UNDEFINED};
-use ncnn_glsl_core::{CompileOptions, ExpandOptions, Flag, FsLoader, SourceFile};
+use ncnn_glsl_core::variant::{Variant, UNDEFINED};
+use ncnn_glsl_core::Flag;
 use ncnn_glsl_runtime::{
     Blob, Buffer, Context, ContextOptions, Dispatch, Options, Pipeline, PipelineOptions, SpecValue,
 };
+use ncnn_glsl_testkit::coopmat::{device_shape, gemm_set, leak_built, GEMM};
 use ncnn_glsl_testkit::differential::{glslang_blob, glslang_result, leak_set};
 use ncnn_glsl_testkit::gpu::GpuTest;
 use ncnn_glsl_testkit::rng::{fresh_seed, Rng};
 
-const SHADER: &str = "gemm_coopmat_pack4.comp";
-
-/// The set, built from the corpus file as the macro builds it.
-fn built() -> BuiltSet {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let path = dir.join(SHADER);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{SHADER}: {e}"));
-    build(
-        SourceFile {
-            name: SHADER.into(),
-            path: Some(path),
-            text,
-        },
-        &FsLoader,
-        &ExpandOptions::include([dir]),
-        &CompileOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{SHADER} does not build as a set:\n{e}"))
-}
-
 fn leak<T>(v: Vec<T>) -> &'static [T] {
     Box::leak(v.into_boxed_slice())
-}
-
-/// The built set as `include_ncnn_shader!` would embed it.
-fn leak_built(set: &BuiltSet) -> &'static VariantSet {
-    let blobs: Vec<&'static Blob> = set
-        .blobs
-        .iter()
-        .map(|c| {
-            // SAFETY: our compiler's blob and its reflection; every index it
-            // computes is clamped into its buffers.
-            let b = unsafe { Blob::new(leak(c.spirv.clone()), c.reflection.clone()) };
-            &*Box::leak(Box::new(b))
-        })
-        .collect();
-    let axes: Vec<AxisInfo> = set
-        .declaration
-        .axes
-        .iter()
-        .map(|a| (a, false))
-        .chain(set.declaration.device.iter().map(|a| (a, true)))
-        .map(|(a, device)| AxisInfo {
-            name: Box::leak(a.name.clone().into_boxed_str()),
-            values: leak(a.values.clone()),
-            device,
-            outcomes: a.outcomes.as_ref().map(|o| Outcomes {
-                undefined: o.undefined,
-                from: leak(o.from.clone()),
-            }),
-        })
-        .collect();
-    let variants: Vec<Variant> = set
-        .variants
-        .iter()
-        .map(|v| Variant {
-            target: v.key.target,
-            axes: leak(v.key.axes.clone()),
-            blob: blobs[v.blob],
-        })
-        .collect();
-    Box::leak(Box::new(VariantSet {
-        name: SHADER,
-        usage: set.usage,
-        axes: leak(axes),
-        variants: leak(variants),
-    }))
-}
-
-/// M, N, K: the device's fp16 x fp16 + fp32 = fp32 subgroup shape through
-/// `VK_KHR_cooperative_matrix`, 16 x 16 x 16 where listed.
-fn coopmat_shape(ctx: &Context) -> Option<(u32, u32, u32)> {
-    let shapes: Vec<(u32, u32, u32)> = ctx
-        .caps()
-        .cooperative_matrix_shapes
-        .iter()
-        .filter(|s| {
-            s.flavor == ncnn_glsl_core::reflection::CoopMatFlavor::Khr
-                && (s.a_type, s.b_type, s.c_type, s.result_type) == (0, 0, 1, 1)
-                && s.scope == 3
-                && s.n % 4 == 0
-                && s.k % 4 == 0
-        })
-        .map(|s| (s.m, s.n, s.k))
-        .collect();
-    shapes
-        .iter()
-        .copied()
-        .find(|&s| s == (16, 16, 16))
-        .or_else(|| shapes.first().copied())
 }
 
 /// One GEMM's inputs: A (GM x GK), B transposed (GN padded to a multiple of
@@ -225,7 +136,7 @@ fn run(
 ) -> Vec<u8> {
     let p = Pipeline::new(
         ctx,
-        SHADER,
+        GEMM,
         blob,
         &PipelineOptions {
             local_size: Some(l.local),
@@ -264,8 +175,8 @@ fn env_on(name: &str) -> bool {
 
 #[test]
 fn coopmat_gemm_matches_the_reference_and_glslang() {
-    let built = built();
-    let set = leak_built(&built);
+    let built = gemm_set();
+    let set = leak_built(&built, GEMM);
     GpuTest::new(ContextOptions {
         variant_sets: vec![set],
         ..ContextOptions::default()
@@ -286,7 +197,7 @@ fn coopmat_gemm_matches_the_reference_and_glslang() {
         );
         let coop = !variant.blob.reflection().cooperative_matrices.is_empty();
         let shape = if coop {
-            coopmat_shape(ctx).unwrap_or_else(|| {
+            device_shape(ctx.caps()).unwrap_or_else(|| {
                 panic!(
                     "{}: the cooperative-matrix variant was selected, but the device lists no \
                      fp16/fp16/fp32/fp32 subgroup shape: {:?}",

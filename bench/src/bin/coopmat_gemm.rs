@@ -16,25 +16,22 @@
 //! plain variant and the copy. A sample of outputs is checked against a
 //! host reference before anything is reported.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use ncnn_glsl_bench::copy::{copy_pipeline, CopyLaunch, Heater, BENCH_COPY};
 use ncnn_glsl_bench::stamp::document;
-use ncnn_glsl_core::variant::build::{build, BuiltSet};
-use ncnn_glsl_core::variant::{AxisInfo, Outcomes, Variant, VariantSet, UNDEFINED};
-use ncnn_glsl_core::{CompileOptions, ExpandOptions, FsLoader, SourceFile};
+use ncnn_glsl_core::variant::UNDEFINED;
 use ncnn_glsl_runtime::{
-    Blob, Buffer, Context, ContextOptions, DeviceType, Dispatch, Flag, Options, Pipeline,
+    Buffer, Context, ContextOptions, DeviceType, Dispatch, Flag, Options, Pipeline,
     PipelineOptions, Sequence, SpecValue,
 };
+use ncnn_glsl_testkit::coopmat::{device_shape, gemm_set, leak_built, GEMM};
 use ncnn_glsl_testkit::rng::{fresh_seed, Rng};
 use serde_json::json;
 
 type Fail = Box<dyn std::error::Error>;
 
-const SHADER: &str = "gemm_coopmat_pack4.comp";
 const AXIS: &str = "ncnn_VK_KHR_cooperative_matrix";
 
 fn main() -> ExitCode {
@@ -50,96 +47,6 @@ fn main() -> ExitCode {
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
-}
-
-fn leak<T>(v: Vec<T>) -> &'static [T] {
-    Box::leak(v.into_boxed_slice())
-}
-
-/// The set, built from the corpus file as the macro builds it.
-fn built() -> Result<BuiltSet, Fail> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let path = dir.join(SHADER);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(build(
-        SourceFile {
-            name: SHADER.into(),
-            path: Some(path),
-            text,
-        },
-        &FsLoader,
-        &ExpandOptions::include([dir]),
-        &CompileOptions::default(),
-    )
-    .map_err(|e| format!("{SHADER} does not build:\n{e}"))?)
-}
-
-/// The built set as `include_ncnn_shader!` would embed it.
-fn leak_built(set: &BuiltSet) -> &'static VariantSet {
-    let blobs: Vec<&'static Blob> = set
-        .blobs
-        .iter()
-        .map(|c| {
-            // SAFETY: our compiler's blob and its reflection; every index it
-            // computes is clamped into its buffers.
-            let b = unsafe { Blob::new(leak(c.spirv.clone()), c.reflection.clone()) };
-            &*Box::leak(Box::new(b))
-        })
-        .collect();
-    let axes: Vec<AxisInfo> = set
-        .declaration
-        .axes
-        .iter()
-        .map(|a| (a, false))
-        .chain(set.declaration.device.iter().map(|a| (a, true)))
-        .map(|(a, device)| AxisInfo {
-            name: Box::leak(a.name.clone().into_boxed_str()),
-            values: leak(a.values.clone()),
-            device,
-            outcomes: a.outcomes.as_ref().map(|o| Outcomes {
-                undefined: o.undefined,
-                from: leak(o.from.clone()),
-            }),
-        })
-        .collect();
-    let variants: Vec<Variant> = set
-        .variants
-        .iter()
-        .map(|v| Variant {
-            target: v.key.target,
-            axes: leak(v.key.axes.clone()),
-            blob: blobs[v.blob],
-        })
-        .collect();
-    Box::leak(Box::new(VariantSet {
-        name: SHADER,
-        usage: set.usage,
-        axes: leak(axes),
-        variants: leak(variants),
-    }))
-}
-
-/// The device's fp16 x fp16 + fp32 = fp32 subgroup shape (KHR), 16x16x16
-/// where listed.
-fn coopmat_shape(ctx: &Context) -> Option<(u32, u32, u32)> {
-    let shapes: Vec<(u32, u32, u32)> = ctx
-        .caps()
-        .cooperative_matrix_shapes
-        .iter()
-        .filter(|s| {
-            s.flavor == ncnn_glsl_core::reflection::CoopMatFlavor::Khr
-                && (s.a_type, s.b_type, s.c_type, s.result_type) == (0, 0, 1, 1)
-                && s.scope == 3
-                && s.n % 4 == 0
-                && s.k % 4 == 0
-        })
-        .map(|s| (s.m, s.n, s.k))
-        .collect();
-    shapes
-        .iter()
-        .copied()
-        .find(|&s| s == (16, 16, 16))
-        .or_else(|| shapes.first().copied())
 }
 
 /// An fp16 value's bits as f64 (normal numbers and zero; the inputs are
@@ -179,8 +86,8 @@ fn run() -> Result<(), Fail> {
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }
-    eprintln!("building the variant set of {SHADER}");
-    let set = leak_built(&built()?);
+    eprintln!("building the variant set of {GEMM}");
+    let set = leak_built(&gemm_set(), GEMM);
     let ctx = Context::new(ContextOptions {
         variant_sets: vec![set, BENCH_COPY],
         ..Default::default()
@@ -191,7 +98,7 @@ fn run() -> Result<(), Fail> {
     let selected = choice.variant;
     let coop = !selected.blob.reflection().cooperative_matrices.is_empty();
     let shape = if coop {
-        coopmat_shape(&ctx).ok_or("the cooperative-matrix variant was selected, but the device lists no fp16/fp16/fp32/fp32 subgroup shape")?
+        device_shape(ctx.caps()).ok_or("the cooperative-matrix variant was selected, but the device lists no fp16/fp16/fp32/fp32 subgroup shape")?
     } else {
         (16, 16, 16)
     };
@@ -400,7 +307,7 @@ fn run() -> Result<(), Fail> {
         let doc = document(
             &ctx,
             json!({
-                "shader": SHADER, "gm": gm, "gn": gn, "gk": gk, "storage": selected.target.to_string(),
+                "shader": GEMM, "gm": gm, "gn": gn, "gk": gk, "storage": selected.target.to_string(),
                 "cooperative_matrix": coop,
                 "note": (!coop).then_some("the device has no cooperative matrices: only the plain variant and the copy are timed"), "m": m, "n": n, "k": k, "subgroup_size": subgroup,
                 "reps": reps, "heat_ms": heat_ms, "seed": seed, "records": records,

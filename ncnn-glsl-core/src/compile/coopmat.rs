@@ -216,3 +216,33 @@ pub(crate) fn spec_defaults(
         })
         .collect()
 }
+
+/// A refusal of a cooperative-matrix construct at `span`.
+fn unsupported(span: naga::Span, what: impl Into<String>) -> crate::compile::atomics::Unsupported {
+    crate::compile::atomics::Unsupported {
+        span,
+        what: what.into(),
+    }
+}
+
+/// Rewrites naga's words of a module with cooperative matrices
+/// ([`words`], then [`survivors`] for what the IR step left).
+pub(crate) fn write_words(words: &mut Vec<u32>, input: &words::Input) -> Result<(), String> {
+    if input.types.is_empty() {
+        return Ok(());
+    }
+    let nv = input.types.iter().all(|t| t.key.flavor == Flavor::Nv);
+    let mut m = super::spirv_edit::Rewrite::new(words)?;
+    let coop_types = words::types(&mut m, input, nv)?;
+    survivors::rewrite(&mut m, input.survivors, &coop_types)?;
+    words::pointers(&mut m, input)?;
+    if nv {
+        words::nv_memory_ops(&mut m, &coop_types)?;
+    }
+    words::capabilities(&mut m, input, nv);
+    words::drop_array_strides(&mut m, &coop_types);
+    words::drop_initializers(&mut m, &coop_types);
+    m.order_globals()?;
+    *words = m.words();
+    Ok(())
+}

@@ -111,7 +111,7 @@ pub(crate) fn run(
             survivors: coopmat::ir::survivors(module),
             pointers,
         };
-        coopmat::words::write(&mut spirv, &input).map_err(internal)?;
+        coopmat::write_words(&mut spirv, &input).map_err(internal)?;
         coopmat::memory_model::fix(&mut spirv).map_err(internal)?;
         coopmat::workgroup_layout::strip(&mut spirv).map_err(internal)?;
         coopmat::words::tidy(&mut spirv).map_err(internal)?;

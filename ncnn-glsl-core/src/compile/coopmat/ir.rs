@@ -14,6 +14,7 @@ use super::super::atomics::Unsupported;
 use super::super::ir_walk;
 use super::operators::{check_operators, Types};
 use super::protos::{self, LOAD, LOAD_NV, MUL_ADD, MUL_ADD_NV, STORE, STORE_NV};
+use super::unsupported;
 use super::{CoopType, Flavor, IrFound, MulAdd, TextFound};
 
 /// What a prototype is.
@@ -36,13 +37,6 @@ fn proto_of(name: &str) -> Option<Proto> {
         MUL_ADD_NV => Proto::MulAdd(Flavor::Nv),
         _ => Proto::Ctor(protos::ctor_index(name)?),
     })
-}
-
-pub(super) fn unsupported(span: Span, what: impl Into<String>) -> Unsupported {
-    Unsupported {
-        span,
-        what: what.into(),
-    }
 }
 
 /// naga's type for placeholder `t`.
@@ -310,7 +304,7 @@ fn lower_function(f: &mut Function, typifier: &Types, shared: &mut Shared, ctx: 
             }
         }
     });
-    check_operators(f, typifier, ctx);
+    check_operators(f, typifier, ctx.types, ctx.problems);
     let mut replacements: Vec<(usize, Vec<(Statement, Span)>)> = Vec::new();
     for (k, site) in sites.iter().enumerate() {
         match lower_site(site, f, typifier, shared, ctx) {

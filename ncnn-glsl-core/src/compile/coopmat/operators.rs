@@ -7,7 +7,8 @@ use naga::{
     BinaryOperator, Expression, Function, Handle, Module, Scalar, Type, TypeInner, UniqueArena,
 };
 
-use super::ir::{unsupported, FnCtx};
+use super::unsupported;
+use crate::compile::atomics::Unsupported;
 
 /// The type of each expression of a function; one that does not resolve
 /// (an element of a matrix: naga's typifier has no rule for it) is noted
@@ -47,12 +48,17 @@ impl Types {
 
 /// The operators naga would write wrong or not at all on cooperative
 /// matrices, and element access, refused.
-pub(super) fn check_operators(f: &Function, typifier: &Types, ctx: &mut FnCtx) {
+pub(super) fn check_operators(
+    f: &Function,
+    typifier: &Types,
+    types: &UniqueArena<Type>,
+    problems: &mut Vec<Unsupported>,
+) {
     let is_coop = |h: Handle<Expression>| -> bool {
-        match typifier.get(h, ctx.types) {
+        match typifier.get(h, types) {
             TypeInner::CooperativeMatrix { .. } => true,
             TypeInner::Pointer { base, .. } => {
-                matches!(ctx.types[*base].inner, TypeInner::CooperativeMatrix { .. })
+                matches!(types[*base].inner, TypeInner::CooperativeMatrix { .. })
             }
             _ => false,
         }
@@ -71,7 +77,7 @@ pub(super) fn check_operators(f: &Function, typifier: &Types, ctx: &mut FnCtx) {
                       for on a cooperative matrix)"
                 }
             };
-            ctx.problems.push(unsupported(span, what));
+            problems.push(unsupported(span, what));
             // What depends on it does not resolve either: one error.
             return;
         }
@@ -101,19 +107,19 @@ pub(super) fn check_operators(f: &Function, typifier: &Types, ctx: &mut FnCtx) {
                              of two matrices and `*` by a scalar"
                         ),
                     };
-                    ctx.problems.push(unsupported(span, what));
+                    problems.push(unsupported(span, what));
                 }
             }
             Expression::Access { base, .. } | Expression::AccessIndex { base, .. }
                 if is_coop(base) =>
             {
-                ctx.problems.push(unsupported(
+                problems.push(unsupported(
                     span,
                     "an element of a cooperative matrix: naga's IR has no access to one",
                 ));
             }
             Expression::ArrayLength(e) if is_coop(e) => {
-                ctx.problems.push(unsupported(
+                problems.push(unsupported(
                     span,
                     "the `length()` of a cooperative matrix: naga's IR has no form for it",
                 ));

@@ -25,7 +25,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::super::spirv_edit::{inst, is_type, Rewrite};
-use super::{CoopType, Flavor, Size, Use};
+use super::{CoopType, Size, Use};
 use crate::spirv::{decoration, op};
 
 /// Opcodes and numbers this step writes or reads, beyond `crate::spirv`'s.
@@ -183,29 +183,8 @@ fn float_width(m: &Rewrite, id: u32) -> Option<u32> {
         .and_then(|w| w.get(2).copied())
 }
 
-/// Rewrites naga's words of a module with cooperative matrices.
-pub(crate) fn write(words: &mut Vec<u32>, input: &Input) -> Result<(), String> {
-    if input.types.is_empty() {
-        return Ok(());
-    }
-    let nv = input.types.iter().all(|t| t.key.flavor == Flavor::Nv);
-    let mut m = Rewrite::new(words)?;
-    let coop_types = types(&mut m, input, nv)?;
-    super::survivors::rewrite(&mut m, input.survivors, &coop_types)?;
-    pointers(&mut m, input)?;
-    if nv {
-        nv_memory_ops(&mut m, &coop_types)?;
-    }
-    capabilities(&mut m, input, nv);
-    drop_array_strides(&mut m, &coop_types);
-    drop_initializers(&mut m, &coop_types);
-    m.order_globals()?;
-    *words = m.words();
-    Ok(())
-}
-
 /// The sizes, scope and flavor of every matrix type; returns their ids.
-fn types(m: &mut Rewrite, input: &Input, nv: bool) -> Result<HashSet<u32>, String> {
+pub(super) fn types(m: &mut Rewrite, input: &Input, nv: bool) -> Result<HashSet<u32>, String> {
     let found: Vec<Vec<u32>> = m
         .insts
         .iter()
@@ -287,7 +266,7 @@ pub(super) fn drop_names(m: &mut Rewrite, id: u32) {
 
 /// The loads and stores through a placeholder pointer: the real access
 /// chain (to the element the call named) as their pointer.
-fn pointers(m: &mut Rewrite, input: &Input) -> Result<(), String> {
+pub(super) fn pointers(m: &mut Rewrite, input: &Input) -> Result<(), String> {
     for &(array, sink, load) in &input.pointers {
         let find = |m: &Rewrite, pred: &dyn Fn(&Vec<u32>) -> bool| m.insts.iter().position(pred);
         // The element's access chain, through the sink.
@@ -358,7 +337,7 @@ fn pointers(m: &mut Rewrite, input: &Input) -> Result<(), String> {
 }
 
 /// KHR's loads and stores as NV's: stride, then column-major as a `bool`.
-fn nv_memory_ops(m: &mut Rewrite, _types: &HashSet<u32>) -> Result<(), String> {
+pub(super) fn nv_memory_ops(m: &mut Rewrite, _types: &HashSet<u32>) -> Result<(), String> {
     let layout_of = |m: &Rewrite, id: u32| constant_value(m, id).map(|v| v == 1);
     let mut k = 0;
     while k < m.insts.len() {
@@ -395,7 +374,7 @@ fn nv_memory_ops(m: &mut Rewrite, _types: &HashSet<u32>) -> Result<(), String> {
 
 /// NV's capability and extension for KHR's; `Float16` for `float16_t`
 /// matrices.
-fn capabilities(m: &mut Rewrite, input: &Input, nv: bool) {
+pub(super) fn capabilities(m: &mut Rewrite, input: &Input, nv: bool) {
     let ext = |s: &str| {
         let mut bytes = s.as_bytes().to_vec();
         bytes.resize((bytes.len() / 4 + 1) * 4, 0);
@@ -434,7 +413,7 @@ fn capabilities(m: &mut Rewrite, input: &Input, nv: bool) {
 
 /// `ArrayStride` on an array of matrices (naga decorates every array;
 /// glslang decorates none of these: they live in `Function` memory only).
-fn drop_array_strides(m: &mut Rewrite, coop: &HashSet<u32>) {
+pub(super) fn drop_array_strides(m: &mut Rewrite, coop: &HashSet<u32>) {
     let mut arrays: HashSet<u32> = HashSet::new();
     loop {
         let more: Vec<u32> = m
@@ -464,7 +443,7 @@ fn drop_array_strides(m: &mut Rewrite, coop: &HashSet<u32>) {
 /// The null initializer of a local matrix (or array of them): naga's frontend
 /// initializes every local; GLSL leaves them undefined, glslang writes none,
 /// and a null matrix constant is one thing fewer for a driver to get wrong.
-fn drop_initializers(m: &mut Rewrite, coop: &HashSet<u32>) {
+pub(super) fn drop_initializers(m: &mut Rewrite, coop: &HashSet<u32>) {
     let mut holds: HashSet<u32> = coop.clone();
     loop {
         let more: Vec<u32> = m
