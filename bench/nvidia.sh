@@ -6,10 +6,13 @@
 # command, into $OUT when it is set (the GPU machine's output folder), else
 # bench/results/nvidia/.
 #
-#   bash bench/nvidia.sh build           here: release binaries and the GPU test binary into .bench-bin/
+#   bash bench/nvidia.sh build [WHAT]    here: release binaries and GPU test binaries into .bench-bin/,
+#                                        WHAT q8ta or coopmat (both by default)
 #   bash bench/nvidia.sh whole           the whole benchmark (the seed's 81 cases and the large tensors)
 #   bash bench/nvidia.sh sweep ARGS...   q8ta_bench with ARGS (a sweep: --sweep, --cases, ...)
 #   bash bench/nvidia.sh tests           the q8ta GPU tests with the ignored whole product
+#   bash bench/nvidia.sh layer           here: a validation layer that knows VK_KHR_cooperative_matrix into .vl/
+#   bash bench/nvidia.sh coopmat         the cooperative-matrix GEMM test (every mode, under .vl/'s layer) and benchmark
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-}
@@ -19,18 +22,59 @@ out=${OUT:-bench/results/nvidia}
 stamp=$(date -u +%Y%m%d-%H%M%S)
 # What the programs are built from: changes elsewhere do not make a result "-dirty".
 sources="bench ncnn-glsl-q8ta ncnn-glsl-runtime ncnn-glsl-core ncnn-glsl-macros shaders testkit Cargo.toml Cargo.lock"
+# The executable of a test target: $1 the package, $2 the test.
+test_exe() {
+    cargo test --release -q -p "$1" --test "$2" --no-run --message-format=json \
+        | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1
+}
 if [ "$what" = build ]; then
+    parts=${1:-q8ta coopmat}
     cargo build --release -q -p ncnn-glsl-bench --bins
-    test_bin=$(cargo test --release -q -p ncnn-glsl-q8ta --test gpu --no-run --message-format=json \
-        | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
+    rm -rf "$bin"
     mkdir -p "$bin"
-    cp target/release/q8ta_bench target/release/bandwidth target/release/store_cost "$bin/"
-    cp "$test_bin" "$bin/q8ta_gpu_tests"
+    case $parts in *q8ta*)
+        cp target/release/q8ta_bench target/release/bandwidth target/release/store_cost "$bin/"
+        cp "$(test_exe ncnn-glsl-q8ta gpu)" "$bin/q8ta_gpu_tests" ;;
+    esac
+    case $parts in *coopmat*)
+        cp target/release/coopmat_gemm "$bin/"
+        cp "$(test_exe ncnn-glsl-runtime coopmat_gemm)" "$bin/coopmat_gemm_test" ;;
+    esac
+    strip "$bin"/*
+    # The test compares with glslang's blobs, and Debian 12's glslang does
+    # not know GL_KHR_cooperative_matrix: CI's glslang 13.1.1 (.ci/run's
+    # venv), where it was installed here.
+    tools=${NCNN_GLSL_COOPMAT_TOOLS:-$(echo /tmp/ncnn-glsl-coopmat-tools/lib/python3*/site-packages/cmeel.prefix/bin)}
+    case $parts in *coopmat*)
+        if [ -x "$tools/glslangValidator" ]; then
+            mkdir -p "$bin/glslang-khr"
+            cp "$tools/glslangValidator" "$tools"/../lib/{libglslang.so.13,libSPIRV.so.13,libglslang-default-resource-limits.so.13,libSPIRV-Tools-shared.so} "$bin/glslang-khr/"
+            strip "$bin"/glslang-khr/*
+        else
+            echo "no glslang 13 at $tools: the GPU test will not compare matrix blobs (run .ci/run's venv step)" >&2
+        fi ;;
+    esac
     echo "$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- $sources || echo -dirty)" >"$bin/REVISION"
     echo "built $(cat "$bin/REVISION") into $bin/"
     exit 0
 fi
-[ -x "$bin/q8ta_bench" ] || { echo "no $bin/q8ta_bench: run 'bash bench/nvidia.sh build' first" >&2; exit 2; }
+if [ "$what" = layer ]; then
+    # Debian 12's layer (1.3.239) predates VK_KHR_cooperative_matrix and calls
+    # every module that uses it invalid. Debian 13's (1.4.309) knows it, but
+    # needs glibc 2.38 and libstdc++ 14: .vl/ gets it with Debian 13's libc6,
+    # libstdc++6 and libgcc-s1, and `with_layer` runs a program on that
+    # loader, leaving the system's libraries as they are.
+    apt=$(mktemp -d)
+    trap 'rm -rf "$apt"' EXIT
+    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" .vl
+    echo "deb http://deb.debian.org/debian trixie main" >"$apt/sources.list"
+    o=(-oDir::Etc::SourceList="$apt/sources.list" -oDir::Etc::SourceParts=/dev/null -oDir::State::Lists="$apt/lists" -oDir::Cache="$apt/cache")
+    apt-get "${o[@]}" -q update >/dev/null
+    (cd .vl && apt-get "${o[@]}" -q download vulkan-validationlayers/trixie libc6/trixie libstdc++6/trixie libgcc-s1/trixie 2>&1 | grep -v unsandboxed)
+    ls .vl
+    exit 0
+fi
+[ -f "$bin/REVISION" ] || { echo "no $bin/: run 'bash bench/nvidia.sh build' first" >&2; exit 2; }
 # The loader and the NVIDIA driver's ICD, where the machine has them unpacked
 # from carried packages (.gl/*.deb) rather than installed.
 if ls .gl/*.deb >/dev/null 2>&1 && ! ldconfig -p | grep -q 'libvulkan\.so\.1'; then
@@ -48,6 +92,27 @@ whole)
     ;;
 sweep)
     "$bin/q8ta_bench" "${device[@]}" --json "$out/sweep-$stamp.json" "$@"
+    ;;
+coopmat)
+    with_layer=()
+    if ls .vl/*.deb >/dev/null 2>&1; then
+        root=$(mktemp -d)
+        for f in .vl/*.deb; do dpkg -x "$f" "$root"; done
+        export VK_LAYER_PATH=$root/usr/share/vulkan/explicit_layer.d
+        with_layer=("$root/usr/lib64/ld-linux-x86-64.so.2" --library-path "$root/usr/lib/x86_64-linux-gnu")
+    fi
+    # A glslang that knows GL_KHR_cooperative_matrix, where one was carried.
+    if [ -x "$bin/glslang-khr/glslangValidator" ]; then
+        export PATH=$PWD/$bin/glslang-khr:$PATH LD_LIBRARY_PATH=$PWD/$bin/glslang-khr${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    fi
+    file="$out/gemm-test-$stamp.txt"
+    {
+        echo "# revision $(cat "$bin/REVISION"); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
+        echo "# validation layer: ${VK_LAYER_PATH:-the system layer}; glslang: $(glslangValidator --version 2>&1 | head -1)"
+        echo "# command: bash bench/nvidia.sh coopmat (cargo test --release -p ncnn-glsl-runtime --test coopmat_gemm -- --nocapture)"
+        CI=true NCNN_REQUIRE_GLSLANG=1 "${with_layer[@]}" "$bin/coopmat_gemm_test" --nocapture 2>&1
+    } | tee "$file"
+    "$bin/coopmat_gemm" --gm 4096 --gn 4096 --gk 4096 --reps 20 --json "$out/gemm-$stamp.json"
     ;;
 tests)
     file="$out/q8ta-gpu-tests-$stamp.txt"
