@@ -108,7 +108,7 @@ coopmat)
     file="$out/gemm-test-$stamp.txt"
     {
         echo "# revision $(cat "$bin/REVISION"); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
-        echo "# validation layer: ${VK_LAYER_PATH:-the system layer}; glslang: $(glslangValidator --version 2>&1 | head -1)"
+        echo "# validation layer: ${VK_LAYER_PATH:-the system layer}; VK_LOADER_LAYERS_DISABLE=${VK_LOADER_LAYERS_DISABLE:-}; glslang: $(glslangValidator --version 2>&1 | head -1)"
         echo "# command: bash bench/nvidia.sh coopmat (cargo test --release -p ncnn-glsl-runtime --test coopmat_gemm -- --nocapture)"
         CI=true NCNN_REQUIRE_GLSLANG=1 "${with_layer[@]}" "$bin/coopmat_gemm_test" --nocapture 2>&1
     } | tee "$file"

@@ -5,16 +5,16 @@
 use std::path::{Path, PathBuf};
 
 use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 use crate::compile::{CompileOptions, Compiled};
 use crate::expand::ExpandOptions;
 use crate::options::Options;
 use crate::reflection::Reflection;
 use crate::source::{FsLoader, SourceFile};
-use crate::target::Target;
 use crate::variant::build::{build_with, expand_variant, BuiltSet};
 use crate::variant::cache::{default_cache_dir, Cache};
+use crate::variant::table::{BlobEntry, VariantEntry};
 use expansion_cache::{Call, Recorder};
 
 mod expansion_cache;
@@ -183,7 +183,7 @@ fn expand_call(
         lookups,
     } = *built;
     let tokens = match form {
-        Form::Expression => tokens(call.name, &set, krate),
+        Form::Expression => tokens(call.name, &set, krate)?,
         Form::Module => module_of_set(call.name, &set, &source, &FsLoader, &expand, krate)?,
     };
     if let Some(cache) = cache {
@@ -213,7 +213,7 @@ pub fn module_of_set(
             .and_then(|key| expand_variant(source, &set.declaration, key, loader, options).ok());
         return Err(module::placed(&refused, expanded.as_ref()).to_string());
     }
-    module_items(name, set, tokens(name, set, krate), krate)
+    module_items(name, set, tokens(name, set, krate)?, krate)
 }
 
 /// The variant set of `call`'s shader, with the source it was built from,
@@ -256,26 +256,47 @@ fn build_file(call: &Call, cache: Option<&Cache>) -> Result<Box<Fresh>, String> 
     }))
 }
 
-/// The expression for a built set.
-pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
+/// The expression for a built set: its variants and blobs as one byte
+/// table and one byte string ([`crate::variant::table`]), its reflections as
+/// one more ([`reflection_table`]). Whatever the number of variants, rustc
+/// sees three literals per set: it type-checks and const-evaluates what
+/// the macro emits on every build of the calling crate, so what a variant
+/// costs it, a one-shader edit of a library pays for every set.
+pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> Result<TokenStream, String> {
     let files: Vec<String> = set.files.iter().map(|p| p.display().to_string()).collect();
     let (reflections, index) = reflection_table(&set.blobs, krate);
-    let blobs = set.blobs.iter().zip(index).enumerate().map(|(i, (b, r))| {
-        blob_tokens(
-            &format_ident!("BLOB_{}", i),
-            b,
-            &format_ident!("REFLECTIONS"),
-            r,
-            krate,
-        )
-    });
-    let variants = set.variants.iter().map(|v| {
-        let target = target_tokens(v.key.target, krate);
-        let axes = v.key.axes.iter().map(|a| int_tokens(*a));
-        let blob = format_ident!("BLOB_{}", v.blob);
-        quote! { #krate::Variant { target: #target, axes: &[#(#axes),*], blob: &#blob } }
-    });
-    let n = set.variants.len();
+    let packed: Vec<Vec<u8>> = set
+        .blobs
+        .iter()
+        .map(|b| crate::variant::packed::pack(&b.spirv))
+        .collect();
+    let blobs: Vec<BlobEntry> = set
+        .blobs
+        .iter()
+        .zip(&packed)
+        .zip(index)
+        .map(|((b, bytes), reflection)| BlobEntry {
+            bytes,
+            words: b.spirv.len(),
+            reflection,
+        })
+        .collect();
+    let variants: Vec<VariantEntry> = set
+        .variants
+        .iter()
+        .map(|v| VariantEntry {
+            target: v.key.target,
+            axes: &v.key.axes,
+            blob: v.blob,
+        })
+        .collect();
+    let n_axes = set.declaration.axes.len() + set.declaration.device.len();
+    let (table, blob_bytes) = crate::variant::table::encode(n_axes, &blobs, &variants)
+        .ok_or_else(|| format!("`{name}`: the set is too large to embed"))?;
+    let (table, blob_bytes) = (
+        Literal::byte_string(&table),
+        Literal::byte_string(&blob_bytes),
+    );
     let axes = set
         .declaration
         .axes
@@ -305,22 +326,26 @@ pub fn tokens(name: &str, set: &BuiltSet, krate: &TokenStream) -> TokenStream {
     let u = set.usage;
     let (float, int8, int16) = (u.float, u.int8, u.int16);
     let macros = options_tokens(u.macros, krate);
-    quote! {
+    Ok(quote! {
         {
             // Cargo rebuilds the caller when any of these files changes.
             const _: &[&[u8]] = &[#(include_bytes!(#files)),*];
             #reflections
-            #(#blobs)*
-            static VARIANTS: [#krate::Variant; #n] = [#(#variants),*];
-            static SET: #krate::VariantSet = #krate::VariantSet {
-                name: #name,
-                usage: #krate::Usage { float: #float, int8: #int8, int16: #int16, macros: #macros },
-                axes: &[#(#axes),*],
-                variants: &VARIANTS,
-            };
+            // SAFETY: the words this crate's compiler made at build time
+            // from the shader named in the macro call, compressed by the
+            // codec `Blob::spirv` decompresses, in the table `encode` wrote,
+            // and their reflections in `REFLECTIONS`.
+            static VARIANTS: #krate::VariantTable =
+                unsafe { #krate::VariantTable::new(#table, #blob_bytes, &REFLECTIONS) };
+            static SET: #krate::VariantSet = #krate::VariantSet::embedded(
+                #name,
+                #krate::Usage { float: #float, int8: #int8, int16: #int16, macros: #macros },
+                &[#(#axes),*],
+                &VARIANTS,
+            );
             &SET
         }
-    }
+    })
 }
 
 /// The item `static REFLECTIONS: Reflections` holding the distinct
@@ -347,30 +372,6 @@ fn reflection_table(blobs: &[Compiled], krate: &TokenStream) -> (TokenStream, Ve
         static REFLECTIONS: #krate::Reflections = unsafe { #krate::Reflections::compressed(#bytes, #len) };
     };
     (item, index)
-}
-
-/// The item `static ID: Blob` of one compiled blob, its SPIR-V compressed
-/// ([`crate::variant::packed::pack`]) into one byte-string literal: one
-/// token however large the blob, where a literal per word would be
-/// thousands for rustc to parse. Its reflection is entry `reflection` of
-/// the set's table `table` ([`reflection_table`]). `krate` is the path of
-/// the crate whose `Blob` the item names.
-pub fn blob_tokens(
-    id: &proc_macro2::Ident,
-    compiled: &Compiled,
-    table: &proc_macro2::Ident,
-    reflection: usize,
-    krate: &TokenStream,
-) -> TokenStream {
-    let bytes = Literal::byte_string(&crate::variant::packed::pack(&compiled.spirv));
-    let words = Literal::usize_unsuffixed(compiled.spirv.len());
-    let reflection = Literal::usize_unsuffixed(reflection);
-    quote! {
-        // SAFETY: the words this crate's compiler made at build time from
-        // the shader named in the macro call, compressed by the codec
-        // `Blob::spirv` decompresses, and their reflection in `#table`.
-        static #id: #krate::Blob = unsafe { #krate::Blob::embedded(#bytes, #words, &#table, #reflection) };
-    }
 }
 
 #[cfg(test)]
@@ -406,18 +407,6 @@ fn option_tokens(v: Option<i64>) -> TokenStream {
 fn options_tokens(o: Options, krate: &TokenStream) -> TokenStream {
     let bits = Literal::u16_unsuffixed(o.bits());
     quote! { #krate::Options::from_bits_truncate(#bits) }
-}
-
-fn target_tokens(t: Target, krate: &TokenStream) -> TokenStream {
-    let options = options_tokens(t.options, krate);
-    let b = t.bits;
-    let (s16, u16, i16, i64) = (b.storage16, b.uniform16, b.int16, b.int64);
-    quote! {
-        #krate::Target {
-            options: #options,
-            bits: #krate::DeviceBits { storage16: #s16, uniform16: #u16, int16: #i16, int64: #i64 },
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,23 +1,23 @@
-//! [`blob_tokens`]: the emitted static holds the compiled words, compressed
-//! into one byte-string literal, and its blob decompresses them once.
+//! [`tokens`]: a set is emitted as byte tables that decode to its variants
+//! and their compiled words; a blob decompresses its words once.
 
 use std::path::PathBuf;
 
-use proc_macro2::{Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;
 
-use super::blob_tokens;
+use super::tokens;
 use crate::compile::CompileOptions;
 use crate::reflection::Reflection;
 use crate::source::{FsLoader, SourceFile};
-use crate::variant::build::build;
-use crate::variant::packed::{pack, unpack};
-use crate::variant::Blob;
+use crate::variant::build::{build, BuiltSet};
+use crate::variant::packed::pack;
+use crate::variant::{Blob, Reflections, VariantTable};
 use crate::ExpandOptions;
 
-/// Every blob of the set of `tests/shaders/NAME` (through the link
-/// `test-shaders`, which the package carries).
-fn compiled(name: &str) -> Vec<crate::Compiled> {
+/// The set of `tests/shaders/NAME` (through the link `test-shaders`, which
+/// the package carries).
+fn built(name: &str) -> BuiltSet {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test-shaders");
     let path = dir.join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -29,7 +29,6 @@ fn compiled(name: &str) -> Vec<crate::Compiled> {
     let options = ExpandOptions::include([dir]);
     build(source, &FsLoader, &options, &CompileOptions::default())
         .unwrap_or_else(|d| panic!("{name}: {d}"))
-        .blobs
 }
 
 fn flatten(tokens: TokenStream, out: &mut Vec<TokenTree>) {
@@ -70,15 +69,13 @@ fn byte_string_value(lit: &str) -> Vec<u8> {
     out
 }
 
-/// The byte string and the word count `Blob::embedded` is called with.
-fn emitted(tokens: TokenStream) -> (Vec<u8>, usize) {
-    let mut flat = Vec::new();
-    flatten(tokens, &mut flat);
+/// The first two literals after the call of `TYPE::FUNCTION` in `flat`.
+fn call_literals(flat: &[TokenTree], ty: &str, function: &str) -> (String, String) {
     let names: Vec<String> = flat.iter().map(|t| t.to_string()).collect();
     let call = names
         .windows(4)
-        .position(|w| w == ["Blob", ":", ":", "embedded"])
-        .expect("a call of Blob::embedded")
+        .position(|w| w == [ty, ":", ":", function])
+        .unwrap_or_else(|| panic!("a call of {ty}::{function}"))
         + 4;
     let lits: Vec<String> = flat[call..]
         .iter()
@@ -88,45 +85,61 @@ fn emitted(tokens: TokenStream) -> (Vec<u8>, usize) {
         })
         .take(2)
         .collect();
-    let count = lits.iter().filter(|l| l.starts_with("b\"")).count();
-    assert_eq!(count, 1, "one byte string: {lits:?}");
-    (byte_string_value(&lits[0]), lits[1].parse().unwrap())
+    (lits[0].clone(), lits[1].clone())
+}
+
+fn leak(bytes: Vec<u8>) -> &'static [u8] {
+    Box::leak(bytes.into_boxed_slice())
 }
 
 #[test]
-fn blob_tokens_hold_the_compiled_words_compressed() {
+fn a_set_is_emitted_as_tables_that_decode_to_its_variants() {
     let krate = quote! { ::ncnn_glsl_runtime };
-    let mut blobs = 0;
+    let mut checked = 0;
     for name in [
         "seed_example.comp",
         "extension_everything.comp",
         "scale.comp",
     ] {
-        for c in compiled(name) {
-            let id = Ident::new(&format!("BLOB_{blobs}"), Span::call_site());
-            let table = Ident::new("REFLECTIONS", Span::call_site());
-            let tokens = blob_tokens(&id, &c, &table, 0, &krate);
-            let text = tokens.to_string();
-            assert!(
-                text.starts_with(&format!("static BLOB_{blobs} :")),
-                "{text:.80}"
-            );
-            let (bytes, words) = emitted(tokens);
-            assert_eq!(words, c.spirv.len(), "{name}: word count");
-            assert!(
-                bytes.len() < words * 4,
-                "{name}: {} bytes for {words} words",
-                bytes.len()
-            );
-            assert_eq!(
-                unpack(&bytes, words),
-                Some(c.spirv.clone()),
-                "{name}: words"
-            );
-            blobs += 1;
+        let set = built(name);
+        let mut flat = Vec::new();
+        flatten(tokens(name, &set, &krate).unwrap(), &mut flat);
+        let (reflections, json_len) = call_literals(&flat, "Reflections", "compressed");
+        let (table, blob_bytes) = call_literals(&flat, "VariantTable", "new");
+        // SAFETY: the tables the macro would embed for our compiler's
+        // blobs; they are decompressed and compared, never run.
+        let reflections: &'static Reflections = Box::leak(Box::new(unsafe {
+            Reflections::compressed(
+                leak(byte_string_value(&reflections)),
+                json_len.parse().unwrap(),
+            )
+        }));
+        // SAFETY: as above.
+        let table: &'static VariantTable = Box::leak(Box::new(unsafe {
+            VariantTable::new(
+                leak(byte_string_value(&table)),
+                leak(byte_string_value(&blob_bytes)),
+                reflections,
+            )
+        }));
+        let variants = table.variants();
+        assert_eq!(variants.len(), set.variants.len(), "{name}");
+        let packed: usize = set.blobs.iter().map(|b| pack(&b.spirv).len()).sum();
+        let words: usize = set.blobs.iter().map(|b| b.spirv.len()).sum();
+        assert!(
+            packed < words * 4,
+            "{name}: {packed} bytes for {words} words"
+        );
+        for (v, ours) in variants.iter().zip(&set.variants) {
+            assert_eq!(v.target, ours.key.target, "{name}");
+            assert_eq!(v.axes, ours.key.axes, "{name}");
+            let compiled = &set.blobs[ours.blob];
+            assert_eq!(v.blob.spirv(), compiled.spirv, "{name}: words");
+            assert_eq!(*v.blob.reflection(), compiled.reflection, "{name}");
+            checked += 1;
         }
     }
-    assert!(blobs >= 3, "only {blobs} blobs");
+    assert!(checked >= 3, "only {checked} variants");
 }
 
 /// A blob of `words` as the macro embeds them.
@@ -138,7 +151,7 @@ fn compressed(words: &[u32]) -> Blob {
 
 #[test]
 fn a_blob_is_decompressed_once() {
-    let words = compiled("seed_example.comp").swap_remove(0).spirv;
+    let words = built("seed_example.comp").blobs.swap_remove(0).spirv;
     let blob = compressed(&words);
     assert_eq!(blob.spirv_len(), words.len());
     assert!(blob.embedded_bytes() < words.len() * 4);
@@ -159,7 +172,7 @@ fn a_blob_is_decompressed_once() {
 
 #[test]
 fn bytes_that_do_not_decompress_give_an_empty_module() {
-    let words = compiled("seed_example.comp").swap_remove(0).spirv;
+    let words = built("seed_example.comp").blobs.swap_remove(0).spirv;
     let mut bytes = pack(&words);
     bytes.truncate(bytes.len() / 2);
     let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());

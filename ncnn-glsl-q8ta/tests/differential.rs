@@ -106,7 +106,7 @@ fn check_set(set: &'static VariantSet, runs: impl Fn(&Variant, &mut Rng) -> Vec<
     // glslang once per distinct finished text (which is one blob of ours).
     let mut texts: HashMap<String, usize> = HashMap::new();
     let mut firsts: Vec<(&'static Variant, String, Vec<u32>)> = Vec::new();
-    for v in set.variants {
+    for v in set.variants() {
         let (file, text) = finished_text(set, v, &manifest);
         if let Some(&i) = texts.get(&text) {
             assert_eq!(
@@ -151,7 +151,7 @@ fn check_set(set: &'static VariantSet, runs: impl Fn(&Variant, &mut Rng) -> Vec<
         let seed = seed();
         let mut rng = Rng::new(seed);
         let mut tally = Tally {
-            variants: set.variants.len(),
+            variants: set.variants().len(),
             texts: firsts.len(),
             ..Tally::default()
         };

@@ -19,7 +19,7 @@ use ncnn_glsl_runtime::VariantSet;
 fn summary(name: &str, set: &VariantSet) -> (usize, usize, usize) {
     let mut seen = BTreeSet::new();
     let distinct: Vec<_> = set
-        .variants
+        .variants()
         .iter()
         .filter(|v| seen.insert(std::ptr::from_ref(v.blob)))
         .collect();
@@ -27,16 +27,16 @@ fn summary(name: &str, set: &VariantSet) -> (usize, usize, usize) {
     let embedded: usize = distinct.iter().map(|v| v.blob.embedded_bytes()).sum();
     eprintln!(
         "{name}: {} variants, {} blobs, {bytes} SPIR-V bytes, {embedded} embedded",
-        set.variants.len(),
+        set.variants().len(),
         seen.len()
     );
-    (set.variants.len(), seen.len(), bytes)
+    (set.variants().len(), seen.len(), bytes)
 }
 
 fn check(set: &VariantSet, axes: &[(&str, &[i64])], push: usize, local: [u32; 3]) {
     let declared: Vec<(&str, &[i64])> = set.axes.iter().map(|a| (a.name, a.values)).collect();
     assert_eq!(declared, axes);
-    for v in set.variants {
+    for v in set.variants() {
         assert_eq!(v.blob.spirv()[0], 0x0723_0203, "{}", v.target);
         let r = &v.blob.reflection();
         assert_eq!(r.push_constant_size as usize, push, "{}", v.target);
@@ -50,7 +50,7 @@ fn check(set: &VariantSet, axes: &[(&str, &[i64])], push: usize, local: [u32; 3]
         );
     }
     // Every axis combination is built for every mode.
-    let combos: BTreeSet<Vec<i64>> = set.variants.iter().map(|v| v.axes.to_vec()).collect();
+    let combos: BTreeSet<Vec<i64>> = set.variants().iter().map(|v| v.axes.to_vec()).collect();
     let want: usize = axes.iter().map(|a| a.1.len()).product();
     assert_eq!(combos.len(), want);
 }
@@ -80,7 +80,7 @@ fn pixel_shuffle_sets() {
     );
     let (variants, blobs, _) = summary("q8ta_pixel_shuffle", SHUFFLE);
     assert_eq!((variants, blobs), (2, 2));
-    let r = &SHUFFLE.variants[0].blob.reflection();
+    let r = &SHUFFLE.variants()[0].blob.reflection();
     let consts: Vec<(u32, &str, &str)> = r
         .spec_constants
         .iter()
@@ -118,7 +118,7 @@ fn pixel_shuffle_sets() {
     let (_, blobs, _) = summary("q8ta_pixel_shuffle_baseline", BASELINE);
     assert_eq!(blobs, 18);
     // int8 words only: no device feature needed.
-    for v in SHUFFLE.variants.iter().chain(BASELINE.variants) {
+    for v in SHUFFLE.variants().iter().chain(BASELINE.variants()) {
         assert!(
             v.blob.reflection().requirements.features.is_empty(),
             "{}",
@@ -143,7 +143,7 @@ fn quantize_and_dequantize_sets() {
     );
     for set in [QUANTIZE, DEQUANTIZE] {
         let modes: BTreeSet<String> = set
-            .variants
+            .variants()
             .iter()
             .map(|v| v.target.options.to_string())
             .collect();

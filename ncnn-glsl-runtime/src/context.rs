@@ -355,7 +355,7 @@ const ROBUST_BUFFER_ACCESS: &str = "robustBufferAccess";
 fn features_to_enable(caps: &DeviceCaps, sets: &[&'static VariantSet]) -> BTreeSet<String> {
     let mut want: BTreeSet<String> = BTreeSet::new();
     for set in sets {
-        for v in set.variants {
+        for v in set.variants() {
             for f in v.blob.reflection().requirements.features.iter() {
                 want.insert(f.to_string());
             }
@@ -387,7 +387,7 @@ fn extensions_to_enable(
         }
     }
     for set in &options.variant_sets {
-        for v in set.variants {
+        for v in set.variants() {
             for e in v.blob.reflection().requirements.extensions.iter() {
                 add(e);
             }

@@ -159,7 +159,7 @@ impl Pipeline {
             ));
         }
         for set in args.sets.into_iter().flatten() {
-            if !set.variants.iter().any(|v| self.is_blob(v.blob)) {
+            if !set.variants().iter().any(|v| self.is_blob(v.blob)) {
                 return Err(Error::bad(
                     format!("typed arguments for {}", self.name),
                     format!("the host types of `{}`", set.name),

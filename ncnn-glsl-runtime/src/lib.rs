@@ -74,7 +74,7 @@ pub use bytemuck;
 pub use ncnn_glsl_core::reflection;
 pub use ncnn_glsl_core::variant::{
     AxisInfo, Blob, Choice, Library, LibraryError, Outcomes, Reflections, SelectError, Usage,
-    Variant, VariantSet, UNDEFINED,
+    Variant, VariantSet, VariantTable, UNDEFINED,
 };
 pub use ncnn_glsl_core::{DeviceBits, DeviceCaps, DeviceType, Flag, Options, Target};
 pub use ncnn_glsl_macros::{include_ncnn_library, include_ncnn_shader};
@@ -85,7 +85,7 @@ pub mod __private {
     pub use crate::{Bound, Buffer, OfSet, SpecValue};
     pub use bytemuck;
     pub use ncnn_glsl_core::variant::{
-        AxisInfo, Blob, Library, Outcomes, Reflections, Usage, Variant, VariantSet,
+        AxisInfo, Blob, Library, Outcomes, Reflections, Usage, Variant, VariantSet, VariantTable,
     };
     pub use ncnn_glsl_core::{reflection, DeviceBits, Options, Target};
 }

@@ -49,7 +49,7 @@ fn no_access_leaves_the_bound_buffers() {
         let mut rng = Rng::fresh();
         let seed = rng.seed();
         let mut ran = Vec::new();
-        for v in oob::SET.variants {
+        for v in oob::SET.variants() {
             let chosen = ctx.select(oob::SET, v.target.options, &[]).unwrap();
             if chosen.variant.target != v.target {
                 continue; // the device cannot run it

@@ -140,17 +140,17 @@ fn options(name: &'static str, built: &[Built]) -> ContextOptions {
             })
         })
         .collect();
-    let set: &'static VariantSet = Box::leak(Box::new(VariantSet {
+    let set: &'static VariantSet = Box::leak(Box::new(VariantSet::new(
         name,
-        usage: Usage {
+        Usage {
             float: true,
             int8: true,
             int16: true,
             macros: Options::FP32,
         },
-        axes: &[],
-        variants: Box::leak(variants.into_boxed_slice()),
-    }));
+        &[],
+        Box::leak(variants.into_boxed_slice()),
+    )));
     ContextOptions {
         variant_sets: vec![set],
         ..ContextOptions::default()

@@ -210,7 +210,7 @@ fn env_on(name: &str) -> bool {
 /// with, each distinct blob once, in the set's order.
 fn device_variants(ctx: &Context, set: &'static VariantSet) -> Vec<&'static Variant> {
     let mut chosen: Vec<&'static Variant> = Vec::new();
-    for v in set.variants {
+    for v in set.variants() {
         let choice = ctx
             .select(set, v.target.options, &[])
             .unwrap_or_else(|e| panic!("no variant for {}: {e}", v.target));

@@ -1384,12 +1384,12 @@ fn corpus_matches_glslang_in_every_mode() {
             _ => blobs.push(None),
         }
     }
-    let set: &'static VariantSet = Box::leak(Box::new(VariantSet {
-        name: "corpus",
-        usage: Usage::default(),
-        axes: &[],
-        variants: Box::leak(variants.into_boxed_slice()),
-    }));
+    let set: &'static VariantSet = Box::leak(Box::new(VariantSet::new(
+        "corpus",
+        Usage::default(),
+        &[],
+        Box::leak(variants.into_boxed_slice()),
+    )));
     GpuTest::new(ContextOptions {
         variant_sets: vec![set],
         ..ContextOptions::default()
@@ -1786,12 +1786,12 @@ fn a_different_result_fails_the_run() {
             blob: theirs,
         },
     ]));
-    let set: &'static VariantSet = Box::leak(Box::new(VariantSet {
-        name: "corpus-negative",
-        usage: Usage::default(),
-        axes: &[],
+    let set: &'static VariantSet = Box::leak(Box::new(VariantSet::new(
+        "corpus-negative",
+        Usage::default(),
+        &[],
         variants,
-    }));
+    )));
     GpuTest::new(ContextOptions {
         variant_sets: vec![set],
         ..ContextOptions::default()

@@ -49,7 +49,7 @@ fn fp16_math_runs_in_a_program_without_libm() {
         let mut reference: Option<Vec<f32>> = None;
         let mut ran = Vec::new();
         // fp32 first: the set is sorted by target and fp32 sorts first.
-        for v in fp16_exp::SET.variants {
+        for v in fp16_exp::SET.variants() {
             if ctx
                 .select(fp16_exp::SET, v.target.options, &[])
                 .unwrap()

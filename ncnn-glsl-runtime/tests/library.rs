@@ -9,9 +9,9 @@ include_ncnn_library!(mod lib = "tests/shaders/*.comp");
 include_ncnn_shader!(mod alone = "tests/shaders/fp16_exp.comp");
 
 fn same(a: &VariantSet, b: &VariantSet) -> bool {
-    a.variants.len() == b.variants.len()
+    a.variants().len() == b.variants().len()
         && a.axes.len() == b.axes.len()
-        && a.variants.iter().zip(b.variants).all(|(x, y)| {
+        && a.variants().iter().zip(b.variants()).all(|(x, y)| {
             x.target == y.target && x.axes == y.axes && x.blob.spirv() == y.blob.spirv()
         })
 }

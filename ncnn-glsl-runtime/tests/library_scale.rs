@@ -1017,12 +1017,12 @@ fn a_sample_of_the_library_matches_glslang() {
                 runs.push((k, case, ours, theirs));
             }
         }
-        let set: &'static VariantSet = Box::leak(Box::new(VariantSet {
-            name: "library_scale",
-            usage: Usage::default(),
-            axes: &[],
-            variants: Box::leak(variants.into_boxed_slice()),
-        }));
+        let set: &'static VariantSet = Box::leak(Box::new(VariantSet::new(
+            "library_scale",
+            Usage::default(),
+            &[],
+            Box::leak(variants.into_boxed_slice()),
+        )));
         let ctx = gpu
             .open(ContextOptions {
                 variant_sets: vec![set],

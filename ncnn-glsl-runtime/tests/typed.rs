@@ -25,7 +25,7 @@ fn the_generated_layout_is_the_shaders() {
     assert_eq!(std::mem::size_of::<scale::PushConstants>(), 32);
     assert_eq!(std::mem::offset_of!(scale::PushConstants, offset), 16);
     assert_eq!(scale::BUFFER_NAMES, ["a_blob", "b_blob"]);
-    let r = &scale::SET.variants[0].blob.reflection();
+    let r = &scale::SET.variants()[0].blob.reflection();
     assert_eq!(r.push_constant_size, 32);
     let spec = scale::Specialization {
         n: Some(7),
@@ -67,7 +67,7 @@ fn typed_dispatch_runs_every_variant_the_device_has() {
         let mut rng = Rng::fresh();
         let seed = rng.seed();
         let mut ran = Vec::new();
-        for v in scale::SET.variants {
+        for v in scale::SET.variants() {
             if ctx
                 .select(scale::SET, v.target.options, &[])
                 .unwrap()
@@ -158,7 +158,7 @@ fn typed_buffers_of_another_shader_are_refused() {
     })
     .run(|gpu| {
         let ctx = gpu.ctx();
-        let v = &scale::SET.variants[0];
+        let v = &scale::SET.variants()[0];
         let p = Pipeline::for_variant(ctx, scale::SET, v, &PipelineOptions::default()).unwrap();
         let (a, b) = (Buffer::new(ctx, 64).unwrap(), Buffer::new(ctx, 64).unwrap());
         let push = scale::PushConstants::default();
@@ -234,7 +234,7 @@ fn a_buffer_smaller_than_the_blocks_fixed_part_is_refused() {
     // `int total; int values[4]; float rest[];`: 20 bytes before `rest`,
     // and one element of it (the index clamps need one).
     assert_eq!(std::mem::size_of::<fixed::PushConstants>(), 0);
-    let r = &fixed::SET.variants[0].blob.reflection();
+    let r = &fixed::SET.variants()[0].blob.reflection();
     assert_eq!(r.bindings[0].min_size, 24);
     GpuTest::new(ContextOptions {
         variant_sets: vec![fixed::SET],
@@ -242,7 +242,7 @@ fn a_buffer_smaller_than_the_blocks_fixed_part_is_refused() {
     })
     .run(|gpu| {
         let ctx = gpu.ctx();
-        let v = &fixed::SET.variants[0];
+        let v = &fixed::SET.variants()[0];
         let p = Pipeline::for_variant(ctx, fixed::SET, v, &PipelineOptions::default()).unwrap();
         let short = Buffer::new(ctx, 20).unwrap();
         let bound = fixed::Buffers { out_blob: &short }.bind();

@@ -101,7 +101,7 @@ fn every_mode(force_staging: bool) {
             assert_eq!(b.transfer(), Transfer::Direct);
         }
         drop(b);
-        let mut modes: Vec<Options> = SEED.variants.iter().map(|v| v.target.options).collect();
+        let mut modes: Vec<Options> = SEED.variants().iter().map(|v| v.target.options).collect();
         modes.dedup();
         let mut ran = Vec::new();
         for wanted in modes {
@@ -544,14 +544,14 @@ fn errors_name_what_is_wrong() {
             "{e}"
         );
         // A good header over a broken body.
-        let mut words = SEED.variants[0].blob.spirv().to_vec();
+        let mut words = SEED.variants()[0].blob.spirv().to_vec();
         words[5] = 0xffff_0000 | (words[5] & 0xffff); // the first instruction's word count
 
         // SAFETY: broken on purpose, as above.
         let broken = unsafe {
             Blob::new(
                 Box::leak(words.into_boxed_slice()),
-                SEED.variants[0].blob.reflection().clone(),
+                SEED.variants()[0].blob.reflection().clone(),
             )
         };
         let e = Pipeline::new(ctx, "broken", &broken, &PipelineOptions::default())
@@ -634,7 +634,7 @@ fn errors_name_what_is_wrong() {
 #[test]
 fn a_feature_the_device_lacks_or_did_not_enable_is_named() {
     let fp16s = SEED
-        .variants
+        .variants()
         .iter()
         .find(|v| v.target.options.to_string() == "fp16s")
         .unwrap();
@@ -675,7 +675,7 @@ fn a_feature_the_context_did_not_enable_is_named() {
     GpuTest::new(ContextOptions::default()).run(|gpu| {
         let ctx = gpu.ctx();
         let v = SEED
-            .variants
+            .variants()
             .iter()
             .find(|v| {
                 let features = &v.blob.reflection().requirements.features;

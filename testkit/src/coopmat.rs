@@ -71,12 +71,12 @@ pub fn leak_built(set: &BuiltSet, name: &'static str) -> &'static VariantSet {
             blob: blobs[v.blob],
         })
         .collect();
-    Box::leak(Box::new(VariantSet {
+    Box::leak(Box::new(VariantSet::new(
         name,
-        usage: set.usage,
-        axes: leak(axes),
-        variants: leak(variants),
-    }))
+        set.usage,
+        leak(axes),
+        leak(variants),
+    )))
 }
 
 /// M, N, K for the GEMM: the device's fp16 x fp16 + fp32 = fp32 subgroup

@@ -296,12 +296,12 @@ fn context_for(target: Target, ours: &'static Blob, theirs: &'static Blob) -> Co
 
 /// A variant set holding `variants`, for a context that enables their features.
 pub fn leak_set(variants: &'static [Variant]) -> &'static VariantSet {
-    Box::leak(Box::new(VariantSet {
-        name: "differential",
-        usage: Usage::default(),
-        axes: &[],
+    Box::leak(Box::new(VariantSet::new(
+        "differential",
+        Usage::default(),
+        &[],
         variants,
-    }))
+    )))
 }
 
 /// The inputs' seed: `NCNN_SEED` to replay a failure, else fresh.

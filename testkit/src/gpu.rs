@@ -267,7 +267,7 @@ pub fn enabled_and_wanted(
 ) -> (BTreeSet<String>, BTreeSet<String>) {
     let wanted = sets
         .iter()
-        .flat_map(|s| s.variants.iter())
+        .flat_map(|s| s.variants().iter())
         .flat_map(|v| v.blob.reflection().requirements.features.iter())
         .filter(|f| ctx.caps().feature(f))
         .map(|f| f.to_string())

@@ -153,18 +153,18 @@ fn device_axis_set() -> &'static VariantSet {
         device: true,
         outcomes: None,
     }];
-    let blob: &'static Blob = ncnn_glsl_q8ta::SETS[0].variants[0].blob;
+    let blob: &'static Blob = ncnn_glsl_q8ta::SETS[0].variants()[0].blob;
     let variants = Box::leak(Box::new([Variant {
         target: Default::default(),
         axes: &[32],
         blob,
     }]));
-    Box::leak(Box::new(VariantSet {
-        name: "device_axis.comp",
-        usage: Usage::default(),
-        axes: &AXES,
+    Box::leak(Box::new(VariantSet::new(
+        "device_axis.comp",
+        Usage::default(),
+        &AXES,
         variants,
-    }))
+    )))
 }
 
 #[test]
@@ -222,12 +222,12 @@ fn selection_errors_name_the_axis_the_value_and_what_was_built() {
     assert!(set.select(&device, Options::FP32, &[]).is_ok());
 
     // A set without its fp32 variant (the macro never builds one).
-    let empty: &'static VariantSet = Box::leak(Box::new(VariantSet {
-        name: "empty.comp",
-        usage: Usage::default(),
-        axes: &[],
-        variants: &[],
-    }));
+    let empty: &'static VariantSet = Box::leak(Box::new(VariantSet::new(
+        "empty.comp",
+        Usage::default(),
+        &[],
+        &[],
+    )));
     let e = empty.select(&device, Options::FP32, &[]).unwrap_err();
     assert!(matches!(e, SelectError::NoVariant));
     assert_eq!(

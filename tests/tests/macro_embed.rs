@@ -15,7 +15,11 @@ fn device(features: &[&str]) -> DeviceCaps {
 
 #[test]
 fn the_seed_example_embeds_every_float_storage_form() {
-    let modes: Vec<String> = SEED.variants.iter().map(|v| v.target.to_string()).collect();
+    let modes: Vec<String> = SEED
+        .variants()
+        .iter()
+        .map(|v| v.target.to_string())
+        .collect();
     for m in [
         "fp32",
         "fp16p",
@@ -27,7 +31,7 @@ fn the_seed_example_embeds_every_float_storage_form() {
         assert!(modes.iter().any(|x| x == m), "{m} missing from {modes:?}");
     }
     assert!(SEED.usage.float && !SEED.usage.int8);
-    for v in SEED.variants {
+    for v in SEED.variants() {
         assert_eq!(v.blob.spirv()[0], 0x0723_0203, "{}", v.target);
     }
 }
@@ -37,8 +41,8 @@ fn the_seed_example_embeds_every_float_storage_form() {
 #[test]
 fn identical_spirv_is_embedded_once() {
     let mut shared = 0;
-    for (i, a) in SEED.variants.iter().enumerate() {
-        for b in &SEED.variants[i + 1..] {
+    for (i, a) in SEED.variants().iter().enumerate() {
+        for b in &SEED.variants()[i + 1..] {
             if a.blob.spirv() == b.blob.spirv() {
                 assert!(
                     std::ptr::eq(a.blob, b.blob),
@@ -86,7 +90,7 @@ fn wrong_axes_are_errors_naming_them() {
 #[test]
 fn reflection_is_embedded_with_each_blob() {
     use ncnn_glsl_runtime::reflection::{Access, BindingKind};
-    for v in SEED.variants {
+    for v in SEED.variants() {
         let r = &v.blob.reflection();
         let b: Vec<(u32, BindingKind, Access, &str)> = r
             .bindings

@@ -147,7 +147,7 @@ fn every_embedded_blob_passes_spirv_val() {
     let mut failures = Vec::new();
     let mut variants = 0;
     for (set, _) in embedded_sets() {
-        for v in set.variants {
+        for v in set.variants() {
             variants += 1;
             let h = fnv1a64(v.blob.spirv());
             if seen.contains_key(&h) {
@@ -253,13 +253,13 @@ fn the_variant_artifacts_describe_the_embedded_sets() {
             .collect();
         assert_eq!(axes, listed_axes, "{shader}: axes");
         assert_eq!(
-            set.variants.len(),
+            set.variants().len(),
             manifest.variants.len(),
             "{shader}: variant count"
         );
         // The manifest's blob indices, in the embedded set: one static each.
         let mut blobs: Vec<Option<&Blob>> = vec![None; manifest.distinct_blobs];
-        for (ev, entry) in set.variants.iter().zip(&manifest.variants) {
+        for (ev, entry) in set.variants().iter().zip(&manifest.variants) {
             let key = entry.key.as_str();
             variants += 1;
             let bits = ev.target.bits.names();

@@ -25,6 +25,7 @@ pub mod reflections;
 pub mod select;
 pub mod set;
 pub mod space;
+pub mod table;
 
 pub use device_value::{axis_value_for, device_axis_value, Outcomes, OwnedOutcomes, UNDEFINED};
 pub use library::{Library, LibraryError};
@@ -32,3 +33,4 @@ pub use reflections::Reflections;
 pub use select::{choose, fallback_order, Choice};
 pub use set::{AxisInfo, Blob, SelectError, Variant, VariantSet};
 pub use space::{canonical, space, Usage};
+pub use table::VariantTable;

@@ -14,6 +14,7 @@ use super::device_value::{axis_value_for, Outcomes};
 use super::reflections::{Reflections, NONE};
 use super::select::{choose, Choice};
 use super::space::Usage;
+use super::table::VariantTable;
 
 /// Every variant of one shader.
 #[derive(Debug)]
@@ -24,8 +25,14 @@ pub struct VariantSet {
     pub usage: Usage,
     /// The declared axes, build-time axes first, then device axes.
     pub axes: &'static [AxisInfo],
-    /// Every variant, sorted by target, then axis values.
-    pub variants: &'static [Variant],
+    variants: Variants,
+}
+
+/// Where a set's variants are.
+#[derive(Debug)]
+enum Variants {
+    Listed(&'static [Variant]),
+    Table(&'static VariantTable),
 }
 
 /// One declared axis.
@@ -298,6 +305,49 @@ impl fmt::Display for SelectError {
 impl std::error::Error for SelectError {}
 
 impl VariantSet {
+    /// A set of `variants`, sorted by target, then axis values, each with
+    /// one value per axis of `axes`.
+    pub const fn new(
+        name: &'static str,
+        usage: Usage,
+        axes: &'static [AxisInfo],
+        variants: &'static [Variant],
+    ) -> VariantSet {
+        VariantSet {
+            name,
+            usage,
+            axes,
+            variants: Variants::Listed(variants),
+        }
+    }
+
+    /// What the macro embeds: a set whose variants are in `table`.
+    pub const fn embedded(
+        name: &'static str,
+        usage: Usage,
+        axes: &'static [AxisInfo],
+        table: &'static VariantTable,
+    ) -> VariantSet {
+        VariantSet {
+            name,
+            usage,
+            axes,
+            variants: Variants::Table(table),
+        }
+    }
+
+    /// Every variant, sorted by target, then axis values. An embedded set
+    /// decodes its table on the first call (once); a table that does not
+    /// decode, or whose variants have values for other axes than
+    /// [`VariantSet::axes`], gives none.
+    pub fn variants(&self) -> &'static [Variant] {
+        match self.variants {
+            Variants::Listed(v) => v,
+            Variants::Table(t) if t.axis_count() == Some(self.axes.len()) => t.variants(),
+            Variants::Table(_) => &[],
+        }
+    }
+
     /// The variant `device` runs for `wanted` options, with the build-time
     /// axes set to `axes` (`(name, value)` pairs, one per build-time axis, in
     /// any order). Device axes are read from the device.
@@ -346,10 +396,11 @@ impl VariantSet {
 
     /// The variant built for exactly `target` and axis values `axes`.
     pub fn find(&self, target: Target, axes: &[i64]) -> Option<&Variant> {
-        self.variants
+        let variants = self.variants();
+        variants
             .binary_search_by(|v| (v.target, v.axes).cmp(&(target, axes)))
             .ok()
-            .map(|i| &self.variants[i])
+            .map(|i| &variants[i])
     }
 }
 

@@ -154,12 +154,12 @@ fn shuffle_specialization_matches_the_shipped_blob() {
         ("LUT_COPIES", &[1, 32][..])
     );
     let blobs: std::collections::HashSet<*const ncnn_glsl_runtime::Blob> = set
-        .variants
+        .variants()
         .iter()
         .map(|v| std::ptr::from_ref(v.blob))
         .collect();
     assert_eq!(blobs.len(), 2, "one blob per table size for every target");
-    for v in set.variants.iter() {
+    for v in set.variants().iter() {
         let consts = &v.blob.reflection().spec_constants;
         for (i, name) in [
             "IN_LAYOUT",

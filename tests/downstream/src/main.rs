@@ -71,12 +71,12 @@ fn main() -> ExitCode {
 fn fingerprint() -> Result<(), Fail> {
     // FNV-1a of every embedded word, to see a rebuild take effect.
     let mut h: u64 = 0xcbf29ce484222325;
-    for v in SCALE.variants {
+    for v in SCALE.variants() {
         for w in v.blob.spirv() {
             h = (h ^ u64::from(*w)).wrapping_mul(0x100000001b3);
         }
     }
-    println!("{} variants {:016x}", SCALE.variants.len(), h);
+    println!("{} variants {:016x}", SCALE.variants().len(), h);
     library()?;
 
     // The shader found by name is the shipped one: the same variants and
@@ -84,24 +84,24 @@ fn fingerprint() -> Result<(), Fail> {
     let ours = PIXEL_SHUFFLE;
     let shipped = q8ta::sets::PIXEL_SHUFFLE;
     let same = ours.name == shipped.name
-        && ours.variants.len() == shipped.variants.len()
-        && ours.variants.iter().zip(shipped.variants).all(|(a, b)| {
+        && ours.variants().len() == shipped.variants().len()
+        && ours.variants().iter().zip(shipped.variants()).all(|(a, b)| {
             a.target == b.target && a.axes == b.axes && a.blob.spirv() == b.blob.spirv()
         });
     if !same {
         return Err(format!(
             "include_ncnn_shader!(\"{}\") ({} variants) differs from ncnn-glsl-q8ta's `{}` ({} variants)",
             ours.name,
-            ours.variants.len(),
+            ours.variants().len(),
             shipped.name,
-            shipped.variants.len()
+            shipped.variants().len()
         )
         .into());
     }
     println!(
         "library {}: {} variant(s), as ncnn-glsl-q8ta's",
         ours.name,
-        ours.variants.len()
+        ours.variants().len()
     );
     Ok(())
 }
@@ -111,8 +111,8 @@ fn fingerprint() -> Result<(), Fail> {
 fn library() -> Result<(), Fail> {
     use kernels::{Shader, LIBRARY};
     let same = |a: &VariantSet, b: &VariantSet| {
-        a.variants.len() == b.variants.len()
-            && a.variants.iter().zip(b.variants).all(|(x, y)| {
+        a.variants().len() == b.variants().len()
+            && a.variants().iter().zip(b.variants()).all(|(x, y)| {
                 x.target == y.target && x.axes == y.axes && x.blob.spirv() == y.blob.spirv()
             })
     };

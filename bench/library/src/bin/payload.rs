@@ -13,7 +13,7 @@ fn main() {
     let mut seen = BTreeSet::new();
     let mut variants = 0usize;
     for set in LIBRARY.sets {
-        for v in set.variants {
+        for v in set.variants() {
             variants += 1;
             if seen.insert(v.blob as *const Blob as usize) {
                 blobs.push(v.blob);

@@ -79,7 +79,7 @@ pub fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
     let t_pipe = t1.elapsed();
     drop(p);
     // Variants share identical blobs: count each once.
-    let mut blobs: Vec<&Blob> = PIXEL_SHUFFLE.variants.iter().map(|v| v.blob).collect();
+    let mut blobs: Vec<&Blob> = PIXEL_SHUFFLE.variants().iter().map(|v| v.blob).collect();
     blobs.sort_by_key(|b| std::ptr::from_ref::<Blob>(b));
     blobs.dedup_by_key(|b| std::ptr::from_ref::<Blob>(b));
     let set_bytes: usize = blobs.iter().map(|b| b.spirv_len() * 4).sum();
@@ -90,7 +90,7 @@ pub fn startup(a: &Args) -> Result<(Arc<Context>, Value), Fail> {
             "context_ms": ms(t_ctx),
             "first_result_ms": ms(t_first),
             "pipeline_create_ms": ms(t_pipe),
-            "pixel_shuffle_variants": PIXEL_SHUFFLE.variants.len(),
+            "pixel_shuffle_variants": PIXEL_SHUFFLE.variants().len(),
             "pixel_shuffle_blobs": blobs.len(),
             "pixel_shuffle_spirv_bytes": set_bytes,
         }),
