@@ -239,10 +239,14 @@ pub fn requirements(words: &[u32]) -> Requirements {
 }
 
 /// Whether a subgroup operation (`OpGroupNonUniform*`) yields an 8-, 16-
-/// or 64-bit value: Vulkan asks `shaderSubgroupExtendedTypes` for those (no
-/// capability says it).
+/// or 64-bit value, or compares one across the subgroup
+/// (`subgroupAllEqual`, whose result is a `bool`): Vulkan asks
+/// `shaderSubgroupExtendedTypes` for those (no capability says it).
 fn subgroup_operations_on_narrow_types(insts: &[crate::spirv::Inst]) -> bool {
     const GROUP_NON_UNIFORM: std::ops::RangeInclusive<u16> = 333..=366;
+    const ALL_EQUAL: u16 = 336;
+    // Instructions whose first operand is not a result type.
+    const NOT_VALUES: [u16; 15] = [5, 6, 7, 8, 15, 16, 71, 72, 73, 74, 75, 331, 332, 5632, 5633];
     let mut width = std::collections::HashMap::new();
     for i in insts {
         match (i.op, i.operand(0), i.operand(1)) {
@@ -261,11 +265,19 @@ fn subgroup_operations_on_narrow_types(insts: &[crate::spirv::Inst]) -> bool {
             _ => {}
         }
     }
+    let narrow = |ty: Option<u32>| ty.and_then(|t| width.get(&t)).is_some_and(|&w| w != 32);
+    // The type of every value of a scalar or vector type.
+    let value_type: std::collections::HashMap<u32, u32> = insts
+        .iter()
+        .filter(|i| !NOT_VALUES.contains(&i.op))
+        .filter_map(|i| Some((i.operand(1)?, i.operand(0)?)))
+        .filter(|(_, ty)| width.contains_key(ty))
+        .collect();
     insts.iter().any(|i| {
         GROUP_NON_UNIFORM.contains(&i.op)
-            && i.operand(0)
-                .and_then(|ty| width.get(&ty))
-                .is_some_and(|&w| w != 32)
+            && (narrow(i.operand(0))
+                || (i.op == ALL_EQUAL
+                    && narrow(i.operand(3).and_then(|v| value_type.get(&v).copied()))))
     })
 }
 

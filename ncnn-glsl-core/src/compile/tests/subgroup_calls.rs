@@ -202,6 +202,41 @@ void main()
 }
 
 #[test]
+fn all_equal_on_float16_asks_for_extended_types() {
+    let text = "#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_EXT_shader_subgroup_extended_types_float16 : require
+layout (local_size_x = 64) in;
+layout (binding = 0) buffer a_blob { float16_t a[]; };
+layout (binding = 1) buffer b_blob { uint b[]; };
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    b[i] = subgroupAllEqual(a[i]) ? 1u : 0u;
+}
+";
+    let has = |r: &crate::reflection::Requirements| {
+        r.features
+            .iter()
+            .any(|f| f == "shaderSubgroupExtendedTypes")
+    };
+    let ours = ok(text);
+    assert!(
+        has(&ours.reflection.requirements),
+        "{:?}",
+        ours.reflection.requirements
+    );
+    if let Some(theirs) = glslang(text) {
+        assert!(has(&reflect::requirements(&theirs)));
+    }
+    // On a 32-bit value it asks for nothing more.
+    let plain = ok(&shader("ua[i] = subgroupAllEqual(fa[i]) ? 1u : 0u;"));
+    assert!(!has(&plain.reflection.requirements));
+}
+
+#[test]
 fn the_placeholders_leave_no_trace() {
     let text = shader(
         "if (subgroupElect()) ua[i] = subgroupBallotBitCount(b) + subgroupClusteredAdd(ua[i], 4u);",
