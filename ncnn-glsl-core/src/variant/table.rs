@@ -223,6 +223,6 @@ impl fmt::Debug for VariantTable {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "compile"))]
 #[path = "table_tests.rs"]
 mod tests;
