@@ -31,6 +31,5 @@ pub use device_value::{axis_value_for, device_axis_value, Outcomes, OwnedOutcome
 pub use library::{Library, LibraryError};
 pub use reflections::Reflections;
 pub use select::{choose, fallback_order, Choice};
-pub use set::{AxisInfo, Blob, SelectError, Variant, VariantSet};
+pub use set::{AxisInfo, Blob, SelectError, Variant, VariantSet, VariantTable};
 pub use space::{canonical, space, Usage};
-pub use table::VariantTable;

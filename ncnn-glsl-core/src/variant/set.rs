@@ -14,7 +14,7 @@ use super::device_value::{axis_value_for, Outcomes};
 use super::reflections::{Reflections, NONE};
 use super::select::{choose, Choice};
 use super::space::Usage;
-use super::table::VariantTable;
+use super::table;
 
 /// Every variant of one shader.
 #[derive(Debug)]
@@ -240,6 +240,99 @@ impl fmt::Debug for Blob {
             .field("spirv_words", &self.spirv_len())
             .field("embedded_bytes", &self.embedded_bytes())
             .field("reflection", self.reflection())
+            .finish()
+    }
+}
+
+/// The variants of one embedded set ([`VariantSet::embedded`]): the byte
+/// table and blob bytes the macro wrote ([`super::table`]), decoded the
+/// first time they are asked for, once.
+pub struct VariantTable {
+    table: &'static [u8],
+    blob_bytes: &'static [u8],
+    reflections: &'static Reflections,
+    blobs: OnceLock<Box<[Blob]>>,
+    values: OnceLock<Box<[i64]>>,
+    variants: OnceLock<Box<[Variant]>>,
+}
+
+impl VariantTable {
+    /// What the macro embeds: the table and blob bytes
+    /// [`super::table::encode`] wrote for a set's blobs, whose reflections
+    /// are `reflections`. Safe code cannot call it:
+    ///
+    /// ```compile_fail,E0133
+    /// static R: ncnn_glsl_core::variant::Reflections =
+    ///     unsafe { ncnn_glsl_core::variant::Reflections::compressed(b"", 0) };
+    /// let t = ncnn_glsl_core::variant::VariantTable::new(b"", b"", &R);
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// Every blob the table names meets what [`Blob::embedded`] asks of its
+    /// bytes, word count and reflection index. (A table that does not
+    /// decode gives a set without variants, which selection refuses.)
+    pub const unsafe fn new(
+        table: &'static [u8],
+        blob_bytes: &'static [u8],
+        reflections: &'static Reflections,
+    ) -> VariantTable {
+        VariantTable {
+            table,
+            blob_bytes,
+            reflections,
+            blobs: OnceLock::new(),
+            values: OnceLock::new(),
+            variants: OnceLock::new(),
+        }
+    }
+
+    /// The axes each variant has values for, from the table's head.
+    pub fn axis_count(&self) -> Option<usize> {
+        table::axis_count(self.table)
+    }
+
+    /// The variants, decoded on the first call (once); none when the table
+    /// does not decode.
+    pub fn variants(&'static self) -> &'static [Variant] {
+        self.variants
+            .get_or_init(|| self.decode().unwrap_or_default())
+    }
+
+    fn decode(&'static self) -> Option<Box<[Variant]>> {
+        let d = table::decode(self.table)?;
+        let blobs = d
+            .blobs
+            .iter()
+            .map(|b| {
+                let bytes = self.blob_bytes.get(b.start..b.start + b.len)?;
+                // SAFETY: `new`'s caller promised these entries meet
+                // `Blob::embedded`'s contract.
+                Some(unsafe { Blob::embedded(bytes, b.words, self.reflections, b.reflection) })
+            })
+            .collect::<Option<Vec<Blob>>>()?;
+        let blobs: &'static [Blob] = self.blobs.get_or_init(|| blobs.into_boxed_slice());
+        let values: &'static [i64] = self.values.get_or_init(|| d.values.into_boxed_slice());
+        let axes = d.axes;
+        Some(
+            d.variants
+                .into_iter()
+                .enumerate()
+                .map(|(i, (target, blob))| Variant {
+                    target,
+                    axes: &values[i * axes..(i + 1) * axes],
+                    blob: &blobs[blob],
+                })
+                .collect(),
+        )
+    }
+}
+
+impl fmt::Debug for VariantTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VariantTable")
+            .field("table_bytes", &self.table.len())
+            .field("blob_bytes", &self.blob_bytes.len())
             .finish()
     }
 }

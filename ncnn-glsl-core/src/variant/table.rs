@@ -1,6 +1,7 @@
-//! A set's variants and blobs as `include_ncnn_shader!` embeds them: one
-//! byte table and one byte string of compressed blobs per set, decoded the
-//! first time the set is asked for its variants, once. rustc sees two
+//! The byte table of a set's variants and blobs as `include_ncnn_shader!`
+//! embeds them (with one byte string of compressed blobs per set), which
+//! [`super::VariantTable`] decodes the first time the set is asked for its
+//! variants, once. rustc sees two
 //! literals per set however many variants it holds: it type-checks and
 //! const-evaluates what the macro emits on every build of the calling crate,
 //! so a variant written as a literal would cost every edit of a library
@@ -12,25 +13,9 @@
 //! variant its options (`u16`), device bits (`u8`), blob (`u32`) and one
 //! `i64` per axis.
 
-use std::fmt;
-use std::sync::OnceLock;
-
 use crate::device::DeviceBits;
 use crate::options::Options;
 use crate::target::Target;
-
-use super::reflections::Reflections;
-use super::set::{Blob, Variant};
-
-/// The variants of one embedded set ([`super::VariantSet::embedded`]).
-pub struct VariantTable {
-    table: &'static [u8],
-    blob_bytes: &'static [u8],
-    reflections: &'static Reflections,
-    blobs: OnceLock<Box<[Blob]>>,
-    values: OnceLock<Box<[i64]>>,
-    variants: OnceLock<Box<[Variant]>>,
-}
 
 /// One blob as [`encode`] takes it.
 pub struct BlobEntry<'a> {
@@ -117,110 +102,77 @@ impl<'a> Reader<'a> {
     }
 }
 
-impl VariantTable {
-    /// What the macro embeds: the table and blob bytes [`encode`] wrote
-    /// for a set's blobs, whose reflections are `reflections`. Safe code
-    /// cannot call it:
-    ///
-    /// ```compile_fail,E0133
-    /// static R: ncnn_glsl_core::variant::Reflections =
-    ///     unsafe { ncnn_glsl_core::variant::Reflections::compressed(b"", 0) };
-    /// let t = ncnn_glsl_core::variant::VariantTable::new(b"", b"", &R);
-    /// ```
-    ///
-    /// # Safety
-    ///
-    /// Every blob the table names meets what [`Blob::embedded`] asks of its
-    /// bytes, word count and reflection index. (A table that does not
-    /// decode gives a set without variants, which selection refuses.)
-    pub const unsafe fn new(
-        table: &'static [u8],
-        blob_bytes: &'static [u8],
-        reflections: &'static Reflections,
-    ) -> VariantTable {
-        VariantTable {
-            table,
-            blob_bytes,
-            reflections,
-            blobs: OnceLock::new(),
-            values: OnceLock::new(),
-            variants: OnceLock::new(),
-        }
-    }
-
-    /// The axes each variant has values for, from the table's head.
-    pub fn axis_count(&self) -> Option<usize> {
-        Reader(self.table).u32()
-    }
-
-    /// The variants, decoded on the first call (once); none when the table
-    /// does not decode.
-    pub fn variants(&'static self) -> &'static [Variant] {
-        self.variants
-            .get_or_init(|| self.decode().unwrap_or_default())
-    }
-
-    fn decode(&'static self) -> Option<Box<[Variant]>> {
-        let mut r = Reader(self.table);
-        let axes = r.u32()?;
-        let n_blobs = r.u32()?;
-        // Each entry takes bytes of the table: its length bounds the counts.
-        let mut blobs = Vec::with_capacity(n_blobs.min(r.0.len() / 16));
-        for _ in 0..n_blobs {
-            let (start, len, words, reflection) = (r.u32()?, r.u32()?, r.u32()?, r.u32()?);
-            let bytes = self.blob_bytes.get(start..start.checked_add(len)?)?;
-            // SAFETY: `new`'s caller promised these entries meet
-            // `Blob::embedded`'s contract.
-            blobs.push(unsafe { Blob::embedded(bytes, words, self.reflections, reflection) });
-        }
-        let n = r.u32()?;
-        let entry = 7usize.checked_add(axes.checked_mul(8)?)?;
-        let mut heads = Vec::with_capacity(n.min(r.0.len() / entry));
-        let mut values = Vec::with_capacity(heads.capacity().saturating_mul(axes));
-        for _ in 0..n {
-            let options = Options::from_bits_truncate(u16::from_le_bytes(r.take()?));
-            let [bits] = r.take::<1>()?;
-            let blob = r.u32()?;
-            if blob >= blobs.len() {
-                return None;
-            }
-            for _ in 0..axes {
-                values.push(i64::from_le_bytes(r.take()?));
-            }
-            heads.push((
-                Target {
-                    options,
-                    bits: byte_bits(bits),
-                },
-                blob,
-            ));
-        }
-        if !r.0.is_empty() {
-            return None;
-        }
-        let blobs: &'static [Blob] = self.blobs.get_or_init(|| blobs.into_boxed_slice());
-        let values: &'static [i64] = self.values.get_or_init(|| values.into_boxed_slice());
-        Some(
-            heads
-                .into_iter()
-                .enumerate()
-                .map(|(i, (target, blob))| Variant {
-                    target,
-                    axes: &values[i * axes..(i + 1) * axes],
-                    blob: &blobs[blob],
-                })
-                .collect(),
-        )
-    }
+/// Where one blob is in a set's blob bytes, and what it holds.
+pub struct BlobRange {
+    /// Its first byte.
+    pub start: usize,
+    /// Its length in bytes.
+    pub len: usize,
+    /// The word count its bytes decompress to.
+    pub words: usize,
+    /// Its reflection's index.
+    pub reflection: usize,
 }
 
-impl fmt::Debug for VariantTable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("VariantTable")
-            .field("table_bytes", &self.table.len())
-            .field("blob_bytes", &self.blob_bytes.len())
-            .finish()
+/// A decoded table: every blob's range, every variant's target and blob,
+/// and the variants' axis values, `axes` per variant, in order.
+pub struct Decoded {
+    /// Values per variant.
+    pub axes: usize,
+    /// The blobs.
+    pub blobs: Vec<BlobRange>,
+    /// Each variant's target and blob index (below `blobs.len()`).
+    pub variants: Vec<(Target, usize)>,
+    /// `axes` values per variant.
+    pub values: Vec<i64>,
+}
+
+/// The number of axes a table's variants have values for (its head).
+pub fn axis_count(table: &[u8]) -> Option<usize> {
+    Reader(table).u32()
+}
+
+/// `table` decoded; `None` unless every count, range and index holds and
+/// nothing is left over. Allocation is bounded by the table's length.
+pub fn decode(table: &[u8]) -> Option<Decoded> {
+    let mut r = Reader(table);
+    let axes = r.u32()?;
+    let n_blobs = r.u32()?;
+    // Each entry takes bytes of the table: its length bounds the counts.
+    let mut blobs = Vec::with_capacity(n_blobs.min(r.0.len() / 16));
+    for _ in 0..n_blobs {
+        let (start, len, words, reflection) = (r.u32()?, r.u32()?, r.u32()?, r.u32()?);
+        start.checked_add(len)?;
+        blobs.push(BlobRange {
+            start,
+            len,
+            words,
+            reflection,
+        });
     }
+    let n = r.u32()?;
+    let entry = 7usize.checked_add(axes.checked_mul(8)?)?;
+    let mut variants = Vec::with_capacity(n.min(r.0.len() / entry));
+    let mut values = Vec::with_capacity(variants.capacity().saturating_mul(axes));
+    for _ in 0..n {
+        let options = Options::from_bits_truncate(u16::from_le_bytes(r.take()?));
+        let [bits] = r.take::<1>()?;
+        let blob = r.u32()?;
+        if blob >= blobs.len() {
+            return None;
+        }
+        for _ in 0..axes {
+            values.push(i64::from_le_bytes(r.take()?));
+        }
+        let bits = byte_bits(bits);
+        variants.push((Target { options, bits }, blob));
+    }
+    r.0.is_empty().then_some(Decoded {
+        axes,
+        blobs,
+        variants,
+        values,
+    })
 }
 
 #[cfg(all(test, feature = "compile"))]

@@ -5,7 +5,7 @@ use super::*;
 use crate::reflection::Reflection;
 use crate::variant::packed::pack;
 use crate::variant::reflections::pack as pack_reflections;
-use crate::variant::{AxisInfo, Usage, VariantSet};
+use crate::variant::{AxisInfo, Reflections, Usage, VariantSet, VariantTable};
 use crate::Flag;
 
 fn leak<T>(v: Vec<T>) -> &'static [T] {
