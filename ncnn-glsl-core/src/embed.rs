@@ -258,7 +258,7 @@ fn build_file(call: &Call, cache: Option<&Cache>) -> Result<Box<Fresh>, String> 
 
 /// The expression for a built set: its variants and blobs as one byte
 /// table and one byte string ([`crate::variant::table`]), its reflections as
-/// one more ([`reflection_table`]). Whatever the number of variants, rustc
+/// one more (`reflection_table`). Whatever the number of variants, rustc
 /// sees three literals per set: it type-checks and const-evaluates what
 /// the macro emits on every build of the calling crate, so what a variant
 /// costs it, a one-shader edit of a library pays for every set.

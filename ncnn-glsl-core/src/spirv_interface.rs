@@ -1,6 +1,6 @@
 //! A module's interface as its SPIR-V words declare it: the descriptor
 //! bindings, the push-constant block's size and the workgroup memory. The
-//! runtime checks a [`crate::Reflection`] against it before any Vulkan call,
+//! runtime checks a [`crate::reflection::Reflection`] against it before any Vulkan call,
 //! so that a blob whose reflection disagrees with its words (a hand-made
 //! [`crate::variant::Blob`], a stale one) is an error, not a pipeline layout
 //! the shader overruns (a crash in the driver).

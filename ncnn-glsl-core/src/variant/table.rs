@@ -1,11 +1,10 @@
 //! The byte table of a set's variants and blobs as `include_ncnn_shader!`
 //! embeds them (with one byte string of compressed blobs per set), which
 //! [`super::VariantTable`] decodes the first time the set is asked for its
-//! variants, once. rustc sees two
-//! literals per set however many variants it holds: it type-checks and
-//! const-evaluates what the macro emits on every build of the calling crate,
-//! so a variant written as a literal would cost every edit of a library
-//! (BENCHMARKS.md, "A library of 255 shaders").
+//! variants, once. rustc sees two literals per set however many variants it
+//! holds: it type-checks and const-evaluates what the macro emits on every
+//! build of the calling crate, so a variant written as a literal would cost
+//! every edit of a library (BENCHMARKS.md, "A library of 255 shaders").
 //!
 //! The table, little-endian: the number of axes, the number of blobs, then
 //! per blob its start and length in the blob bytes, its word count and its
@@ -23,7 +22,7 @@ pub struct BlobEntry<'a> {
     pub bytes: &'a [u8],
     /// The word count they hold.
     pub words: usize,
-    /// Its reflection's index in the set's [`Reflections`].
+    /// Its reflection's index in the set's [`super::Reflections`].
     pub reflection: usize,
 }
 
