@@ -4,7 +4,8 @@
 //! - [`copy`]: the copy shader that is every benchmark's bandwidth ceiling,
 //!   and the load that brings a GPU to its busy clocks before timing;
 //! - [`stamp`]: the revision, device, driver and command every result file
-//!   records (the host's CPU for a program that uses no device).
+//!   records (the host's CPU for a program that uses no device);
+//! - [`stats`]: the median of repeated measurements.
 //!
 //! The programs (`src/bin/`): `q8ta_bench` (the q8ta pixel shuffle against
 //! its baseline and the copy shader; workgroup sweeps), `bandwidth` (the
@@ -16,3 +17,4 @@
 
 pub mod copy;
 pub mod stamp;
+pub mod stats;

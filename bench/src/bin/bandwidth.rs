@@ -18,6 +18,7 @@ use std::process::ExitCode;
 
 use ncnn_glsl_bench::copy::{CopyLaunch, BENCH_COPY};
 use ncnn_glsl_bench::stamp::document;
+use ncnn_glsl_bench::stats::median;
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, Context, ContextOptions, Dispatch, Options, Pipeline,
     PipelineOptions, Sequence, VariantSet,
@@ -119,11 +120,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 fn run() -> Result<(), Fail> {

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use ncnn_glsl_bench::copy::{copy_pipeline, CopyLaunch, Heater, BENCH_COPY};
 use ncnn_glsl_bench::stamp::document;
+use ncnn_glsl_bench::stats::median;
 use ncnn_glsl_core::variant::UNDEFINED;
 use ncnn_glsl_runtime::{
     Buffer, Context, ContextOptions, DeviceType, Dispatch, Flag, Options, Pipeline,
@@ -42,11 +43,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 /// An fp16 value's bits as f64 (normal numbers and zero; the inputs are

@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use ncnn_glsl_bench::copy::{copy_pipeline, CopyLaunch, Heater, BENCH_COPY};
 use ncnn_glsl_bench::stamp::document;
+use ncnn_glsl_bench::stats::median;
 use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, Context, ContextOptions, DeviceType, Dispatch, Options, Pipeline,
     PipelineOptions, Sequence, VariantSet,
@@ -48,11 +49,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 fn run() -> Result<(), Fail> {
