@@ -18,6 +18,12 @@
 //! column; a debug name (`OpName`) is the new name. Where the body cannot
 //! be read (unbalanced, identifiers in other scripts), nothing is renamed
 //! and naga reports what it finds.
+//!
+//! The same walk finds the locals GLSL calls redeclared and naga takes as
+//! a new variable hiding the first: a `for` loop's header and its body
+//! share one scope, a function's parameters and its body too (GLSL 4.60,
+//! 4.2.2 and 6.3). glslang refuses them ("redefinition"), and so does
+//! [`redeclared`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -69,11 +75,14 @@ impl Scope {
     }
 }
 
-/// One open scope: its kind, its first token, its declarations.
+/// One open scope: its kind, its first token, its declarations, and
+/// whether GLSL counts it as one scope with the frame below it (the body of
+/// a function or of a `for` loop).
 struct Frame {
     scope: Scope,
     start: usize,
     decls: Vec<usize>,
+    joined: bool,
 }
 
 /// One local declaration: the token of its name, the tokens that read it,
@@ -93,6 +102,15 @@ struct Walk<'a> {
     /// The declarations in force for each name, innermost last, with the
     /// depth of the frame each belongs to.
     visible: HashMap<&'a str, Vec<(usize, usize)>>,
+    /// Each declaration of a name already declared in the same GLSL scope,
+    /// with the one it repeats and the scope that holds both.
+    twice: Vec<(usize, usize, Scope)>,
+}
+
+/// What the walk finds in one text.
+struct Found {
+    decls: Vec<Decl>,
+    twice: Vec<(usize, usize, Scope)>,
 }
 
 /// A rename: the token ranges to overwrite, all with `to` (same length).
@@ -112,7 +130,7 @@ pub(crate) fn renames(src: &str, toks: &[Token]) -> Vec<Rename> {
     if other_script {
         return Vec::new();
     }
-    let Some(decls) = walk(src, toks) else {
+    let Some(Found { decls, .. }) = walk(src, toks) else {
         return Vec::new();
     };
     let mut places: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -153,6 +171,65 @@ pub(crate) fn renames(src: &str, toks: &[Token]) -> Vec<Rename> {
         });
     }
     out
+}
+
+/// A local declared again in the GLSL scope of an earlier declaration of
+/// its name: the name and where each declaration is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Redeclared {
+    pub name: String,
+    pub first: std::ops::Range<usize>,
+    pub again: std::ops::Range<usize>,
+    /// Where GLSL's scope holds both, where naga's does not.
+    pub why: Option<&'static str>,
+}
+
+impl Redeclared {
+    /// What to do.
+    pub const NOTE: &'static str = "glslang refuses it (\"redefinition\"): rename one of the two";
+
+    /// The error's message.
+    pub fn message(&self) -> String {
+        format!(
+            "`{}` is declared again in the scope of its first declaration",
+            self.name
+        )
+    }
+}
+
+/// Each local declared again in the GLSL scope of an earlier declaration
+/// of its name; nothing where a body cannot be read (naga reports what it
+/// finds there).
+pub(crate) fn redeclared(src: &str, toks: &[Token]) -> Vec<Redeclared> {
+    let Some(found) = walk(src, toks) else {
+        return Vec::new();
+    };
+    found
+        .twice
+        .iter()
+        .map(|&(again, first, scope)| {
+            let (a, b) = (
+                &toks[found.decls[first].name],
+                &toks[found.decls[again].name],
+            );
+            Redeclared {
+                name: b.text(src).to_string(),
+                first: a.start..a.end,
+                again: b.start..b.end,
+                why: match scope {
+                    Scope::Function => Some(
+                        "a function's parameters and its body are one scope in GLSL \
+                         (naga would take a second variable that hides the first)",
+                    ),
+                    Scope::For => Some(
+                        "a `for` loop's header and its body are one scope in GLSL \
+                         (naga would take a second variable that hides the first)",
+                    ),
+                    _ => None,
+                },
+            }
+        })
+        .collect()
 }
 
 /// Renames, in place, each local declared in a scope naga's frontend does
@@ -240,13 +317,14 @@ fn candidate(n: usize, c: usize) -> Option<String> {
 
 /// The local declarations of every function body of `src`, resolved by
 /// GLSL's scopes; `None` where a body cannot be read.
-fn walk<'a>(src: &'a str, toks: &'a [Token]) -> Option<Vec<Decl>> {
+fn walk<'a>(src: &'a str, toks: &'a [Token]) -> Option<Found> {
     let mut w = Walk {
         src,
         toks,
         decls: Vec::new(),
         frames: Vec::new(),
         visible: HashMap::new(),
+        twice: Vec::new(),
     };
     let mut i = 0;
     while i < toks.len() {
@@ -265,7 +343,10 @@ fn walk<'a>(src: &'a str, toks: &'a [Token]) -> Option<Vec<Decl>> {
             None => matching(src, toks, i, '{', '}')? + 1,
         };
     }
-    Some(w.decls)
+    Some(Found {
+        decls: w.decls,
+        twice: w.twice,
+    })
 }
 
 impl<'a> Walk<'a> {
@@ -290,7 +371,16 @@ impl<'a> Walk<'a> {
             scope,
             start,
             decls: Vec::new(),
+            joined: false,
         });
+    }
+
+    /// Opens a block GLSL counts as one scope with the frame below it.
+    fn push_joined(&mut self, start: usize) {
+        self.push(Scope::Block, start);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.joined = true;
+        }
     }
 
     /// Closes the innermost scope, which ends before token `end`.
@@ -321,11 +411,22 @@ impl<'a> Walk<'a> {
             leaked_from: None,
         });
         let depth = self.frames.len() - 1;
+        let joined = self.frames.last().is_some_and(|f| f.joined);
+        let scope_at = |f: usize| self.frames.get(f).map_or(Scope::Block, |f| f.scope);
+        let (here, below) = (scope_at(depth), scope_at(depth.wrapping_sub(1)));
         if let Some(frame) = self.frames.last_mut() {
             frame.decls.push(d);
         }
         let name = self.text(k);
-        self.visible.entry(name).or_default().push((depth, d));
+        let stack = self.visible.entry(name).or_default();
+        if let Some(&(at, first)) = stack.last() {
+            if at == depth {
+                self.twice.push((d, first, here));
+            } else if joined && at + 1 == depth {
+                self.twice.push((d, first, below));
+            }
+        }
+        stack.push((depth, d));
     }
 
     /// Resolves the names read in tokens `from..to`: an identifier neither
@@ -503,7 +604,8 @@ impl<'a> Walk<'a> {
     /// deep as the text goes). Returns the token after its `}`.
     fn body(&mut self, open: usize) -> Option<usize> {
         let base = self.frames.len();
-        self.push(Scope::Block, open + 1);
+        // The function's parameters and its body are one scope.
+        self.push_joined(open + 1);
         let mut i = open + 1;
         loop {
             let t = *self.toks.get(i)?;
@@ -557,6 +659,11 @@ impl<'a> Walk<'a> {
                     self.simple(first + 1, second)?;
                     self.uses(second + 1, close);
                     i = close + 1;
+                    // The header and a braced body are one scope.
+                    if self.is(i, '{') {
+                        self.push_joined(i + 1);
+                        i += 1;
+                    }
                 }
                 "case" => {
                     let colon = self.label_end(i + 1)?;

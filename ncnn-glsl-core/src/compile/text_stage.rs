@@ -148,10 +148,29 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     if !too_large.is_empty() {
         return Err(Diagnostics(too_large));
     }
+    let origin = Origin::new(expanded);
+    let again = local_scopes::redeclared(&text, &toks).into_iter().map(|r| {
+        let first = origin.span(r.first.clone()).map_or_else(
+            || {
+                format!(
+                    "first declared at byte {} of the text given to naga",
+                    r.first.start
+                )
+            },
+            |s| format!("first declared at {}:{}:{}", s.file, s.line, s.column),
+        );
+        let d = naga_run::at(&origin, Some(r.again.clone()), r.message()).note(first);
+        match r.why {
+            Some(why) => d.note(why),
+            None => d,
+        }
+        .note(local_scopes::Redeclared::NOTE)
+    });
     let twice: Vec<Diagnostic> = declarations::duplicates(&text, &toks)
         .into_iter()
+        .map(|d| naga_run::at(&origin, Some(d.range), d.message).note(d.note))
+        .chain(again)
         .take(MAX_ERRORS)
-        .map(|d| naga_run::at(&Origin::new(expanded), Some(d.range), d.message).note(d.note))
         .collect();
     if !twice.is_empty() {
         return Err(Diagnostics(twice));

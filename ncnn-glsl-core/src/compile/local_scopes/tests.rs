@@ -247,3 +247,95 @@ fn errors_after_a_rename_point_at_the_users_text() {
     let s = d.0[0].span.as_ref().expect("a place");
     assert_eq!((s.line, s.column), (7, 19), "{d}");
 }
+
+/// A body, the error's line and column, where the first declaration is,
+/// and the start of the note that says why.
+type Case = (&'static str, (u32, u32), &'static str, Option<&'static str>);
+
+#[test]
+fn a_name_declared_again_in_one_glsl_scope_is_refused_like_glslang_does() {
+    let cases: [Case; 4] = [
+        (
+            "for (int i = 0; i < 4; i++) { int i = 3; o[i] = i; }",
+            (5, 35),
+            "t.comp:5:10",
+            Some("a `for` loop's header"),
+        ),
+        (
+            "for (int i = 0; i < 4; i++)\n    int i = 3;",
+            (6, 9),
+            "t.comp:5:10",
+            Some("a `for` loop's header"),
+        ),
+        (
+            "int x = o[0];\nswitch (x) { case 0: int q = 1; o[1] = q; break; case 1: int q = 2; o[2] = q; }",
+            (6, 62),
+            "t.comp:6:26",
+            None,
+        ),
+        (
+            "int k = 1;\nif (k > 0) o[0] = k;\nint k = 2;",
+            (7, 5),
+            "t.comp:5:5",
+            None,
+        ),
+    ];
+    let check = |text: &str, (line, column): (u32, u32), first: &str, why: Option<&str>| {
+        let d = errs(text, "fp32");
+        let e = &d.0[0];
+        let s = e.span.as_ref().unwrap_or_else(|| panic!("no place: {d}"));
+        assert_eq!((s.line, s.column), (line, column), "{d}");
+        assert!(
+            e.message
+                .contains("is declared again in the scope of its first declaration"),
+            "{d}"
+        );
+        assert_eq!(e.notes[0], format!("first declared at {first}"), "{d}");
+        assert_eq!(e.notes.len(), 2 + usize::from(why.is_some()), "{d}");
+        if let Some(why) = why {
+            assert!(e.notes[1].starts_with(why), "{d}");
+        }
+        if let Some(glslang) = crate::compile::coopmat::tools::glslang_blob(text, "vulkan1.1") {
+            let log = glslang.expect_err("glslang refuses it too");
+            assert!(log.contains("redefinition"), "{log}");
+        }
+    };
+    for (body, at, first, why) in cases {
+        check(&format!("{HEAD}{}", main_of(body)), at, first, why);
+    }
+    // A parameter declared again at the top of its function's body.
+    let text = format!(
+        "{HEAD}int f(int a)\n{{\n    int a = 2;\n    return a;\n}}\n{}",
+        main_of("o[0] = f(1);")
+    );
+    check(
+        &text,
+        (6, 9),
+        "t.comp:4:11",
+        Some("a function's parameters"),
+    );
+}
+
+#[test]
+fn nested_scopes_may_hide_a_name_as_glsl_allows() {
+    // Each declaration is in a scope of its own in GLSL: no error, and
+    // glslang takes each text too.
+    for body in [
+        "for (int i = 0; i < 4; i++) { { int i = 3; o[i] = i; } }",
+        "for (int i = 0; i < 4; i++) if (i > 1) { int i = 2; o[i] = i; }",
+        "int i = 1;\nfor (int i = 0; i < 4; i++) o[i] = i;",
+        "int x = o[0];\nswitch (x) { case 0: { int q = 1; o[1] = q; } break; case 1: { int q = 2; o[2] = q; } }",
+        "int k = 1;\n{ int k = 2; o[k] = k; }\nwhile (k < 3) { int k = 0; o[k] = 1; break; }",
+    ] {
+        let text = format!("{HEAD}{}", main_of(body));
+        ok(&text);
+        if let Some(glslang) = crate::compile::coopmat::tools::glslang_blob(&text, "vulkan1.1") {
+            glslang.unwrap_or_else(|log| panic!("glslang refuses\n{text}\n{log}"));
+        }
+    }
+    let text = format!(
+        "{HEAD}int f(int a)\n{{\n    {{ int a = 2; return a; }}\n}}\n{}",
+        main_of("o[0] = f(1);")
+    );
+    ok(&text);
+}
