@@ -105,10 +105,16 @@ coopmat)
     if [ -x "$bin/glslang-khr/glslangValidator" ]; then
         export PATH=$PWD/$bin/glslang-khr:$PATH LD_LIBRARY_PATH=$PWD/$bin/glslang-khr${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     fi
+    # The loader puts a driver's implicit layers above the validation
+    # layer, which reports their calls as the program's (on an H200: two
+    # vkGetDeviceProcAddr calls for an instance-level video function the
+    # project never names): off, unless the caller sets it.
+    export VK_LOADER_LAYERS_DISABLE=${VK_LOADER_LAYERS_DISABLE-~implicit~}
+    implicit=$(ls /etc/vulkan/implicit_layer.d /usr/share/vulkan/implicit_layer.d /usr/local/nvidia/share/vulkan/implicit_layer.d 2>/dev/null | grep json | tr '\n' ' ')
     file="$out/gemm-test-$stamp.txt"
     {
         echo "# revision $(cat "$bin/REVISION"); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
-        echo "# validation layer: ${VK_LAYER_PATH:-the system layer}; VK_LOADER_LAYERS_DISABLE=${VK_LOADER_LAYERS_DISABLE:-}; glslang: $(glslangValidator --version 2>&1 | head -1)"
+        echo "# validation layer: ${VK_LAYER_PATH:-the system layer}; VK_LOADER_LAYERS_DISABLE=${VK_LOADER_LAYERS_DISABLE:-}; implicit layers: ${implicit:-none}; glslang: $(glslangValidator --version 2>&1 | head -1)"
         echo "# command: bash bench/nvidia.sh coopmat (cargo test --release -p ncnn-glsl-runtime --test coopmat_gemm -- --nocapture)"
         CI=true NCNN_REQUIRE_GLSLANG=1 "${with_layer[@]}" "$bin/coopmat_gemm_test" --nocapture 2>&1
     } | tee "$file"
