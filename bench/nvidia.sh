@@ -60,17 +60,21 @@ if [ "$what" = build ]; then
 fi
 if [ "$what" = layer ]; then
     # Debian 12's layer (1.3.239) predates VK_KHR_cooperative_matrix and calls
-    # every module that uses it invalid. Debian 13's (1.4.309) knows it, but
-    # needs glibc 2.38 and libstdc++ 14: .vl/ gets it with Debian 13's libc6,
-    # libstdc++6 and libgcc-s1, and `with_layer` runs a program on that
-    # loader, leaving the system's libraries as they are.
+    # every module that uses it invalid; Debian 13's (1.4.309) reads a
+    # specialization constant's value from the map entry whose index is its
+    # constant_id, and so calls a matrix sized by any value but the default
+    # unsupported. sid's (1.4.363) is right, and needs a newer glibc and
+    # libstdc++: .vl/ gets it with sid's libc6, libstdc++6, libgcc-s1 and
+    # loader, and `coopmat` runs the test on that dynamic loader, leaving the
+    # system's libraries as they are (.ci/lavapipe-coopmat does the same).
     apt=$(mktemp -d)
     trap 'rm -rf "$apt"' EXIT
     mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" .vl
-    echo "deb http://deb.debian.org/debian trixie main" >"$apt/sources.list"
+    echo "deb http://deb.debian.org/debian sid main" >"$apt/sources.list"
     o=(-oDir::Etc::SourceList="$apt/sources.list" -oDir::Etc::SourceParts=/dev/null -oDir::State::Lists="$apt/lists" -oDir::Cache="$apt/cache")
     apt-get "${o[@]}" -q update >/dev/null
-    (cd .vl && apt-get "${o[@]}" -q download vulkan-validationlayers/trixie libc6/trixie libstdc++6/trixie libgcc-s1/trixie 2>&1 | grep -v unsandboxed)
+    rm -f .vl/*.deb
+    (cd .vl && apt-get "${o[@]}" -q download vulkan-validationlayers/sid libvulkan1/sid libc6/sid libstdc++6/sid libgcc-s1/sid 2>&1 | grep -v unsandboxed)
     ls .vl
     exit 0
 fi
@@ -108,13 +112,18 @@ coopmat)
     # The loader puts a driver's implicit layers above the validation
     # layer, which reports their calls as the program's (on an H200: two
     # vkGetDeviceProcAddr calls for an instance-level video function the
-    # project never names): off, unless the caller sets it.
-    export VK_LOADER_LAYERS_DISABLE=${VK_LOADER_LAYERS_DISABLE-~implicit~}
+    # project never names): none, unless the caller names a folder of them
+    # (VK_LOADER_LAYERS_DISABLE would do it too, with a loader warning that
+    # fails the test).
     implicit=$(ls /etc/vulkan/implicit_layer.d /usr/share/vulkan/implicit_layer.d /usr/local/nvidia/share/vulkan/implicit_layer.d 2>/dev/null | grep json | tr '\n' ' ')
+    if [ -z "${VK_IMPLICIT_LAYER_PATH+set}" ]; then
+        VK_IMPLICIT_LAYER_PATH=$(mktemp -d)
+        export VK_IMPLICIT_LAYER_PATH
+    fi
     file="$out/gemm-test-$stamp.txt"
     {
         echo "# revision $(cat "$bin/REVISION"); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
-        echo "# validation layer: ${VK_LAYER_PATH:-the system layer}; VK_LOADER_LAYERS_DISABLE=${VK_LOADER_LAYERS_DISABLE:-}; implicit layers: ${implicit:-none}; glslang: $(glslangValidator --version 2>&1 | head -1)"
+        echo "# validation layer: ${VK_LAYER_PATH:-the system layer}; implicit layers here: ${implicit:-none}, read from: ${VK_IMPLICIT_LAYER_PATH:-the loader's folders}; glslang: $(glslangValidator --version 2>&1 | head -1)"
         echo "# command: bash bench/nvidia.sh coopmat (cargo test --release -p ncnn-glsl-runtime --test coopmat_gemm -- --nocapture)"
         CI=true NCNN_REQUIRE_GLSLANG=1 "${with_layer[@]}" "$bin/coopmat_gemm_test" --nocapture 2>&1
     } | tee "$file"

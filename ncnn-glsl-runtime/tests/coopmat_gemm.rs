@@ -2,8 +2,10 @@
 //! built as a set at test time and run in every mode the device runs: for
 //! each mode of the set, the variant the runtime selects, each distinct
 //! blob once. That is the plain tiled variant where the device has no
-//! `VK_KHR_cooperative_matrix` (lavapipe, CI), the cooperative-matrix one
-//! where it has (an NVIDIA GPU), with M, N, K from the device's shapes.
+//! `VK_KHR_cooperative_matrix` (Debian 12's lavapipe), the
+//! cooperative-matrix one where it has (an NVIDIA GPU; Mesa 26's lavapipe,
+//! which CI runs it on too: `.ci/lavapipe-coopmat`), with M, N, K from the
+//! device's shapes.
 //!
 //! Every output element is checked against a host reference computed in
 //! f64 from the same inputs (A exact in every storage, B fp16), at sizes
@@ -13,6 +15,8 @@
 //! without a glslang able to compile it, the comparison is skipped with a
 //! note unless `NCNN_REQUIRE_GLSLANG=1`; for the plain variant a glslang
 //! failure fails the test under `CI`.
+//! `NCNN_REQUIRE_COOPMAT=1` fails the test where the device runs the plain
+//! variant in any mode.
 
 use std::sync::Arc;
 
@@ -243,6 +247,17 @@ fn coopmat_gemm_matches_the_reference_and_glslang_in_every_mode() {
             caps.driver_version,
             variants.len()
         );
+        // A run meant for the matrix variants (`.ci/lavapipe-coopmat`, a
+        // GPU) must not pass on the plain ones.
+        if env_on("NCNN_REQUIRE_COOPMAT") {
+            for v in &variants {
+                assert!(
+                    !v.blob.reflection().cooperative_matrices.is_empty(),
+                    "NCNN_REQUIRE_COOPMAT is set, but the device runs the plain variant for {}",
+                    v.target
+                );
+            }
+        }
 
         // glslang's blob of each variant's finished text.
         let mut theirs: Vec<Option<&'static Blob>> = Vec::new();
