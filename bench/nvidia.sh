@@ -12,7 +12,7 @@
 #   bash bench/nvidia.sh sweep ARGS...   q8ta_bench with ARGS (a sweep: --sweep, --cases, ...)
 #   bash bench/nvidia.sh tests           the q8ta GPU tests with the ignored whole product
 #   bash bench/nvidia.sh layer           here: a validation layer that knows VK_KHR_cooperative_matrix into .vl/
-#   bash bench/nvidia.sh coopmat         the cooperative-matrix GEMM test (every mode, under .vl/'s layer) and benchmark
+#   bash bench/nvidia.sh coopmat         the cooperative-matrix tests (every mode, under .vl/'s layer) and the GEMM benchmark
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-}
@@ -38,7 +38,8 @@ if [ "$what" = build ]; then
     esac
     case $parts in *coopmat*)
         cp target/release/coopmat_gemm "$bin/"
-        cp "$(test_exe ncnn-glsl-runtime coopmat_gemm)" "$bin/coopmat_gemm_test" ;;
+        cp "$(test_exe ncnn-glsl-runtime coopmat_gemm)" "$bin/coopmat_gemm_test"
+        cp "$(test_exe ncnn-glsl-runtime coopmat_corpus)" "$bin/coopmat_corpus_test" ;;
     esac
     strip "$bin"/*
     # The test compares with glslang's blobs, and Debian 12's glslang does
@@ -115,7 +116,7 @@ coopmat)
     # project never names): none, unless the caller names a folder of them
     # (VK_LOADER_LAYERS_DISABLE would do it too, with a loader warning that
     # fails the test).
-    implicit=$(ls /etc/vulkan/implicit_layer.d /usr/share/vulkan/implicit_layer.d /usr/local/nvidia/share/vulkan/implicit_layer.d 2>/dev/null | grep json | tr '\n' ' ')
+    implicit=$(ls /etc/vulkan/implicit_layer.d /usr/share/vulkan/implicit_layer.d /usr/local/nvidia/share/vulkan/implicit_layer.d 2>/dev/null | grep json | tr '\n' ' ' || true)
     if [ -z "${VK_IMPLICIT_LAYER_PATH+set}" ]; then
         VK_IMPLICIT_LAYER_PATH=$(mktemp -d)
         export VK_IMPLICIT_LAYER_PATH
@@ -123,9 +124,14 @@ coopmat)
     file="$out/gemm-test-$stamp.txt"
     {
         echo "# revision $(cat "$bin/REVISION"); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
-        echo "# validation layer: ${VK_LAYER_PATH:-the system layer}; implicit layers here: ${implicit:-none}, read from: ${VK_IMPLICIT_LAYER_PATH:-the loader's folders}; glslang: $(glslangValidator --version 2>&1 | head -1)"
+        echo "# validation layer: ${VK_LAYER_PATH:-the system layer}; implicit layers here: ${implicit:-none}, read from: ${VK_IMPLICIT_LAYER_PATH:-the default folders}; glslang: $(glslangValidator --version 2>&1 | head -1)"
         echo "# command: bash bench/nvidia.sh coopmat (cargo test --release -p ncnn-glsl-runtime --test coopmat_gemm -- --nocapture)"
-        CI=true NCNN_REQUIRE_GLSLANG=1 "${with_layer[@]}" "$bin/coopmat_gemm_test" --nocapture 2>&1
+        # Each runs whatever the other did: one GPU call gets both.
+        CI=true NCNN_REQUIRE_GLSLANG=1 NCNN_REQUIRE_COOPMAT=1 "${with_layer[@]}" "$bin/coopmat_gemm_test" --nocapture 2>&1 ||
+            echo "# FAILED: exit $?"
+        echo "# command: cargo test --release -p ncnn-glsl-runtime --test coopmat_corpus -- --include-ignored --nocapture"
+        CI=true "${with_layer[@]}" "$bin/coopmat_corpus_test" --include-ignored --nocapture 2>&1 ||
+            echo "# FAILED: exit $?"
     } | tee "$file"
     "$bin/coopmat_gemm" --gm 4096 --gn 4096 --gk 4096 --reps 20 --json "$out/gemm-$stamp.json"
     ;;
@@ -138,7 +144,7 @@ tests)
     } | tee "$file"
     ;;
 *)
-    sed -n '2,13p' "$0" >&2
+    sed -n '2,15p' "$0" >&2
     exit 2
     ;;
 esac

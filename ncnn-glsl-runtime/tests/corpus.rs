@@ -543,7 +543,8 @@ fn corpus() -> Vec<Shader> {
         // corpus expands without a device, and lavapipe has no cooperative
         // matrices); the fp16 weights are small integers' bits (I32 below
         // 4096: finite halves). Their matrix branch runs in
-        // `coopmat_gemm.rs` on a device that has them.
+        // `coopmat_gemm.rs` and `coopmat_corpus.rs` on a device that has
+        // them.
         Shader {
             name: "gemm_coopmat_pack4",
             bindings: vec![
