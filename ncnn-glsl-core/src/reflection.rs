@@ -48,6 +48,14 @@ pub struct Reflection {
     /// then left out of the JSON: every other reflection reads as before).
     #[serde(default, skip_serializing_if = "no_multiply_adds")]
     pub cooperative_matrices: Cow<'static, [CoopMatMulAdd]>,
+    /// Each distinct cooperative matrix type the blob declares, in a
+    /// multiply-add or not (a matrix that is only loaded, converted and
+    /// stored): its element type, scope, rows, columns and use. Without
+    /// `cooperativeMatrixFlexibleDimensions` each must match a row of the
+    /// device's list, by its use ([`CoopMatType::listed`]). Empty for a blob
+    /// without cooperative matrices (and then left out of the JSON).
+    #[serde(default, skip_serializing_if = "no_types")]
+    pub cooperative_matrix_types: Cow<'static, [CoopMatType]>,
 }
 
 /// One descriptor binding.
@@ -229,6 +237,74 @@ mod float_json {
 #[allow(clippy::ptr_arg)]
 fn no_multiply_adds(v: &Cow<'static, [CoopMatMulAdd]>) -> bool {
     v.is_empty()
+}
+
+#[allow(clippy::ptr_arg)]
+fn no_types(v: &Cow<'static, [CoopMatType]>) -> bool {
+    v.is_empty()
+}
+
+/// One cooperative matrix type: `coopmat<T, scope, rows, columns, use>`
+/// (`fcoopmatNV<bits, scope, rows, columns>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoopMatType {
+    /// `GL_KHR_cooperative_matrix` or `GL_NV_cooperative_matrix`.
+    pub flavor: CoopMatFlavor,
+    /// Its element type.
+    pub element: CoopMatElement,
+    /// The scope, as `VkScopeKHR`.
+    pub scope: u32,
+    /// Rows.
+    pub rows: CoopMatDim,
+    /// Columns.
+    pub cols: CoopMatDim,
+    /// A, B or the accumulator; `None` for an NV type, which has no use.
+    pub role: Option<CoopMatUse>,
+}
+
+/// A KHR matrix's use (SPIR-V's `MatrixAKHR`, `MatrixBKHR`,
+/// `MatrixAccumulatorKHR`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoopMatUse {
+    /// `gl_MatrixUseA`: M x K.
+    A,
+    /// `gl_MatrixUseB`: K x N.
+    B,
+    /// `gl_MatrixUseAccumulator`: M x N.
+    Accumulator,
+}
+
+impl CoopMatType {
+    /// `(rows, columns)` at the pipeline's specialization values, as
+    /// [`CoopMatMulAdd::shape`].
+    pub fn size(&self, spec: impl Fn(u32) -> Option<u32>) -> (u32, u32) {
+        (self.rows.value(&spec), self.cols.value(&spec))
+    }
+
+    /// Whether a row of the device's list, `(M, N, K)` with its
+    /// `VkComponentTypeKHR`s `(A, B, C, result)` and scope, admits the
+    /// type at `size`: A is M x K of A's type, B K x N of B's, the
+    /// accumulator M x N of C's or the result's; an NV type any of them.
+    pub fn listed(
+        &self,
+        size: (u32, u32),
+        (m, n, k): (u32, u32, u32),
+        (a, b, c, result): (u32, u32, u32, u32),
+        scope: u32,
+    ) -> bool {
+        let e = self.element.vk_component_type();
+        let as_a = size == (m, k) && e == a;
+        let as_b = size == (k, n) && e == b;
+        let as_acc = size == (m, n) && (e == c || e == result);
+        scope == self.scope
+            && match self.role {
+                Some(CoopMatUse::A) => as_a,
+                Some(CoopMatUse::B) => as_b,
+                Some(CoopMatUse::Accumulator) => as_acc,
+                None => as_a || as_b || as_acc,
+            }
+    }
 }
 
 /// One cooperative matrix multiply-add, `result = A * B + C` with A of

@@ -7,7 +7,9 @@
 //! call, with the shape and the list.
 
 use ash::vk;
-use ncnn_glsl_core::reflection::{CoopMatFlavor, CoopMatMulAdd, Reflection};
+use ncnn_glsl_core::reflection::{
+    CoopMatFlavor, CoopMatMulAdd, CoopMatType, CoopMatUse, Reflection,
+};
 use ncnn_glsl_core::{CoopMatShape, DeviceCaps};
 
 use crate::error::{Error, Result};
@@ -108,7 +110,9 @@ unsafe fn read<T: Copy>(call: impl Fn(*mut u32, *mut T) -> vk::Result, empty: T)
 
 /// Every multiply-add of `r` at the pipeline's specialization values
 /// (`(constant_id, 32-bit value)`) must be a shape `caps` lists: the same
-/// extension, M, N, K, element types and scope.
+/// extension, M, N, K, element types and scope; and every matrix type a
+/// row of the list by its use (`VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163`:
+/// the runtime does not enable `cooperativeMatrixFlexibleDimensions`).
 pub(crate) fn check(
     name: &str,
     r: &Reflection,
@@ -138,7 +142,45 @@ pub(crate) fn check(
             ));
         }
     }
+    for t in r.cooperative_matrix_types.iter() {
+        let size = t.size(value);
+        let listed = caps.cooperative_matrix_shapes.iter().any(|s| {
+            s.flavor == t.flavor
+                && t.listed(
+                    size,
+                    (s.m, s.n, s.k),
+                    (s.a_type, s.b_type, s.c_type, s.result_type),
+                    s.scope,
+                )
+        });
+        if !listed {
+            return Err(Error::bad(
+                format!("cooperative matrix type of {name}"),
+                describe_type(t, size),
+                format!(
+                    "the device lists {}",
+                    list(&caps.cooperative_matrix_shapes, t.flavor)
+                ),
+            ));
+        }
+    }
     Ok(())
+}
+
+/// `8x8 f32 A (Khr, scope 3)`.
+fn describe_type(t: &CoopMatType, (rows, cols): (u32, u32)) -> String {
+    let role = match t.role {
+        Some(CoopMatUse::A) => "A",
+        Some(CoopMatUse::B) => "B",
+        Some(CoopMatUse::Accumulator) => "accumulator",
+        None => "matrix",
+    };
+    format!(
+        "{rows}x{cols} {} {role} ({:?}, scope {})",
+        component_name(t.element.vk_component_type()),
+        t.flavor,
+        t.scope
+    )
 }
 
 /// `MxNxK A*B+C: f16*f16+f32->f32, subgroup`.
@@ -203,6 +245,7 @@ fn component_name(c: u32) -> String {
 mod tests {
     use super::*;
     use ncnn_glsl_core::reflection::{CoopMatDim, CoopMatElement};
+
     use std::borrow::Cow;
 
     fn gemm() -> Reflection {
@@ -262,5 +305,50 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no Khr cooperative matrix shape"), "{e}");
+    }
+
+    fn types(role: Option<CoopMatUse>, element: CoopMatElement) -> Reflection {
+        Reflection {
+            cooperative_matrix_types: Cow::Owned(vec![CoopMatType {
+                flavor: CoopMatFlavor::Khr,
+                element,
+                scope: 3,
+                rows: CoopMatDim::Spec { id: 0, default: 16 },
+                cols: CoopMatDim::Constant(16),
+                role,
+            }]),
+            ..Reflection::default()
+        }
+    }
+
+    #[test]
+    fn every_type_is_checked_by_its_use_multiply_add_or_not() {
+        use CoopMatElement::{Float16, Float32};
+        let d = device();
+        // The list: 16x16x16 and 16x8x16, f16*f16+f32->f32.
+        for (role, element, ok) in [
+            (Some(CoopMatUse::A), Float16, true),
+            (Some(CoopMatUse::A), Float32, false),
+            (Some(CoopMatUse::B), Float16, true),
+            (Some(CoopMatUse::Accumulator), Float32, true),
+            (Some(CoopMatUse::Accumulator), Float16, false),
+            (None, Float32, true),
+        ] {
+            let r = types(role, element);
+            let got = check("t", &r, &[], &d);
+            assert_eq!(got.is_ok(), ok, "{role:?} {element:?}: {got:?}");
+        }
+        // At the pipeline's value: 8 rows is no row of the list for A
+        // (M is 16), and the error names the type and the list.
+        let r = types(Some(CoopMatUse::A), Float16);
+        let e = check("t", &r, &[(0, 8)], &d).unwrap_err().to_string();
+        assert!(e.contains("8x16 f16 A (Khr, scope 3)"), "{e}");
+        assert!(e.contains("the device lists 16x16x16"), "{e}");
+        // B is K x N: 16 x 8 is listed (16x8x16).
+        let r = types(Some(CoopMatUse::B), Float16);
+        let mut r16x8 = r.clone();
+        r16x8.cooperative_matrix_types.to_mut()[0].cols = CoopMatDim::Constant(8);
+        check("t", &r16x8, &[], &d).unwrap();
+        check("t", &r, &[(0, 8)], &d).unwrap_err();
     }
 }

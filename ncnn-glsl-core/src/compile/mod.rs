@@ -213,11 +213,10 @@ fn reflection(edited: &EditedText, checked: CheckedModule, spirv: &[u32]) -> Ref
             default: Some(*v),
         })
         .collect();
-    let cooperative_matrices = coopmat::reflection::mul_adds(
-        &edited.coopmat.types,
-        &checked.coopmat.mul_adds,
-        &coopmat::spec_defaults(&edited.spec_decls, &checked.spec_values),
-    );
+    let defaults = coopmat::spec_defaults(&edited.spec_decls, &checked.spec_values);
+    let cooperative_matrices =
+        coopmat::reflection::mul_adds(&edited.coopmat.types, &checked.coopmat.mul_adds, &defaults);
+    let cooperative_matrix_types = coopmat::reflection::types(&edited.coopmat.types, &defaults);
     Reflection {
         bindings: checked.bindings.into(),
         push_constant_size: checked.push_constant_size,
@@ -227,5 +226,6 @@ fn reflection(edited: &EditedText, checked: CheckedModule, spirv: &[u32]) -> Ref
         spec_constants: spec_constants.into(),
         requirements: reflect::requirements(spirv),
         cooperative_matrices: cooperative_matrices.into(),
+        cooperative_matrix_types: cooperative_matrix_types.into(),
     }
 }

@@ -36,6 +36,7 @@ pub(super) static NONE: Reflection = Reflection {
         spirv_extensions: Cow::Borrowed(&[]),
     },
     cooperative_matrices: Cow::Borrowed(&[]),
+    cooperative_matrix_types: Cow::Borrowed(&[]),
 };
 
 impl Reflections {

@@ -7,7 +7,7 @@ use super::super::tokens::tokenize;
 use super::text;
 use super::tools;
 use super::{Flavor, Size, Use};
-use crate::reflection::{CoopMatDim, CoopMatElement, CoopMatFlavor};
+use crate::reflection::{CoopMatDim, CoopMatElement, CoopMatFlavor, CoopMatType, CoopMatUse};
 
 mod glslang;
 
@@ -390,6 +390,26 @@ fn the_khr_gemm_compiles_with_its_sizes_as_specialization_constants() {
         }
     );
     assert_eq!(ma.shape(|id| (id == 19).then_some(8)), (16, 8, 16));
+    // Every type, in text order, the fp16 accumulator (no multiply-add's)
+    // among them.
+    let spec = |id| CoopMatDim::Spec { id, default: 16 };
+    let ty = |element, rows, cols, role| CoopMatType {
+        flavor: CoopMatFlavor::Khr,
+        element,
+        scope: 3,
+        rows: spec(rows),
+        cols: spec(cols),
+        role: Some(role),
+    };
+    assert_eq!(
+        r.cooperative_matrix_types.to_vec(),
+        [
+            ty(CoopMatElement::Float32, 18, 19, CoopMatUse::Accumulator),
+            ty(CoopMatElement::Float16, 18, 20, CoopMatUse::A),
+            ty(CoopMatElement::Float16, 20, 19, CoopMatUse::B),
+            ty(CoopMatElement::Float16, 18, 19, CoopMatUse::Accumulator),
+        ]
+    );
     let dis = disassembly(&c.spirv);
     if dis.is_empty() {
         return;
@@ -446,6 +466,10 @@ fn the_nv_gemm_compiles_to_nv_words() {
         .iter()
         .any(|e| e == "VK_NV_cooperative_matrix"));
     assert_eq!(r.cooperative_matrices[0].flavor, CoopMatFlavor::Nv);
+    assert!(r
+        .cooperative_matrix_types
+        .iter()
+        .all(|t| t.flavor == CoopMatFlavor::Nv && t.role.is_none()));
     let dis = disassembly(&c.spirv);
     if dis.is_empty() {
         return;

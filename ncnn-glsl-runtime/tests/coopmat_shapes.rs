@@ -1,0 +1,117 @@
+//! A cooperative matrix type the device does not list is refused when the
+//! pipeline is made, with the type and the device's list, before Vulkan
+//! sees it (`VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163`): a type
+//! in a multiply-add, and one that only loads and stores; and a listed
+//! type is made and run.
+//!
+//! Ignored where the device has no `VK_KHR_cooperative_matrix`;
+//! `.ci/lavapipe-coopmat` runs it on Mesa 26's lavapipe.
+
+use half::f16;
+use ncnn_glsl_core::{compile, CompileOptions};
+use ncnn_glsl_runtime::{
+    Blob, Buffer, ContextOptions, Dispatch, Pipeline, PipelineOptions, SpecValue, Variant,
+    VariantSet,
+};
+use ncnn_glsl_testkit::coopmat::device_shape;
+use ncnn_glsl_testkit::differential::{finished, leak_blob, leak_set, target_of};
+use ncnn_glsl_testkit::gpu::GpuTest;
+
+/// A copy through a matrix of `float` elements used as A: no multiply-add.
+const COPY_A: &str = "#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+layout (constant_id = 0) const uint R = 16;
+layout (local_size_x_id = 233) in;
+layout (binding = 0) readonly buffer a_blob { float a_data[]; };
+layout (binding = 1) writeonly buffer o_blob { float o_data[]; };
+void main()
+{
+    coopmat<float, gl_ScopeSubgroup, R, R, gl_MatrixUseA> a;
+    coopMatLoad(a, a_data, 0, R, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(a, o_data, 0, R, gl_CooperativeMatrixLayoutRowMajor);
+}
+";
+
+/// The same with `float16_t` elements, which the device lists as A.
+fn copy_a16() -> String {
+    COPY_A
+        .replace(
+            "#extension GL_KHR_memory_scope_semantics : require",
+            "#extension GL_KHR_memory_scope_semantics : require\n\
+             #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require",
+        )
+        .replace("float", "float16_t")
+}
+
+/// A blob of `text` in `mode`, and a variant set that enables its features.
+fn blob_of(text: &str, mode: &str) -> (&'static Blob, &'static VariantSet) {
+    let e = finished(text, mode);
+    let c = compile(&e, &CompileOptions::default()).unwrap_or_else(|d| panic!("{d}"));
+    // SAFETY: the copy reads and writes R x R elements from element 0, and
+    // the buffers the test gives it hold them.
+    let blob = unsafe { leak_blob(c.spirv, c.reflection) };
+    let variants: &'static [Variant] = Box::leak(Box::new([Variant {
+        target: target_of(mode),
+        axes: &[],
+        blob,
+    }]));
+    (blob, leak_set(variants))
+}
+
+#[test]
+#[ignore = "needs VK_KHR_cooperative_matrix: .ci/lavapipe-coopmat runs it on Mesa 26's lavapipe"]
+fn an_unlisted_matrix_type_is_refused_before_vulkan_sees_it() {
+    let (blob, set) = blob_of(COPY_A, "fp32");
+    let (blob16, set16) = blob_of(&copy_a16(), "fp16s");
+    GpuTest::new(ContextOptions {
+        variant_sets: vec![set, set16],
+        ..ContextOptions::default()
+    })
+    .feature("cooperativeMatrix")
+    .blobs([blob, blob16])
+    .run(|gpu| {
+        let ctx = gpu.ctx();
+        let sg = ctx.caps().property("subgroupSize").unwrap_or(32) as u32;
+        for r in [8u32, 16] {
+            let spec = [(0, SpecValue::Uint(r))];
+            let options = PipelineOptions {
+                local_size: Some([sg, 1, 1]),
+                specialization: &spec,
+            };
+            let e = Pipeline::new(ctx, "copy_a", blob, &options)
+                .err()
+                .unwrap_or_else(|| panic!("a {r}x{r} f32 A matrix was let through"));
+            let e = e.to_string();
+            assert!(e.contains(&format!("{r}x{r} f32 A")), "{e}");
+            assert!(e.contains("the device lists"), "{e}");
+            println!("{r}x{r}: {e}");
+        }
+        // The listed type at the device's M x K, run: every element copied.
+        let (m, _, k) = device_shape(ctx.caps()).expect("an fp16 shape");
+        let spec = [(0, SpecValue::Uint(m))];
+        let options = PipelineOptions {
+            local_size: Some([sg, 1, 1]),
+            specialization: &spec,
+        };
+        if m != k {
+            // A square copy needs M = K; no such device is known.
+            return;
+        }
+        let p = Pipeline::new(ctx, "copy_a16", blob16, &options).unwrap_or_else(|e| panic!("{e}"));
+        let n = (m * m) as usize;
+        let input: Vec<u8> = (0..n)
+            .flat_map(|i| f16::from_f32(i as f32 - 7.5).to_le_bytes())
+            .collect();
+        let mut a = Buffer::new(ctx, input.len() as u64).unwrap();
+        a.write(&input).unwrap();
+        let mut o = Buffer::new(ctx, input.len() as u64).unwrap();
+        o.write(&vec![0xa5; input.len()]).unwrap();
+        p.dispatch(&Dispatch::new(&[&a, &o], &[], [1, 1, 1]))
+            .unwrap();
+        let mut out = vec![0u8; input.len()];
+        o.read(&mut out).unwrap();
+        assert_eq!(out, input, "the {m}x{m} f16 A copy");
+        println!("{m}x{m} f16 A: made and run, every element copied");
+    });
+}
