@@ -123,13 +123,6 @@ pub(crate) struct Rename {
 
 /// The renames [`rename_leaked_locals`] makes, without making them.
 pub(crate) fn renames(src: &str, toks: &[Token]) -> Vec<Rename> {
-    // naga takes identifiers of any script; this tokenizer splits them.
-    let other_script = toks
-        .iter()
-        .any(|t| t.kind == Kind::Punct && t.end - t.start > 1);
-    if other_script {
-        return Vec::new();
-    }
     let Some(Found { decls, .. }) = walk(src, toks) else {
         return Vec::new();
     };
@@ -316,8 +309,16 @@ fn candidate(n: usize, c: usize) -> Option<String> {
 }
 
 /// The local declarations of every function body of `src`, resolved by
-/// GLSL's scopes; `None` where a body cannot be read.
+/// GLSL's scopes; `None` where a body cannot be read, or the text has
+/// identifiers in other scripts (naga takes them; this tokenizer splits
+/// them).
 fn walk<'a>(src: &'a str, toks: &'a [Token]) -> Option<Found> {
+    if toks
+        .iter()
+        .any(|t| t.kind == Kind::Punct && t.end - t.start > 1)
+    {
+        return None;
+    }
     let mut w = Walk {
         src,
         toks,
@@ -583,12 +584,17 @@ impl<'a> Walk<'a> {
         while k < close {
             let end = self.find(k, close, ',').unwrap_or(close);
             // The name is the last identifier before any array sizes, and
-            // follows a type (`void` alone declares nothing).
+            // follows a type after the qualifiers (`void`, `in float`
+            // alone declare nothing).
             let mut last = end;
             while last > k && self.is(last - 1, ']') {
                 last = opening(self.src, self.toks, last - 1, '[', ']')?;
             }
-            if last > k + 1 && self.ident(last - 1) {
+            let mut ty = k;
+            while ty < last && QUALIFIERS.contains(&self.text(ty)) {
+                ty += 1;
+            }
+            if last > ty + 1 && self.ident(last - 1) {
                 self.uses(last, end);
                 self.declare(last - 1);
             }

@@ -338,4 +338,22 @@ fn nested_scopes_may_hide_a_name_as_glsl_allows() {
         main_of("o[0] = f(1);")
     );
     ok(&text);
+    // Unnamed parameters, qualified or not, declare nothing (naga then
+    // fails to call such a function, glslang takes it: the walk alone).
+    let text = format!(
+        "{HEAD}int g(in int, in int, int)\n{{\n    return 1;\n}}\n{}",
+        main_of("o[0] = g(1, 2, 3);")
+    );
+    assert_eq!(redeclared(&text, &tokenize(&text)), Vec::new());
+    if let Some(glslang) = crate::compile::coopmat::tools::glslang_blob(&text, "vulkan1.1") {
+        glslang.unwrap_or_else(|log| panic!("glslang refuses\n{text}\n{log}"));
+    }
+}
+
+#[test]
+fn identifiers_in_other_scripts_are_left_to_naga() {
+    // The tokenizer splits `éx` into a punctuation and `x`: no walk, so
+    // no redeclaration of `x` is reported.
+    let src = "int f(int éx, int ëx)\n{\n    return 1;\n}\n";
+    assert_eq!(redeclared(src, &tokenize(src)), Vec::new());
 }
