@@ -39,7 +39,8 @@ if [ "$what" = build ]; then
     case $parts in *coopmat*)
         cp target/release/coopmat_gemm "$bin/"
         cp "$(test_exe ncnn-glsl-runtime coopmat_gemm)" "$bin/coopmat_gemm_test"
-        cp "$(test_exe ncnn-glsl-runtime coopmat_corpus)" "$bin/coopmat_corpus_test" ;;
+        cp "$(test_exe ncnn-glsl-runtime coopmat_corpus)" "$bin/coopmat_corpus_test"
+        cp "$(test_exe ncnn-glsl-runtime coopmat_shapes)" "$bin/coopmat_shapes_test" ;;
     esac
     strip "$bin"/*
     # The test compares with glslang's blobs, and Debian 12's glslang does
@@ -117,23 +118,32 @@ coopmat)
     # (VK_LOADER_LAYERS_DISABLE would do it too, with a loader warning that
     # fails the test).
     implicit=$(ls /etc/vulkan/implicit_layer.d /usr/share/vulkan/implicit_layer.d /usr/local/nvidia/share/vulkan/implicit_layer.d 2>/dev/null | grep json | tr '\n' ' ' || true)
+    # (an older loader, as without .vl/, may read its default folders anyway)
     if [ -z "${VK_IMPLICIT_LAYER_PATH+set}" ]; then
         VK_IMPLICIT_LAYER_PATH=$(mktemp -d)
         export VK_IMPLICIT_LAYER_PATH
     fi
     file="$out/gemm-test-$stamp.txt"
+    failed=$(mktemp)
     {
         echo "# revision $(cat "$bin/REVISION"); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
         echo "# validation layer: ${VK_LAYER_PATH:-the system layer}; implicit layers here: ${implicit:-none}, read from: ${VK_IMPLICIT_LAYER_PATH:-the default folders}; glslang: $(glslangValidator --version 2>&1 | head -1)"
         echo "# command: bash bench/nvidia.sh coopmat (cargo test --release -p ncnn-glsl-runtime --test coopmat_gemm -- --nocapture)"
-        # Each runs whatever the other did: one GPU call gets both.
+        # Each runs whatever the others did, and the benchmark after them:
+        # one GPU call gets all; the script fails after it if one failed.
         CI=true NCNN_REQUIRE_GLSLANG=1 NCNN_REQUIRE_COOPMAT=1 "${with_layer[@]}" "$bin/coopmat_gemm_test" --nocapture 2>&1 ||
-            echo "# FAILED: exit $?"
-        echo "# command: cargo test --release -p ncnn-glsl-runtime --test coopmat_corpus -- --include-ignored --nocapture"
-        CI=true "${with_layer[@]}" "$bin/coopmat_corpus_test" --include-ignored --nocapture 2>&1 ||
-            echo "# FAILED: exit $?"
+            echo "# FAILED: exit $?" | tee -a "$failed"
+        for t in corpus shapes; do
+            echo "# command: cargo test --release -p ncnn-glsl-runtime --test coopmat_$t -- --include-ignored --nocapture"
+            CI=true "${with_layer[@]}" "$bin/coopmat_${t}_test" --include-ignored --nocapture 2>&1 ||
+                echo "# FAILED: exit $?" | tee -a "$failed"
+        done
     } | tee "$file"
     "$bin/coopmat_gemm" --gm 4096 --gn 4096 --gk 4096 --reps 20 --json "$out/gemm-$stamp.json"
+    if [ -s "$failed" ]; then
+        echo "a cooperative-matrix test failed: $file" >&2
+        exit 1
+    fi
     ;;
 tests)
     file="$out/q8ta-gpu-tests-$stamp.txt"

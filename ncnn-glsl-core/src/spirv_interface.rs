@@ -93,6 +93,58 @@ pub struct Interface {
     pub workgroup_size: Option<[u32; 3]>,
     /// Every scalar specialization constant, sorted by its `SpecId`.
     pub spec_constants: Vec<WordSpecConstant>,
+    /// Every cooperative matrix type, in module order, its operands at the
+    /// specialized values.
+    pub cooperative_matrix_types: Vec<WordCoopMatType>,
+}
+
+/// An `OpTypeCooperativeMatrixKHR` (or `...NV`) as the words declare it,
+/// each operand at the values the pipeline specializes; `None` where the
+/// runtime cannot evaluate it (an operation it does not compute, an element
+/// type that is no float or integer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WordCoopMatType {
+    /// `OpTypeCooperativeMatrixNV` (else KHR).
+    pub nv: bool,
+    /// The element type as a `VkComponentTypeKHR`.
+    pub component: Option<u32>,
+    /// The scope.
+    pub scope: Option<u32>,
+    /// Rows.
+    pub rows: Option<u32>,
+    /// Columns.
+    pub cols: Option<u32>,
+    /// The use (KHR: 0 A, 1 B, 2 accumulator); `None` for NV.
+    pub role: Option<u32>,
+}
+
+/// `OpTypeCooperativeMatrixKHR`, `OpTypeCooperativeMatrixNV`.
+const TYPE_COOP_KHR: u16 = 4456;
+const TYPE_COOP_NV: u16 = 5358;
+
+/// The `VkComponentTypeKHR` of a float or integer type (`OpTypeFloat`
+/// width; `OpTypeInt` width and signedness).
+fn component_type(t: Option<&(u16, Vec<u32>)>) -> Option<u32> {
+    match t? {
+        (op::TYPE_FLOAT, w) => match w.first()? {
+            16 => Some(0),
+            32 => Some(1),
+            64 => Some(2),
+            _ => None,
+        },
+        (op::TYPE_INT, w) => {
+            let signed = *w.get(1)? == 1;
+            let k = match w.first()? {
+                8 => 0,
+                16 => 1,
+                32 => 2,
+                64 => 3,
+                _ => return None,
+            };
+            Some(if signed { 3 + k } else { 7 + k })
+        }
+        _ => None,
+    }
 }
 
 /// A specialization constant as the words declare it.
@@ -138,6 +190,7 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
     let mut composites: Vec<(u32, Vec<u32>)> = Vec::new();
     // (type, result, opcode, operands...) of each OpSpecConstantOp, in order.
     let mut spec_ops: Vec<Vec<u32>> = Vec::new();
+    let mut coop_types: Vec<(bool, Vec<u32>)> = Vec::new();
     for i in &insts {
         let w = &i.words[1..];
         if DECORATION_GROUPS.contains(&i.op) {
@@ -175,6 +228,9 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
                 composites.push((w[1], w[2..].to_vec()));
             }
             op::VARIABLE if w.len() >= 3 => m.variables.push((w[0], w[1], w[2])),
+            TYPE_COOP_KHR | TYPE_COOP_NV if w.len() >= 5 => {
+                coop_types.push((i.op == TYPE_COOP_NV, w.to_vec()));
+            }
             o if (op::TYPE_INT..=op::TYPE_POINTER).contains(&o) || o == TYPE_BOOL => {
                 if let Some(&id) = w.first() {
                     m.types.insert(id, (o, w[1..].to_vec()));
@@ -234,6 +290,20 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
         }
     }
     out.spec_constants.sort();
+    out.cooperative_matrix_types = coop_types
+        .iter()
+        .map(|(nv, w)| {
+            let value = |k: usize| w.get(k).and_then(|id| m.constants.get(id).copied());
+            WordCoopMatType {
+                nv: *nv,
+                component: component_type(m.types.get(&w[1])),
+                scope: value(2),
+                rows: value(3),
+                cols: value(4),
+                role: if *nv { None } else { value(5) },
+            }
+        })
+        .collect();
     out.workgroup_size = composites
         .iter()
         .find(|(id, _)| {

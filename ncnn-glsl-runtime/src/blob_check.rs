@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use ash::vk;
-use ncnn_glsl_core::reflection::{BindingKind, Reflection};
+use ncnn_glsl_core::reflection::{BindingKind, CoopMatFlavor, CoopMatUse, Reflection};
 use ncnn_glsl_core::spirv_interface::{self, DescriptorKind, Interface};
 
 use crate::error::{Error, Result};
@@ -32,6 +32,7 @@ pub(crate) fn check(
     let values: Vec<(u32, u32)> = spec.iter().map(|&(id, _, bits)| (id, bits)).collect();
     let words = spirv_interface::read_specialized(spirv, &values).map_err(&rejected)?;
     agree(&words, r).map_err(&rejected)?;
+    matrix_types_agree(&words, r, &values).map_err(&rejected)?;
     specialized(&words, spec, size).map_err(rejected)?;
     within(shader, &words, r, limits)?;
     Ok(words)
@@ -70,6 +71,39 @@ fn specialized(
         )),
         _ => Ok(()),
     }
+}
+
+/// `Ok` where each cooperative matrix type of the words, at the pipeline's
+/// specialization values (`(SpecId, bits)`), is one the reflection lists:
+/// the device's list is checked against the reflection's types, so a type
+/// only the words have would reach the driver unchecked.
+fn matrix_types_agree(
+    words: &Interface,
+    r: &Reflection,
+    values: &[(u32, u32)],
+) -> std::result::Result<(), String> {
+    let value = |id: u32| values.iter().find(|(i, _)| *i == id).map(|(_, v)| *v);
+    for w in &words.cooperative_matrix_types {
+        let listed = r.cooperative_matrix_types.iter().any(|t| {
+            let role = t.role.map(|u| match u {
+                CoopMatUse::A => 0,
+                CoopMatUse::B => 1,
+                CoopMatUse::Accumulator => 2,
+            });
+            let (rows, cols) = t.size(value);
+            (t.flavor == CoopMatFlavor::Nv) == w.nv
+                && w.component == Some(t.element.vk_component_type())
+                && w.scope == Some(t.scope)
+                && (w.rows, w.cols) == (Some(rows), Some(cols))
+                && w.role == role
+        });
+        if !listed {
+            return Err(format!(
+                "the SPIR-V declares a cooperative matrix type ({w:?}) that the reflection does not list"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The highest binding number taken: drivers size a set layout's tables by

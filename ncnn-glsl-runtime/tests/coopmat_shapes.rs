@@ -1,8 +1,9 @@
 //! A cooperative matrix type the device does not list is refused when the
 //! pipeline is made, with the type and the device's list, before Vulkan
-//! sees it (`VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163`): a type
-//! in a multiply-add, and one that only loads and stores; and a listed
-//! type is made and run.
+//! sees it (`VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163`), though
+//! no multiply-add uses it (those are checked by their shape as well:
+//! `coopmat_gemm.rs` runs one); a listed type is made and run; and words
+//! whose matrix type the reflection does not list are refused.
 //!
 //! Ignored where the device has no `VK_KHR_cooperative_matrix`;
 //! `.ci/lavapipe-coopmat` runs it on Mesa 26's lavapipe.
@@ -14,39 +15,44 @@ use ncnn_glsl_runtime::{
     VariantSet,
 };
 use ncnn_glsl_testkit::coopmat::device_shape;
-use ncnn_glsl_testkit::differential::{finished, leak_blob, leak_set, target_of};
+use ncnn_glsl_testkit::differential::{finished, glslang_result, leak_blob, leak_set, target_of};
 use ncnn_glsl_testkit::gpu::GpuTest;
 
-/// A copy through a matrix of `float` elements used as A: no multiply-add.
+/// A copy through an R x C matrix of `float` elements used as A: no
+/// multiply-add.
 const COPY_A: &str = "#version 450
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 layout (constant_id = 0) const uint R = 16;
+layout (constant_id = 1) const uint C = 16;
 layout (local_size_x_id = 233) in;
 layout (binding = 0) readonly buffer a_blob { float a_data[]; };
 layout (binding = 1) writeonly buffer o_blob { float o_data[]; };
 void main()
 {
-    coopmat<float, gl_ScopeSubgroup, R, R, gl_MatrixUseA> a;
-    coopMatLoad(a, a_data, 0, R, gl_CooperativeMatrixLayoutRowMajor);
-    coopMatStore(a, o_data, 0, R, gl_CooperativeMatrixLayoutRowMajor);
+    coopmat<float, gl_ScopeSubgroup, R, C, gl_MatrixUseA> a;
+    coopMatLoad(a, a_data, 0, C, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(a, o_data, 0, C, gl_CooperativeMatrixLayoutRowMajor);
 }
 ";
 
 /// The same with `float16_t` elements, which the device lists as A.
 fn copy_a16() -> String {
-    COPY_A
-        .replace(
-            "#extension GL_KHR_memory_scope_semantics : require",
-            "#extension GL_KHR_memory_scope_semantics : require\n\
-             #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require",
-        )
-        .replace("float", "float16_t")
+    COPY_A.replace("float", "float16_t").replace(
+        "#extension GL_KHR_memory_scope_semantics : require",
+        "#extension GL_KHR_memory_scope_semantics : require\n\
+         #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require",
+    )
 }
 
 /// A blob of `text` in `mode`, and a variant set that enables its features.
 fn blob_of(text: &str, mode: &str) -> (&'static Blob, &'static VariantSet) {
     let e = finished(text, mode);
+    // The texts are GLSL as glslang reads it (the runs put a glslang that
+    // knows the extension on PATH).
+    if let Some(Err(log)) = glslang_result(e.text()) {
+        panic!("glslang refuses the text:\n{log}");
+    }
     let c = compile(&e, &CompileOptions::default()).unwrap_or_else(|d| panic!("{d}"));
     // SAFETY: the copy reads and writes R x R elements from element 0, and
     // the buffers the test gives it hold them.
@@ -74,7 +80,7 @@ fn an_unlisted_matrix_type_is_refused_before_vulkan_sees_it() {
         let ctx = gpu.ctx();
         let sg = ctx.caps().property("subgroupSize").unwrap_or(32) as u32;
         for r in [8u32, 16] {
-            let spec = [(0, SpecValue::Uint(r))];
+            let spec = [(0, SpecValue::Uint(r)), (1, SpecValue::Uint(r))];
             let options = PipelineOptions {
                 local_size: Some([sg, 1, 1]),
                 specialization: &spec,
@@ -89,17 +95,13 @@ fn an_unlisted_matrix_type_is_refused_before_vulkan_sees_it() {
         }
         // The listed type at the device's M x K, run: every element copied.
         let (m, _, k) = device_shape(ctx.caps()).expect("an fp16 shape");
-        let spec = [(0, SpecValue::Uint(m))];
+        let spec = [(0, SpecValue::Uint(m)), (1, SpecValue::Uint(k))];
         let options = PipelineOptions {
             local_size: Some([sg, 1, 1]),
             specialization: &spec,
         };
-        if m != k {
-            // A square copy needs M = K; no such device is known.
-            return;
-        }
         let p = Pipeline::new(ctx, "copy_a16", blob16, &options).unwrap_or_else(|e| panic!("{e}"));
-        let n = (m * m) as usize;
+        let n = (m * k) as usize;
         let input: Vec<u8> = (0..n)
             .flat_map(|i| f16::from_f32(i as f32 - 7.5).to_le_bytes())
             .collect();
@@ -111,7 +113,22 @@ fn an_unlisted_matrix_type_is_refused_before_vulkan_sees_it() {
             .unwrap();
         let mut out = vec![0u8; input.len()];
         o.read(&mut out).unwrap();
-        assert_eq!(out, input, "the {m}x{m} f16 A copy");
-        println!("{m}x{m} f16 A: made and run, every element copied");
+        assert_eq!(out, input, "the {m}x{k} f16 A copy");
+        println!("{m}x{k} f16 A: made and run, every element copied");
+        // The same words with a reflection that lists no matrix type: the
+        // device's list is checked against the reflection, so the words
+        // must agree with it, or nothing is made.
+        let mut r = blob16.reflection().clone();
+        r.cooperative_matrix_types = Vec::new().into();
+        // SAFETY: not the caller's promise (the reflection omits the type,
+        // which is what the runtime must catch); the pipeline is refused
+        // before any Vulkan call, so nothing runs.
+        let lying = unsafe { leak_blob(blob16.spirv().to_vec(), r) };
+        let Err(e) = Pipeline::new(ctx, "copy_a16", lying, &options) else {
+            panic!("a reflection without the words' matrix type was let through");
+        };
+        let e = e.to_string();
+        assert!(e.contains("that the reflection does not list"), "{e}");
+        println!("reflection without its type: {e}");
     });
 }

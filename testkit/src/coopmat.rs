@@ -81,17 +81,24 @@ pub fn leak_built(set: &BuiltSet, name: &'static str) -> &'static VariantSet {
 
 /// M, N, K for the GEMM: the device's fp16 x fp16 + fp32 = fp32 subgroup
 /// shape through `VK_KHR_cooperative_matrix`, 16 x 16 x 16 where listed
-/// (N and K multiples of 4, as the shader's pack4 tiles need).
+/// (N and K multiples of 4, as the shader's pack4 tiles need, and an fp16
+/// accumulator of M x N listed too).
 pub fn device_shape(caps: &DeviceCaps) -> Option<(u32, u32, u32)> {
-    let shapes: Vec<(u32, u32, u32)> = caps
-        .cooperative_matrix_shapes
-        .iter()
+    let khr = |s: &&ncnn_glsl_core::CoopMatShape| {
+        s.flavor == ncnn_glsl_core::reflection::CoopMatFlavor::Khr && s.scope == 3
+    };
+    let rows = || caps.cooperative_matrix_shapes.iter().filter(khr);
+    // The shaders also keep an fp16 accumulator of M x N (the output
+    // rounded, a bias loaded): a row must admit it too.
+    let f16_accumulator = |m: u32, n: u32| {
+        rows().any(|s| (s.m, s.n) == (m, n) && (s.c_type == 0 || s.result_type == 0))
+    };
+    let shapes: Vec<(u32, u32, u32)> = rows()
         .filter(|s| {
-            s.flavor == ncnn_glsl_core::reflection::CoopMatFlavor::Khr
-                && (s.a_type, s.b_type, s.c_type, s.result_type) == (0, 0, 1, 1)
-                && s.scope == 3
+            (s.a_type, s.b_type, s.c_type, s.result_type) == (0, 0, 1, 1)
                 && s.n % 4 == 0
                 && s.k % 4 == 0
+                && f16_accumulator(s.m, s.n)
         })
         .map(|s| (s.m, s.n, s.k))
         .collect();

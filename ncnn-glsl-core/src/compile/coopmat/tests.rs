@@ -410,6 +410,30 @@ fn the_khr_gemm_compiles_with_its_sizes_as_specialization_constants() {
             ty(CoopMatElement::Float16, 18, 19, CoopMatUse::Accumulator),
         ]
     );
+    // The words say the same, at the values a pipeline sets (what the
+    // runtime checks the reflection against).
+    let words = crate::spirv_interface::read_specialized(&c.spirv, &[(18, 8), (20, 32)])
+        .unwrap()
+        .cooperative_matrix_types;
+    let w = |component, rows, cols, role| crate::spirv_interface::WordCoopMatType {
+        nv: false,
+        component: Some(component),
+        scope: Some(3),
+        rows: Some(rows),
+        cols: Some(cols),
+        role: Some(role),
+    };
+    let mut words = words;
+    words.sort_by_key(|t| (t.role, t.component));
+    assert_eq!(
+        words,
+        [
+            w(0, 8, 32, 0),
+            w(0, 32, 16, 1),
+            w(0, 8, 16, 2),
+            w(1, 8, 16, 2)
+        ]
+    );
     let dis = disassembly(&c.spirv);
     if dis.is_empty() {
         return;
