@@ -96,6 +96,10 @@ pub struct Interface {
     /// Every cooperative matrix type, in module order, its operands at the
     /// specialized values.
     pub cooperative_matrix_types: Vec<WordCoopMatType>,
+    /// Every cooperative matrix multiply-add, in module order: the types of
+    /// A, B, C and the result (`None` where an operand's type cannot be
+    /// read: it comes from an instruction this reader does not type).
+    pub cooperative_matrix_mul_adds: Vec<[Option<WordCoopMatType>; 4]>,
 }
 
 /// An `OpTypeCooperativeMatrixKHR` (or `...NV`) as the words declare it,
@@ -121,6 +125,50 @@ pub struct WordCoopMatType {
 /// `OpTypeCooperativeMatrixKHR`, `OpTypeCooperativeMatrixNV`.
 const TYPE_COOP_KHR: u16 = 4456;
 const TYPE_COOP_NV: u16 = 5358;
+/// `OpCooperativeMatrixMulAddKHR`, `OpCooperativeMatrixMulAddNV`: result
+/// type, result, A, B, C.
+const MUL_ADD_KHR: u16 = 4459;
+const MUL_ADD_NV: u16 = 5361;
+
+/// The instructions whose first two operands are a result type and a
+/// result, that can give a cooperative matrix value: what a multiply-add's
+/// operands are read through. (`OpUndef`, `OpConstantComposite`,
+/// `OpConstantNull`, `OpSpecConstantComposite`, `OpFunctionParameter`,
+/// `OpFunctionCall`, `OpLoad`, `OpCompositeConstruct`,
+/// `OpCompositeExtract`, `OpCopyObject`, the conversions, negation and
+/// arithmetic, `OpMatrixTimesScalar`, `OpSelect`, `OpPhi`, and the
+/// cooperative loads and multiply-adds.)
+const MATRIX_VALUES: [u16; 29] = [
+    1,
+    44,
+    46,
+    51,
+    55,
+    57,
+    61,
+    80,
+    81,
+    83,
+    113,
+    114,
+    115,
+    126,
+    127,
+    128,
+    129,
+    130,
+    131,
+    132,
+    133,
+    136,
+    143,
+    169,
+    245,
+    4457,
+    MUL_ADD_KHR,
+    5359,
+    MUL_ADD_NV,
+];
 
 /// The `VkComponentTypeKHR` of a float or integer type (`OpTypeFloat`
 /// width; `OpTypeInt` width and signedness).
@@ -191,6 +239,19 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
     // (type, result, opcode, operands...) of each OpSpecConstantOp, in order.
     let mut spec_ops: Vec<Vec<u32>> = Vec::new();
     let mut coop_types: Vec<(bool, Vec<u32>)> = Vec::new();
+    // Result id -> type id of the values a multiply-add may read, and the
+    // (result type, A, B, C) of each multiply-add.
+    let mut value_types: HashMap<u32, u32> = HashMap::new();
+    let mut mul_adds: Vec<[u32; 4]> = Vec::new();
+    for i in &insts {
+        let w = &i.words[1..];
+        if MATRIX_VALUES.contains(&i.op) && w.len() >= 2 {
+            value_types.insert(w[1], w[0]);
+        }
+        if matches!(i.op, MUL_ADD_KHR | MUL_ADD_NV) && w.len() >= 5 {
+            mul_adds.push([w[0], w[2], w[3], w[4]]);
+        }
+    }
     for i in &insts {
         let w = &i.words[1..];
         if DECORATION_GROUPS.contains(&i.op) {
@@ -290,18 +351,27 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
         }
     }
     out.spec_constants.sort();
-    out.cooperative_matrix_types = coop_types
+    let by_id: HashMap<u32, WordCoopMatType> = coop_types
         .iter()
         .map(|(nv, w)| {
             let value = |k: usize| w.get(k).and_then(|id| m.constants.get(id).copied());
-            WordCoopMatType {
+            let t = WordCoopMatType {
                 nv: *nv,
                 component: component_type(m.types.get(&w[1])),
                 scope: value(2),
                 rows: value(3),
                 cols: value(4),
                 role: if *nv { None } else { value(5) },
-            }
+            };
+            (w[0], t)
+        })
+        .collect();
+    out.cooperative_matrix_types = coop_types.iter().map(|(_, w)| by_id[&w[0]]).collect();
+    out.cooperative_matrix_mul_adds = mul_adds
+        .iter()
+        .map(|&[result, a, b, c]| {
+            let of = |v: u32| value_types.get(&v).and_then(|t| by_id.get(t)).copied();
+            [of(a), of(b), of(c), by_id.get(&result).copied()]
         })
         .collect();
     out.workgroup_size = composites

@@ -73,10 +73,10 @@ fn specialized(
     }
 }
 
-/// `Ok` where each cooperative matrix type of the words, at the pipeline's
-/// specialization values (`(SpecId, bits)`), is one the reflection lists:
-/// the device's list is checked against the reflection's types, so a type
-/// only the words have would reach the driver unchecked.
+/// `Ok` where each cooperative matrix type and multiply-add of the words,
+/// at the pipeline's specialization values (`(SpecId, bits)`), is one the
+/// reflection lists: the device's list is checked against the reflection,
+/// so one only the words have would reach the driver unchecked.
 fn matrix_types_agree(
     words: &Interface,
     r: &Reflection,
@@ -100,6 +100,30 @@ fn matrix_types_agree(
         if !listed {
             return Err(format!(
                 "the SPIR-V declares a cooperative matrix type ({w:?}) that the reflection does not list"
+            ));
+        }
+    }
+    for ops in &words.cooperative_matrix_mul_adds {
+        let [Some(a), Some(b), Some(c), Some(result)] = ops else {
+            return Err(format!(
+                "the SPIR-V has a cooperative matrix multiply-add whose operand types this \
+                 runtime cannot read ({ops:?})"
+            ));
+        };
+        let listed = r.cooperative_matrices.iter().any(|ma| {
+            let (m, n, k) = ma.shape(value);
+            (ma.flavor == CoopMatFlavor::Nv) == a.nv
+                && a.component == Some(ma.a_type.vk_component_type())
+                && b.component == Some(ma.b_type.vk_component_type())
+                && c.component == Some(ma.c_type.vk_component_type())
+                && result.component == Some(ma.result_type.vk_component_type())
+                && a.scope == Some(ma.scope)
+                && (a.rows, a.cols, b.cols) == (Some(m), Some(k), Some(n))
+        });
+        if !listed {
+            return Err(format!(
+                "the SPIR-V has a cooperative matrix multiply-add (A {a:?}, B {b:?}) that the \
+                 reflection does not list"
             ));
         }
     }

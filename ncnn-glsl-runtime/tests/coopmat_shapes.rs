@@ -3,7 +3,8 @@
 //! sees it (`VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163`), though
 //! no multiply-add uses it (those are checked by their shape as well:
 //! `coopmat_gemm.rs` runs one); a listed type is made and run; and words
-//! whose matrix type the reflection does not list are refused.
+//! whose matrix type or multiply-add the reflection does not list are
+//! refused.
 //!
 //! Ignored where the device has no `VK_KHR_cooperative_matrix`;
 //! `.ci/lavapipe-coopmat` runs it on Mesa 26's lavapipe.
@@ -14,7 +15,7 @@ use ncnn_glsl_runtime::{
     Blob, Buffer, ContextOptions, Dispatch, Pipeline, PipelineOptions, SpecValue, Variant,
     VariantSet,
 };
-use ncnn_glsl_testkit::coopmat::device_shape;
+use ncnn_glsl_testkit::coopmat::{device_shape, gemm_set, leak_built, GEMM};
 use ncnn_glsl_testkit::differential::{finished, glslang_result, leak_blob, leak_set, target_of};
 use ncnn_glsl_testkit::gpu::GpuTest;
 
@@ -130,5 +131,52 @@ fn an_unlisted_matrix_type_is_refused_before_vulkan_sees_it() {
         let e = e.to_string();
         assert!(e.contains("that the reflection does not list"), "{e}");
         println!("reflection without its type: {e}");
+    });
+}
+
+#[test]
+#[ignore = "needs VK_KHR_cooperative_matrix: .ci/lavapipe-coopmat runs it on Mesa 26's lavapipe"]
+fn a_reflection_without_its_multiply_add_is_refused() {
+    let built = gemm_set();
+    let set = leak_built(&built, GEMM);
+    GpuTest::new(ContextOptions {
+        variant_sets: vec![set],
+        ..ContextOptions::default()
+    })
+    .feature("cooperativeMatrix")
+    .run(|gpu| {
+        let ctx = gpu.ctx();
+        let (m, n, k) = device_shape(ctx.caps()).expect("an fp16 shape");
+        let sg = ctx.caps().property("subgroupSize").unwrap_or(32) as u32;
+        let blob = set
+            .variants()
+            .iter()
+            .map(|v| v.blob)
+            .find(|b| !b.reflection().cooperative_matrices.is_empty())
+            .expect("a matrix variant");
+        let spec = [
+            (18, SpecValue::Uint(m)),
+            (19, SpecValue::Uint(n)),
+            (20, SpecValue::Uint(k)),
+        ];
+        let options = PipelineOptions {
+            local_size: Some([sg, 1, 1]),
+            specialization: &spec,
+        };
+        let mut r = blob.reflection().clone();
+        r.cooperative_matrices = Vec::new().into();
+        // SAFETY: not the caller's promise (the reflection omits the
+        // multiply-add, which is what the runtime must catch); the pipeline
+        // is refused before any Vulkan call, so nothing runs.
+        let lying = unsafe { leak_blob(blob.spirv().to_vec(), r) };
+        let Err(e) = Pipeline::new(ctx, "gemm", lying, &options) else {
+            panic!("a reflection without the words' multiply-add was let through");
+        };
+        let e = e.to_string();
+        assert!(
+            e.contains("multiply-add") && e.contains("does not list"),
+            "{e}"
+        );
+        println!("reflection without its multiply-add: {e}");
     });
 }

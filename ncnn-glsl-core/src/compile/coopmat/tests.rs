@@ -412,9 +412,8 @@ fn the_khr_gemm_compiles_with_its_sizes_as_specialization_constants() {
     );
     // The words say the same, at the values a pipeline sets (what the
     // runtime checks the reflection against).
-    let words = crate::spirv_interface::read_specialized(&c.spirv, &[(18, 8), (20, 32)])
-        .unwrap()
-        .cooperative_matrix_types;
+    let read = crate::spirv_interface::read_specialized(&c.spirv, &[(18, 8), (20, 32)]).unwrap();
+    let words = read.cooperative_matrix_types.clone();
     let w = |component, rows, cols, role| crate::spirv_interface::WordCoopMatType {
         nv: false,
         component: Some(component),
@@ -434,6 +433,20 @@ fn the_khr_gemm_compiles_with_its_sizes_as_specialization_constants() {
             w(1, 8, 16, 2)
         ]
     );
+    // Its multiply-adds (all alike): A, B, C and the result.
+    let acc = w(1, 8, 16, 2);
+    assert!(!read.cooperative_matrix_mul_adds.is_empty());
+    for ops in &read.cooperative_matrix_mul_adds {
+        assert_eq!(
+            *ops,
+            [
+                Some(w(0, 8, 32, 0)),
+                Some(w(0, 32, 16, 1)),
+                Some(acc),
+                Some(acc)
+            ]
+        );
+    }
     let dis = disassembly(&c.spirv);
     if dis.is_empty() {
         return;
@@ -494,6 +507,16 @@ fn the_nv_gemm_compiles_to_nv_words() {
         .cooperative_matrix_types
         .iter()
         .all(|t| t.flavor == CoopMatFlavor::Nv && t.role.is_none()));
+    // The words' multiply-adds have NV operands of types the reader knows.
+    let read = crate::spirv_interface::read(&c.spirv).unwrap();
+    assert!(!read.cooperative_matrix_mul_adds.is_empty());
+    for ops in &read.cooperative_matrix_mul_adds {
+        assert!(
+            ops.iter()
+                .all(|t| t.is_some_and(|t| t.nv && t.role.is_none())),
+            "{ops:?}"
+        );
+    }
     let dis = disassembly(&c.spirv);
     if dis.is_empty() {
         return;
