@@ -19,6 +19,10 @@ use std::collections::HashMap;
 
 use crate::spirv::{instructions, op};
 
+mod coop_matrices;
+
+pub use coop_matrices::WordCoopMatType;
+
 /// What kind of descriptor a binding of the words is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DescriptorKind {
@@ -102,99 +106,6 @@ pub struct Interface {
     pub cooperative_matrix_mul_adds: Vec<[Option<WordCoopMatType>; 4]>,
 }
 
-/// An `OpTypeCooperativeMatrixKHR` (or `...NV`) as the words declare it,
-/// each operand at the values the pipeline specializes; `None` where the
-/// runtime cannot evaluate it (an operation it does not compute, an element
-/// type that is no float or integer).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WordCoopMatType {
-    /// `OpTypeCooperativeMatrixNV` (else KHR).
-    pub nv: bool,
-    /// The element type as a `VkComponentTypeKHR`.
-    pub component: Option<u32>,
-    /// The scope.
-    pub scope: Option<u32>,
-    /// Rows.
-    pub rows: Option<u32>,
-    /// Columns.
-    pub cols: Option<u32>,
-    /// The use (KHR: 0 A, 1 B, 2 accumulator); `None` for NV.
-    pub role: Option<u32>,
-}
-
-/// `OpTypeCooperativeMatrixKHR`, `OpTypeCooperativeMatrixNV`.
-const TYPE_COOP_KHR: u16 = 4456;
-const TYPE_COOP_NV: u16 = 5358;
-/// `OpCooperativeMatrixMulAddKHR`, `OpCooperativeMatrixMulAddNV`: result
-/// type, result, A, B, C.
-const MUL_ADD_KHR: u16 = 4459;
-const MUL_ADD_NV: u16 = 5361;
-
-/// The instructions whose first two operands are a result type and a
-/// result, that can give a cooperative matrix value: what a multiply-add's
-/// operands are read through. (`OpUndef`, `OpConstantComposite`,
-/// `OpConstantNull`, `OpSpecConstantComposite`, `OpFunctionParameter`,
-/// `OpFunctionCall`, `OpLoad`, `OpCompositeConstruct`,
-/// `OpCompositeExtract`, `OpCopyObject`, the conversions, negation and
-/// arithmetic, `OpMatrixTimesScalar`, `OpSelect`, `OpPhi`, and the
-/// cooperative loads and multiply-adds.)
-const MATRIX_VALUES: [u16; 29] = [
-    1,
-    44,
-    46,
-    51,
-    55,
-    57,
-    61,
-    80,
-    81,
-    83,
-    113,
-    114,
-    115,
-    126,
-    127,
-    128,
-    129,
-    130,
-    131,
-    132,
-    133,
-    136,
-    143,
-    169,
-    245,
-    4457,
-    MUL_ADD_KHR,
-    5359,
-    MUL_ADD_NV,
-];
-
-/// The `VkComponentTypeKHR` of a float or integer type (`OpTypeFloat`
-/// width; `OpTypeInt` width and signedness).
-fn component_type(t: Option<&(u16, Vec<u32>)>) -> Option<u32> {
-    match t? {
-        (op::TYPE_FLOAT, w) => match w.first()? {
-            16 => Some(0),
-            32 => Some(1),
-            64 => Some(2),
-            _ => None,
-        },
-        (op::TYPE_INT, w) => {
-            let signed = *w.get(1)? == 1;
-            let k = match w.first()? {
-                8 => 0,
-                16 => 1,
-                32 => 2,
-                64 => 3,
-                _ => return None,
-            };
-            Some(if signed { 3 + k } else { 7 + k })
-        }
-        _ => None,
-    }
-}
-
 /// A specialization constant as the words declare it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct WordSpecConstant {
@@ -238,22 +149,10 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
     let mut composites: Vec<(u32, Vec<u32>)> = Vec::new();
     // (type, result, opcode, operands...) of each OpSpecConstantOp, in order.
     let mut spec_ops: Vec<Vec<u32>> = Vec::new();
-    let mut coop_types: Vec<(bool, Vec<u32>)> = Vec::new();
-    // Result id -> type id of the values a multiply-add may read, and the
-    // (result type, A, B, C) of each multiply-add.
-    let mut value_types: HashMap<u32, u32> = HashMap::new();
-    let mut mul_adds: Vec<[u32; 4]> = Vec::new();
+    let mut matrices = coop_matrices::Found::default();
     for i in &insts {
         let w = &i.words[1..];
-        if MATRIX_VALUES.contains(&i.op) && w.len() >= 2 {
-            value_types.insert(w[1], w[0]);
-        }
-        if matches!(i.op, MUL_ADD_KHR | MUL_ADD_NV) && w.len() >= 5 {
-            mul_adds.push([w[0], w[2], w[3], w[4]]);
-        }
-    }
-    for i in &insts {
-        let w = &i.words[1..];
+        matrices.see(i.op, w);
         if DECORATION_GROUPS.contains(&i.op) {
             return Err("decoration groups are not read by this runtime".into());
         }
@@ -289,9 +188,6 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
                 composites.push((w[1], w[2..].to_vec()));
             }
             op::VARIABLE if w.len() >= 3 => m.variables.push((w[0], w[1], w[2])),
-            TYPE_COOP_KHR | TYPE_COOP_NV if w.len() >= 5 => {
-                coop_types.push((i.op == TYPE_COOP_NV, w.to_vec()));
-            }
             o if (op::TYPE_INT..=op::TYPE_POINTER).contains(&o) || o == TYPE_BOOL => {
                 if let Some(&id) = w.first() {
                     m.types.insert(id, (o, w[1..].to_vec()));
@@ -351,29 +247,10 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
         }
     }
     out.spec_constants.sort();
-    let by_id: HashMap<u32, WordCoopMatType> = coop_types
-        .iter()
-        .map(|(nv, w)| {
-            let value = |k: usize| w.get(k).and_then(|id| m.constants.get(id).copied());
-            let t = WordCoopMatType {
-                nv: *nv,
-                component: component_type(m.types.get(&w[1])),
-                scope: value(2),
-                rows: value(3),
-                cols: value(4),
-                role: if *nv { None } else { value(5) },
-            };
-            (w[0], t)
-        })
-        .collect();
-    out.cooperative_matrix_types = coop_types.iter().map(|(_, w)| by_id[&w[0]]).collect();
-    out.cooperative_matrix_mul_adds = mul_adds
-        .iter()
-        .map(|&[result, a, b, c]| {
-            let of = |v: u32| value_types.get(&v).and_then(|t| by_id.get(t)).copied();
-            [of(a), of(b), of(c), by_id.get(&result).copied()]
-        })
-        .collect();
+    (
+        out.cooperative_matrix_types,
+        out.cooperative_matrix_mul_adds,
+    ) = matrices.resolve(&m.types, &m.constants);
     out.workgroup_size = composites
         .iter()
         .find(|(id, _)| {
