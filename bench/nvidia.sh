@@ -69,14 +69,7 @@ if [ "$what" = layer ]; then
     # libstdc++: .vl/ gets it with sid's libc6, libstdc++6, libgcc-s1 and
     # loader, and `coopmat` runs the test on that dynamic loader, leaving the
     # system's libraries as they are (.ci/lavapipe-coopmat does the same).
-    apt=$(mktemp -d)
-    trap 'rm -rf "$apt"' EXIT
-    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" .vl
-    echo "deb http://deb.debian.org/debian sid main" >"$apt/sources.list"
-    o=(-oDir::Etc::SourceList="$apt/sources.list" -oDir::Etc::SourceParts=/dev/null -oDir::State::Lists="$apt/lists" -oDir::Cache="$apt/cache")
-    apt-get "${o[@]}" -q update >/dev/null
-    rm -f .vl/*.deb
-    (cd .vl && apt-get "${o[@]}" -q download vulkan-validationlayers/sid libvulkan1/sid libc6/sid libstdc++6/sid libgcc-s1/sid 2>&1 | grep -v unsandboxed)
+    bash .ci/fetch-debs .vl vulkan-validationlayers/sid libvulkan1/sid libc6/sid libstdc++6/sid libgcc-s1/sid
     ls .vl
     exit 0
 fi

@@ -275,6 +275,17 @@ pub enum CoopMatUse {
     Accumulator,
 }
 
+impl CoopMatUse {
+    /// SPIR-V's `CooperativeMatrixUse` value (what the words' type holds).
+    pub fn spirv(self) -> u32 {
+        match self {
+            CoopMatUse::A => 0,
+            CoopMatUse::B => 1,
+            CoopMatUse::Accumulator => 2,
+        }
+    }
+}
+
 impl CoopMatType {
     /// `(rows, columns)` at the pipeline's specialization values, as
     /// [`CoopMatMulAdd::shape`].

@@ -85,17 +85,12 @@ fn matrix_types_agree(
     let value = |id: u32| values.iter().find(|(i, _)| *i == id).map(|(_, v)| *v);
     for w in &words.cooperative_matrix_types {
         let listed = r.cooperative_matrix_types.iter().any(|t| {
-            let role = t.role.map(|u| match u {
-                CoopMatUse::A => 0,
-                CoopMatUse::B => 1,
-                CoopMatUse::Accumulator => 2,
-            });
             let (rows, cols) = t.size(value);
             (t.flavor == CoopMatFlavor::Nv) == w.nv
                 && w.component == Some(t.element.vk_component_type())
                 && w.scope == Some(t.scope)
                 && (w.rows, w.cols) == (Some(rows), Some(cols))
-                && w.role == role
+                && w.role == t.role.map(CoopMatUse::spirv)
         });
         if !listed {
             return Err(format!(

@@ -11,8 +11,11 @@
 
 use half::f16;
 use ncnn_glsl_core::{compile, CompileOptions};
+use std::sync::Arc;
+
+use ncnn_glsl_runtime::reflection::Reflection;
 use ncnn_glsl_runtime::{
-    Blob, Buffer, ContextOptions, Dispatch, Pipeline, PipelineOptions, SpecValue, Variant,
+    Blob, Buffer, Context, ContextOptions, Dispatch, Pipeline, PipelineOptions, SpecValue, Variant,
     VariantSet,
 };
 use ncnn_glsl_testkit::coopmat::{device_shape, gemm_set, leak_built, GEMM};
@@ -64,6 +67,26 @@ fn blob_of(text: &str, mode: &str) -> (&'static Blob, &'static VariantSet) {
         blob,
     }]));
     (blob, leak_set(variants))
+}
+
+/// The error of a pipeline of `blob`'s words with its reflection changed by
+/// `lie`: it must be refused.
+fn refused(
+    ctx: &Arc<Context>,
+    blob: &Blob,
+    options: &PipelineOptions,
+    lie: impl FnOnce(&mut Reflection),
+) -> String {
+    let mut r = blob.reflection().clone();
+    lie(&mut r);
+    // SAFETY: not the caller's promise (the reflection omits what the
+    // words have, which is what the runtime must catch); the pipeline is
+    // refused before any Vulkan call, so nothing runs.
+    let lying = unsafe { leak_blob(blob.spirv().to_vec(), r) };
+    match Pipeline::new(ctx, "lying", lying, options) {
+        Ok(_) => panic!("a reflection that omits what the words have was let through"),
+        Err(e) => e.to_string(),
+    }
 }
 
 #[test]
@@ -119,17 +142,13 @@ fn an_unlisted_matrix_type_is_refused_before_vulkan_sees_it() {
         // The same words with a reflection that lists no matrix type: the
         // device's list is checked against the reflection, so the words
         // must agree with it, or nothing is made.
-        let mut r = blob16.reflection().clone();
-        r.cooperative_matrix_types = Vec::new().into();
-        // SAFETY: not the caller's promise (the reflection omits the type,
-        // which is what the runtime must catch); the pipeline is refused
-        // before any Vulkan call, so nothing runs.
-        let lying = unsafe { leak_blob(blob16.spirv().to_vec(), r) };
-        let Err(e) = Pipeline::new(ctx, "copy_a16", lying, &options) else {
-            panic!("a reflection without the words' matrix type was let through");
-        };
-        let e = e.to_string();
-        assert!(e.contains("that the reflection does not list"), "{e}");
+        let e = refused(ctx, blob16, &options, |r| {
+            r.cooperative_matrix_types = Vec::new().into();
+        });
+        assert!(
+            e.contains("matrix type") && e.contains("does not list"),
+            "{e}"
+        );
         println!("reflection without its type: {e}");
     });
 }
@@ -163,16 +182,9 @@ fn a_reflection_without_its_multiply_add_is_refused() {
             local_size: Some([sg, 1, 1]),
             specialization: &spec,
         };
-        let mut r = blob.reflection().clone();
-        r.cooperative_matrices = Vec::new().into();
-        // SAFETY: not the caller's promise (the reflection omits the
-        // multiply-add, which is what the runtime must catch); the pipeline
-        // is refused before any Vulkan call, so nothing runs.
-        let lying = unsafe { leak_blob(blob.spirv().to_vec(), r) };
-        let Err(e) = Pipeline::new(ctx, "gemm", lying, &options) else {
-            panic!("a reflection without the words' multiply-add was let through");
-        };
-        let e = e.to_string();
+        let e = refused(ctx, blob, &options, |r| {
+            r.cooperative_matrices = Vec::new().into();
+        });
         assert!(
             e.contains("multiply-add") && e.contains("does not list"),
             "{e}"
