@@ -12,6 +12,7 @@ use ncnn_glsl_core::DeviceCaps;
 
 use crate::error::{Error, Result};
 use crate::probe;
+use crate::quirks::Loaded;
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
@@ -201,6 +202,8 @@ pub(crate) struct Instance {
     debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     // The messenger's user data: alive as long as the instance.
     _sink: Option<Box<MessageSink>>,
+    // What was loaded before the loader: the rest stays loaded (`quirks`).
+    loaded_before: Loaded,
 }
 
 impl Instance {
@@ -212,6 +215,7 @@ impl Instance {
         validation: bool,
         sink: Option<MessageSink>,
     ) -> Result<Instance> {
+        let loaded_before = Loaded::now();
         let entry = load_entry(loader)?;
         let sink = sink.map(Box::new);
         // The Box's heap address, which the messenger is given, stays put
@@ -237,6 +241,7 @@ impl Instance {
             raw,
             debug: None,
             _sink: sink,
+            loaded_before,
         };
         if let Some(info) = &messenger_info {
             // A copy without the instance chain that `create_instance` linked in.
@@ -286,6 +291,7 @@ impl Drop for Instance {
             // SAFETY: made from this instance, destroyed once (taken out above).
             unsafe { du.destroy_debug_utils_messenger(m, None) };
         }
+        self.loaded_before.keep_the_new_ones();
         // SAFETY: its children are gone: the messenger above, and the device,
         // which `Context`'s `Drop` destroys before this field drops.
         unsafe { self.raw.destroy_instance(None) };
@@ -321,6 +327,7 @@ fn probe_without_layers(
 /// Describes every Vulkan device of this machine (no layers, no device
 /// opened): what `ncnn-glsl probe` prints.
 pub fn probe_all() -> Result<Vec<DeviceCaps>> {
+    let loaded_before = Loaded::now();
     let entry = load_entry(None)?;
     let instance = create_instance(&entry, false, None)?;
     let result = list_devices(&instance).and_then(|devices| {
@@ -331,6 +338,7 @@ pub fn probe_all() -> Result<Vec<DeviceCaps>> {
             .map(|(d, _)| unsafe { probe::probe(&entry, &instance, *d) })
             .collect()
     });
+    loaded_before.keep_the_new_ones();
     // SAFETY: nothing was created from this instance (probing creates nothing).
     unsafe { instance.destroy_instance(None) };
     result
