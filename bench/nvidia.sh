@@ -10,9 +10,9 @@
 #                                        WHAT q8ta or coopmat (both by default)
 #   bash bench/nvidia.sh whole           the whole benchmark (the seed's 81 cases and the large tensors)
 #   bash bench/nvidia.sh sweep ARGS...   q8ta_bench with ARGS (a sweep: --sweep, --cases, ...)
-#   bash bench/nvidia.sh tests           the q8ta GPU tests with the ignored whole product
+#   bash bench/nvidia.sh tests           the q8ta GPU tests with the ignored whole product (and contexts_on_threads)
 #   bash bench/nvidia.sh layer           here: a validation layer that knows VK_KHR_cooperative_matrix into .vl/
-#   bash bench/nvidia.sh coopmat         the cooperative-matrix tests (every mode, under .vl/'s layer) and the GEMM benchmark
+#   bash bench/nvidia.sh coopmat         the cooperative-matrix tests and contexts_on_threads (every mode, under .vl/'s layer) and the GEMM benchmark
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-}
@@ -40,7 +40,8 @@ if [ "$what" = build ]; then
         cp target/release/coopmat_gemm "$bin/"
         cp "$(test_exe ncnn-glsl-runtime coopmat_gemm)" "$bin/coopmat_gemm_test"
         cp "$(test_exe ncnn-glsl-runtime coopmat_corpus)" "$bin/coopmat_corpus_test"
-        cp "$(test_exe ncnn-glsl-runtime coopmat_shapes)" "$bin/coopmat_shapes_test" ;;
+        cp "$(test_exe ncnn-glsl-runtime coopmat_shapes)" "$bin/coopmat_shapes_test"
+        cp "$(test_exe ncnn-glsl-runtime contexts_on_threads)" "$bin/contexts_on_threads_test" ;;
     esac
     strip "$bin"/*
     # The test compares with glslang's blobs, and Debian 12's glslang does
@@ -126,9 +127,11 @@ coopmat)
         # one GPU call gets all; the script fails after it if one failed.
         CI=true NCNN_REQUIRE_GLSLANG=1 NCNN_REQUIRE_COOPMAT=1 "${with_layer[@]}" "$bin/coopmat_gemm_test" --nocapture 2>&1 ||
             echo "# FAILED: exit $?" | tee -a "$failed"
-        for t in corpus shapes; do
-            echo "# command: cargo test --release -p ncnn-glsl-runtime --test coopmat_$t -- --include-ignored --nocapture"
-            CI=true "${with_layer[@]}" "$bin/coopmat_${t}_test" --include-ignored --nocapture 2>&1 ||
+        # contexts_on_threads: several test threads opening contexts, as
+        # coopmat_corpus does, once took the process down on NVIDIA's driver.
+        for t in coopmat_corpus coopmat_shapes contexts_on_threads; do
+            echo "# command: cargo test --release -p ncnn-glsl-runtime --test $t -- --include-ignored --nocapture"
+            CI=true "${with_layer[@]}" "$bin/${t}_test" --include-ignored --nocapture 2>&1 ||
                 echo "# FAILED: exit $?" | tee -a "$failed"
         done
     } | tee "$file"
@@ -144,6 +147,10 @@ tests)
         echo "# revision $(cat "$bin/REVISION"); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
         echo "# command: q8ta GPU tests (cargo test --release -p ncnn-glsl-q8ta --test gpu) -- --include-ignored"
         CI=true "$bin/q8ta_gpu_tests" --include-ignored 2>&1
+        if [ -x "$bin/contexts_on_threads_test" ]; then
+            echo "# command: cargo test --release -p ncnn-glsl-runtime --test contexts_on_threads"
+            CI=true "$bin/contexts_on_threads_test" 2>&1
+        fi
     } | tee "$file"
     ;;
 *)
