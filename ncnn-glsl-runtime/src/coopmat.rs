@@ -237,6 +237,10 @@ fn component_name(c: u32) -> String {
         8 => "u16".into(),
         9 => "u32".into(),
         10 => "u64".into(),
+        // VK_KHR_shader_bfloat16, VK_EXT_shader_float8 (newer than ash's enum).
+        1000141000 => "bf16".into(),
+        1000491002 => "e4m3".into(),
+        1000491003 => "e5m2".into(),
         other => format!("type {other}"),
     }
 }
@@ -350,5 +354,14 @@ mod tests {
         r16x8.cooperative_matrix_types.to_mut()[0].cols = CoopMatDim::Constant(8);
         check("t", &r16x8, &[], &d).unwrap();
         check("t", &r, &[(0, 8)], &d).unwrap_err();
+    }
+
+    #[test]
+    fn component_types_have_their_names() {
+        // The H100 lists bf16 rows; ash's enum stops at u64.
+        assert_eq!(component_name(1000141000), "bf16");
+        assert_eq!(component_name(1000491003), "e5m2");
+        assert_eq!(component_name(0), "f16");
+        assert_eq!(component_name(99), "type 99");
     }
 }
