@@ -39,8 +39,9 @@ pub struct Reflection {
     pub requirements: Requirements,
     /// Each distinct cooperative matrix multiply-add the blob does
     /// (`coopMatMulAdd`, `coopMatMulAddNV`), in text order: its element
-    /// types, scope and M, N, K, each a constant or a specialization
-    /// constant. The device must list the shape: evaluate M, N, K at the
+    /// types, scope and M, N, K, each a constant, a specialization
+    /// constant or computed from them ([`CoopMatDim::Derived`], which the
+    /// words give). The device must list the shape: evaluate M, N, K at the
     /// pipeline's specialization values ([`CoopMatMulAdd::shape`]) and look
     /// the multiply-add up in `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`
     /// (`...NV` for [`CoopMatFlavor::Nv`]); the feature and extension are in
@@ -284,13 +285,43 @@ impl CoopMatUse {
             CoopMatUse::Accumulator => 2,
         }
     }
+
+    /// The use of SPIR-V's `CooperativeMatrixUse` value `v`.
+    pub fn from_spirv(v: u32) -> Option<CoopMatUse> {
+        [CoopMatUse::A, CoopMatUse::B, CoopMatUse::Accumulator]
+            .into_iter()
+            .find(|u| u.spirv() == v)
+    }
+}
+
+/// Whether a row of a device's list, `(M, N, K)` with its
+/// `VkComponentTypeKHR`s `(A, B, C, result)`, admits a matrix of `role`
+/// (`None`: an NV matrix, which has none) with elements of `component` at
+/// `(rows, columns)`: A is M x K of A's type, B K x N of B's, the
+/// accumulator M x N of C's or the result's; an NV matrix any of them.
+pub fn coop_mat_admitted(
+    role: Option<CoopMatUse>,
+    component: u32,
+    size: (u32, u32),
+    (m, n, k): (u32, u32, u32),
+    (a, b, c, result): (u32, u32, u32, u32),
+) -> bool {
+    let as_a = size == (m, k) && component == a;
+    let as_b = size == (k, n) && component == b;
+    let as_acc = size == (m, n) && (component == c || component == result);
+    match role {
+        Some(CoopMatUse::A) => as_a,
+        Some(CoopMatUse::B) => as_b,
+        Some(CoopMatUse::Accumulator) => as_acc,
+        None => as_a || as_b || as_acc,
+    }
 }
 
 impl CoopMatType {
     /// `(rows, columns)` at the pipeline's specialization values, as
     /// [`CoopMatMulAdd::shape`].
-    pub fn size(&self, spec: impl Fn(u32) -> Option<u32>) -> (u32, u32) {
-        (self.rows.value(&spec), self.cols.value(&spec))
+    pub fn size(&self, spec: impl Fn(u32) -> Option<u32>) -> [Option<u32>; 2] {
+        [self.rows.value(&spec), self.cols.value(&spec)]
     }
 
     /// Whether a row of the device's list, `(M, N, K)` with its
@@ -300,21 +331,18 @@ impl CoopMatType {
     pub fn listed(
         &self,
         size: (u32, u32),
-        (m, n, k): (u32, u32, u32),
-        (a, b, c, result): (u32, u32, u32, u32),
+        mnk: (u32, u32, u32),
+        types: (u32, u32, u32, u32),
         scope: u32,
     ) -> bool {
-        let e = self.element.vk_component_type();
-        let as_a = size == (m, k) && e == a;
-        let as_b = size == (k, n) && e == b;
-        let as_acc = size == (m, n) && (e == c || e == result);
         scope == self.scope
-            && match self.role {
-                Some(CoopMatUse::A) => as_a,
-                Some(CoopMatUse::B) => as_b,
-                Some(CoopMatUse::Accumulator) => as_acc,
-                None => as_a || as_b || as_acc,
-            }
+            && coop_mat_admitted(
+                self.role,
+                self.element.vk_component_type(),
+                size,
+                mnk,
+                types,
+            )
     }
 }
 
@@ -390,15 +418,23 @@ pub enum CoopMatDim {
         /// The default, when the pipeline does not set it.
         default: u32,
     },
+    /// A `const` computed from specialization constants (`const uint M2 =
+    /// M * 2;`): an `OpSpecConstantOp` in the words, whose value at the
+    /// pipeline's specialization values
+    /// [`spirv_interface::read_specialized`](crate::spirv_interface::read_specialized)
+    /// gives.
+    Derived,
 }
 
 impl CoopMatDim {
     /// The value, with `spec` giving the pipeline's value of a
-    /// specialization constant it sets (`None`: the default).
-    pub fn value(self, spec: impl Fn(u32) -> Option<u32>) -> u32 {
+    /// specialization constant it sets (`None`: the default); `None` for a
+    /// [`CoopMatDim::Derived`] size, which the words give.
+    pub fn value(self, spec: impl Fn(u32) -> Option<u32>) -> Option<u32> {
         match self {
-            CoopMatDim::Constant(v) => v,
-            CoopMatDim::Spec { id, default } => spec(id).unwrap_or(default),
+            CoopMatDim::Constant(v) => Some(v),
+            CoopMatDim::Spec { id, default } => Some(spec(id).unwrap_or(default)),
+            CoopMatDim::Derived => None,
         }
     }
 }
@@ -406,13 +442,13 @@ impl CoopMatDim {
 impl CoopMatMulAdd {
     /// `(M, N, K)` at the pipeline's specialization values (`spec` gives
     /// the value the pipeline sets for a `constant_id`, `None` where it
-    /// sets none).
-    pub fn shape(&self, spec: impl Fn(u32) -> Option<u32>) -> (u32, u32, u32) {
-        (
+    /// sets none); each `None` where it is [`CoopMatDim::Derived`].
+    pub fn shape(&self, spec: impl Fn(u32) -> Option<u32>) -> [Option<u32>; 3] {
+        [
             self.m.value(&spec),
             self.n.value(&spec),
             self.k.value(&spec),
-        )
+        ]
     }
 }
 

@@ -75,21 +75,26 @@ fn specialized(
 
 /// `Ok` where each cooperative matrix type and multiply-add of the words,
 /// at the pipeline's specialization values (`(SpecId, bits)`), is one the
-/// reflection lists: the device's list is checked against the reflection,
-/// so one only the words have would reach the driver unchecked.
+/// reflection lists: what the blob says of itself is what it does (the
+/// device's list is then checked against the words, `coopmat.rs`).
 fn matrix_types_agree(
     words: &Interface,
     r: &Reflection,
     values: &[(u32, u32)],
 ) -> std::result::Result<(), String> {
     let value = |id: u32| values.iter().find(|(i, _)| *i == id).map(|(_, v)| *v);
+    // A size the reflection gives (`None`: computed, `CoopMatDim::Derived`,
+    // which the words alone give) is the words'.
+    let fits =
+        |want: Option<u32>, got: Option<u32>| got.is_some() && want.is_none_or(|v| got == Some(v));
     for w in &words.cooperative_matrix_types {
         let listed = r.cooperative_matrix_types.iter().any(|t| {
-            let (rows, cols) = t.size(value);
+            let [rows, cols] = t.size(value);
             (t.flavor == CoopMatFlavor::Nv) == w.nv
                 && w.component == Some(t.element.vk_component_type())
                 && w.scope == Some(t.scope)
-                && (w.rows, w.cols) == (Some(rows), Some(cols))
+                && fits(rows, w.rows)
+                && fits(cols, w.cols)
                 && w.role == t.role.map(CoopMatUse::spirv)
         });
         if !listed {
@@ -106,14 +111,16 @@ fn matrix_types_agree(
             ));
         };
         let listed = r.cooperative_matrices.iter().any(|ma| {
-            let (m, n, k) = ma.shape(value);
+            let [m, n, k] = ma.shape(value);
             (ma.flavor == CoopMatFlavor::Nv) == a.nv
                 && a.component == Some(ma.a_type.vk_component_type())
                 && b.component == Some(ma.b_type.vk_component_type())
                 && c.component == Some(ma.c_type.vk_component_type())
                 && result.component == Some(ma.result_type.vk_component_type())
                 && a.scope == Some(ma.scope)
-                && (a.rows, a.cols, b.cols) == (Some(m), Some(k), Some(n))
+                && fits(m, a.rows)
+                && fits(k, a.cols)
+                && fits(n, b.cols)
         });
         if !listed {
             return Err(format!(

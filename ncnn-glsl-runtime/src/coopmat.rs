@@ -7,9 +7,8 @@
 //! call, with the shape and the list.
 
 use ash::vk;
-use ncnn_glsl_core::reflection::{
-    CoopMatFlavor, CoopMatMulAdd, CoopMatType, CoopMatUse, Reflection,
-};
+use ncnn_glsl_core::reflection::{coop_mat_admitted, CoopMatFlavor, CoopMatUse};
+use ncnn_glsl_core::spirv_interface::{Interface, WordCoopMatType};
 use ncnn_glsl_core::{CoopMatShape, DeviceCaps};
 
 use crate::error::{Error, Result};
@@ -108,92 +107,130 @@ unsafe fn read<T: Copy>(call: impl Fn(*mut u32, *mut T) -> vk::Result, empty: T)
     Ok(rows)
 }
 
-/// Every multiply-add of `r` at the pipeline's specialization values
-/// (`(constant_id, 32-bit value)`) must be a shape `caps` lists: the same
-/// extension, M, N, K, element types and scope; and every matrix type a
-/// row of the list by its use (`VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163`:
-/// the runtime does not enable `cooperativeMatrixFlexibleDimensions`).
-pub(crate) fn check(
-    name: &str,
-    r: &Reflection,
-    spec: &[(u32, u32)],
-    caps: &DeviceCaps,
-) -> Result<()> {
-    let value = |id: u32| spec.iter().find(|(i, _)| *i == id).map(|(_, v)| *v);
-    for op in r.cooperative_matrices.iter() {
-        let (m, n, k) = op.shape(value);
-        let listed = caps.cooperative_matrix_shapes.iter().any(|s| {
+/// Every multiply-add and matrix type of the words, at the pipeline's
+/// specialization values (`blob_check` read them there, sizes computed by
+/// `OpSpecConstantOp` included, and found each in the reflection), must be
+/// one `caps` lists: a multiply-add by its extension, M, N, K, element
+/// types and scope; a type by its use, as a row's A, B or accumulator
+/// (`VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163`: the runtime does
+/// not enable `cooperativeMatrixFlexibleDimensions`).
+pub(crate) fn check(name: &str, words: &Interface, caps: &DeviceCaps) -> Result<()> {
+    let shapes = &caps.cooperative_matrix_shapes;
+    for ops in &words.cooperative_matrix_mul_adds {
+        let op = MulAdd::of(ops).ok_or_else(|| Error::BlobRejected {
+            shader: name.to_string(),
+            reason: format!(
+                "a cooperative matrix multiply-add whose operands cannot be read ({ops:?})"
+            ),
+        })?;
+        let listed = shapes.iter().any(|s| {
             s.flavor == op.flavor
-                && (s.m, s.n, s.k) == (m, n, k)
-                && s.a_type == op.a_type.vk_component_type()
-                && s.b_type == op.b_type.vk_component_type()
-                && s.c_type == op.c_type.vk_component_type()
-                && s.result_type == op.result_type.vk_component_type()
+                && (s.m, s.n, s.k) == op.mnk
+                && (s.a_type, s.b_type, s.c_type, s.result_type) == op.types
                 && s.scope == op.scope
         });
         if !listed {
             return Err(Error::bad(
                 format!("cooperative matrix multiply-add of {name}"),
-                describe(op, (m, n, k)),
-                format!(
-                    "the device lists {}",
-                    list(&caps.cooperative_matrix_shapes, op.flavor)
-                ),
+                op.describe(),
+                format!("the device lists {}", list(shapes, op.flavor)),
             ));
         }
     }
-    for t in r.cooperative_matrix_types.iter() {
-        let size = t.size(value);
-        let listed = caps.cooperative_matrix_shapes.iter().any(|s| {
-            s.flavor == t.flavor
-                && t.listed(
-                    size,
-                    (s.m, s.n, s.k),
-                    (s.a_type, s.b_type, s.c_type, s.result_type),
-                    s.scope,
-                )
-        });
+    for w in &words.cooperative_matrix_types {
+        let flavor = if w.nv {
+            CoopMatFlavor::Nv
+        } else {
+            CoopMatFlavor::Khr
+        };
+        let role = w.role.and_then(CoopMatUse::from_spirv);
+        let listed = match (w.component, w.scope, w.rows, w.cols) {
+            (Some(e), Some(scope), Some(rows), Some(cols)) if w.nv || role.is_some() => {
+                shapes.iter().any(|s| {
+                    s.flavor == flavor
+                        && s.scope == scope
+                        && coop_mat_admitted(
+                            role,
+                            e,
+                            (rows, cols),
+                            (s.m, s.n, s.k),
+                            (s.a_type, s.b_type, s.c_type, s.result_type),
+                        )
+                })
+            }
+            _ => false,
+        };
         if !listed {
             return Err(Error::bad(
                 format!("cooperative matrix type of {name}"),
-                describe_type(t, size),
-                format!(
-                    "the device lists {}",
-                    list(&caps.cooperative_matrix_shapes, t.flavor)
-                ),
+                describe_type(w, role, flavor),
+                format!("the device lists {}", list(shapes, flavor)),
             ));
         }
     }
     Ok(())
 }
 
-/// `8x8 f32 A (Khr, scope 3)`.
-fn describe_type(t: &CoopMatType, (rows, cols): (u32, u32)) -> String {
-    let role = match t.role {
+/// A multiply-add of the words: its extension, `(M, N, K)`, the
+/// `VkComponentTypeKHR`s of A, B, C and the result, and the scope.
+struct MulAdd {
+    flavor: CoopMatFlavor,
+    mnk: (u32, u32, u32),
+    types: (u32, u32, u32, u32),
+    scope: u32,
+}
+
+impl MulAdd {
+    /// The multiply-add of operand types `ops`, where each is read.
+    fn of(ops: &[Option<WordCoopMatType>; 4]) -> Option<MulAdd> {
+        let [Some(a), Some(b), Some(c), Some(result)] = ops else {
+            return None;
+        };
+        Some(MulAdd {
+            flavor: if a.nv {
+                CoopMatFlavor::Nv
+            } else {
+                CoopMatFlavor::Khr
+            },
+            mnk: (a.rows?, b.cols?, a.cols?),
+            types: (a.component?, b.component?, c.component?, result.component?),
+            scope: a.scope?,
+        })
+    }
+
+    /// `16x8x16 f16*f16+f32->f32 (Khr, scope 3)`.
+    fn describe(&self) -> String {
+        let (m, n, k) = self.mnk;
+        let (a, b, c, r) = self.types;
+        let t = component_name;
+        format!(
+            "{m}x{n}x{k} {}*{}+{}->{} ({:?}, scope {})",
+            t(a),
+            t(b),
+            t(c),
+            t(r),
+            self.flavor,
+            self.scope
+        )
+    }
+}
+
+/// `8x8 f32 A (Khr, scope 3)`; `?` for what the words do not say.
+fn describe_type(w: &WordCoopMatType, role: Option<CoopMatUse>, flavor: CoopMatFlavor) -> String {
+    let n = |v: Option<u32>| v.map_or("?".to_string(), |v| v.to_string());
+    let role = match role {
         Some(CoopMatUse::A) => "A",
         Some(CoopMatUse::B) => "B",
         Some(CoopMatUse::Accumulator) => "accumulator",
-        None => "matrix",
+        None if w.nv => "matrix",
+        None => "matrix of an unknown use",
     };
     format!(
-        "{rows}x{cols} {} {role} ({:?}, scope {})",
-        component_name(t.element.vk_component_type()),
-        t.flavor,
-        t.scope
-    )
-}
-
-/// `MxNxK A*B+C: f16*f16+f32->f32, subgroup`.
-fn describe(op: &CoopMatMulAdd, (m, n, k): (u32, u32, u32)) -> String {
-    let t = |c: u32| component_name(c);
-    format!(
-        "{m}x{n}x{k} {}*{}+{}->{} ({:?}, scope {})",
-        t(op.a_type.vk_component_type()),
-        t(op.b_type.vk_component_type()),
-        t(op.c_type.vk_component_type()),
-        t(op.result_type.vk_component_type()),
-        op.flavor,
-        op.scope
+        "{}x{} {} {role} ({flavor:?}, scope {})",
+        n(w.rows),
+        n(w.cols),
+        w.component.map_or("?".to_string(), component_name),
+        n(w.scope)
     )
 }
 
@@ -248,24 +285,31 @@ fn component_name(c: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ncnn_glsl_core::reflection::{CoopMatDim, CoopMatElement};
 
-    use std::borrow::Cow;
+    /// A KHR matrix of the words: `component`, rows x cols, `role`.
+    fn w(component: u32, rows: u32, cols: u32, role: u32) -> WordCoopMatType {
+        WordCoopMatType {
+            nv: false,
+            component: Some(component),
+            scope: Some(3),
+            rows: Some(rows),
+            cols: Some(cols),
+            role: Some(role),
+        }
+    }
 
-    fn gemm() -> Reflection {
-        Reflection {
-            cooperative_matrices: Cow::Owned(vec![CoopMatMulAdd {
-                flavor: CoopMatFlavor::Khr,
-                a_type: CoopMatElement::Float16,
-                b_type: CoopMatElement::Float16,
-                c_type: CoopMatElement::Float32,
-                result_type: CoopMatElement::Float32,
-                scope: 3,
-                m: CoopMatDim::Spec { id: 18, default: 1 },
-                n: CoopMatDim::Spec { id: 19, default: 1 },
-                k: CoopMatDim::Constant(16),
-            }]),
-            ..Reflection::default()
+    /// A GEMM's words at M x N (K 16): f16 A and B, f32 accumulator.
+    fn gemm(m: u32, n: u32) -> Interface {
+        let acc = w(1, m, n, 2);
+        Interface {
+            cooperative_matrix_types: vec![w(0, m, 16, 0), w(0, 16, n, 1), acc],
+            cooperative_matrix_mul_adds: vec![[
+                Some(w(0, m, 16, 0)),
+                Some(w(0, 16, n, 1)),
+                Some(acc),
+                Some(acc),
+            ]],
+            ..Interface::default()
         }
     }
 
@@ -290,70 +334,77 @@ mod tests {
 
     #[test]
     fn a_listed_shape_passes_and_another_names_itself_and_the_list() {
-        let r = gemm();
         let d = device();
-        let spec = |m, n| vec![(18, m), (19, n)];
-        check("gemm", &r, &spec(16, 16), &d).unwrap();
-        check("gemm", &r, &spec(16, 8), &d).unwrap();
-        let e = check("gemm", &r, &spec(8, 8), &d).unwrap_err().to_string();
+        check("gemm", &gemm(16, 16), &d).unwrap();
+        check("gemm", &gemm(16, 8), &d).unwrap();
+        let e = check("gemm", &gemm(8, 8), &d).unwrap_err().to_string();
         assert!(e.contains("8x8x16 f16*f16+f32->f32"), "{e}");
         assert!(
             e.contains("16x16x16 f16*f16+f32->f32 (scope 3), 16x8x16"),
             "{e}"
         );
-        // The defaults (1x1) when the pipeline sets nothing.
-        let e = check("gemm", &r, &[], &d).unwrap_err().to_string();
-        assert!(e.contains("1x1x16"), "{e}");
         // No shapes at all.
-        let e = check("gemm", &r, &spec(16, 16), &DeviceCaps::default())
+        let e = check("gemm", &gemm(16, 16), &DeviceCaps::default())
             .unwrap_err()
             .to_string();
         assert!(e.contains("no Khr cooperative matrix shape"), "{e}");
-    }
-
-    fn types(role: Option<CoopMatUse>, element: CoopMatElement) -> Reflection {
-        Reflection {
-            cooperative_matrix_types: Cow::Owned(vec![CoopMatType {
-                flavor: CoopMatFlavor::Khr,
-                element,
-                scope: 3,
-                rows: CoopMatDim::Spec { id: 0, default: 16 },
-                cols: CoopMatDim::Constant(16),
-                role,
-            }]),
-            ..Reflection::default()
-        }
+        // An operand the words do not type is refused, not passed.
+        let mut unread = gemm(16, 16);
+        unread.cooperative_matrix_mul_adds[0][2] = None;
+        assert!(matches!(
+            check("gemm", &unread, &d),
+            Err(Error::BlobRejected { .. })
+        ));
     }
 
     #[test]
     fn every_type_is_checked_by_its_use_multiply_add_or_not() {
-        use CoopMatElement::{Float16, Float32};
         let d = device();
+        let alone = |t: WordCoopMatType| Interface {
+            cooperative_matrix_types: vec![t],
+            ..Interface::default()
+        };
         // The list: 16x16x16 and 16x8x16, f16*f16+f32->f32.
-        for (role, element, ok) in [
-            (Some(CoopMatUse::A), Float16, true),
-            (Some(CoopMatUse::A), Float32, false),
-            (Some(CoopMatUse::B), Float16, true),
-            (Some(CoopMatUse::Accumulator), Float32, true),
-            (Some(CoopMatUse::Accumulator), Float16, false),
-            (None, Float32, true),
+        for (t, ok) in [
+            (w(0, 16, 16, 0), true),
+            (w(1, 16, 16, 0), false),
+            (w(0, 16, 16, 1), true),
+            (w(1, 16, 16, 2), true),
+            (w(0, 16, 16, 2), false),
+            (w(0, 16, 16, 7), false),
+            (
+                WordCoopMatType {
+                    rows: None,
+                    ..w(0, 16, 16, 0)
+                },
+                false,
+            ),
         ] {
-            let r = types(role, element);
-            let got = check("t", &r, &[], &d);
-            assert_eq!(got.is_ok(), ok, "{role:?} {element:?}: {got:?}");
+            let got = check("t", &alone(t), &d);
+            assert_eq!(got.is_ok(), ok, "{t:?}: {got:?}");
         }
-        // At the pipeline's value: 8 rows is no row of the list for A
-        // (M is 16), and the error names the type and the list.
-        let r = types(Some(CoopMatUse::A), Float16);
-        let e = check("t", &r, &[(0, 8)], &d).unwrap_err().to_string();
+        // An NV matrix (no use) against the NV rows: any use's size fits.
+        let nv = WordCoopMatType {
+            nv: true,
+            role: None,
+            ..w(1, 16, 8, 0)
+        };
+        check("t", &alone(nv), &d).unwrap_err();
+        let mut nv_rows = device();
+        for s in &mut nv_rows.cooperative_matrix_shapes {
+            s.flavor = CoopMatFlavor::Nv;
+        }
+        check("t", &alone(nv), &nv_rows).unwrap();
+        // 8 rows is no row of the list for A (M is 16), and the error names
+        // the type and the list.
+        let e = check("t", &alone(w(0, 8, 16, 0)), &d)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("8x16 f16 A (Khr, scope 3)"), "{e}");
         assert!(e.contains("the device lists 16x16x16"), "{e}");
-        // B is K x N: 16 x 8 is listed (16x8x16).
-        let r = types(Some(CoopMatUse::B), Float16);
-        let mut r16x8 = r.clone();
-        r16x8.cooperative_matrix_types.to_mut()[0].cols = CoopMatDim::Constant(8);
-        check("t", &r16x8, &[], &d).unwrap();
-        check("t", &r, &[(0, 8)], &d).unwrap_err();
+        // B is K x N: 16 x 8 is listed (16x8x16), 8 x 16 is not.
+        check("t", &alone(w(0, 16, 8, 1)), &d).unwrap();
+        check("t", &alone(w(0, 8, 16, 1)), &d).unwrap_err();
     }
 
     #[test]

@@ -164,11 +164,10 @@ impl Pipeline {
             .iter()
             .map(|(id, v)| (*id, v.type_name(), u32::from_ne_bytes(v.bytes())))
             .collect();
-        let values: Vec<(u32, u32)> = spec_words.iter().map(|(id, _, v)| (*id, *v)).collect();
-        crate::coopmat::check(name, r, &values, ctx.caps())?;
         // The first use of an embedded blob decompresses its words (once).
         let words = blob.spirv();
-        blob_check::check(name, words, r, ctx.limits(), &spec_words, size)?;
+        let read = blob_check::check(name, words, r, ctx.limits(), &spec_words, size)?;
+        crate::coopmat::check(name, &read, ctx.caps())?;
         let (spec_entries, spec_data) = spec_map(&spec);
         let mut spirv = words.to_vec();
         // The walk is also the runtime's own check of the blob: a driver is

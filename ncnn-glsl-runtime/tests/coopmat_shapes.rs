@@ -49,6 +49,40 @@ fn copy_a16() -> String {
     )
 }
 
+/// [`copy_a16`] with its sizes computed from the specialization constants:
+/// `R * 2` rows, `C * 2` columns.
+fn copy_a16_computed() -> String {
+    copy_a16()
+        .replace(
+            "layout (local_size_x_id",
+            "const uint R2 = R * 2;\nconst uint C2 = C * 2;\nlayout (local_size_x_id",
+        )
+        .replace("R, C, gl_MatrixUseA", "R2, C2, gl_MatrixUseA")
+        .replace(", 0, C, gl_", ", 0, C2, gl_")
+}
+
+/// Makes `blob`'s copy with `options` and runs it on `n` halves: every
+/// element copied, none past them written.
+fn copies(ctx: &Arc<Context>, blob: &'static Blob, options: &PipelineOptions, n: u32) {
+    let p = Pipeline::new(ctx, "copy", blob, options).unwrap_or_else(|e| panic!("{e}"));
+    let input: Vec<u8> = (0..n)
+        .flat_map(|i| f16::from_f32(i as f32 - 7.5).to_le_bytes())
+        .collect();
+    let mut a = Buffer::new(ctx, input.len() as u64).unwrap();
+    a.write(&input).unwrap();
+    let mut o = Buffer::new(ctx, input.len() as u64 + 64).unwrap();
+    o.write(&vec![0xa5; input.len() + 64]).unwrap();
+    p.dispatch(&Dispatch::new(&[&a, &o], &[], [1, 1, 1]))
+        .unwrap();
+    let mut out = vec![0u8; input.len() + 64];
+    o.read(&mut out).unwrap();
+    assert_eq!(out[..input.len()], input[..], "the copy of {n} halves");
+    assert!(
+        out[input.len()..].iter().all(|&b| b == 0xa5),
+        "written past the copy"
+    );
+}
+
 /// A blob of `text` in `mode`, and a variant set that enables its features.
 fn blob_of(text: &str, mode: &str) -> (&'static Blob, &'static VariantSet) {
     let e = finished(text, mode);
@@ -124,20 +158,7 @@ fn an_unlisted_matrix_type_is_refused_before_vulkan_sees_it() {
             local_size: Some([sg, 1, 1]),
             specialization: &spec,
         };
-        let p = Pipeline::new(ctx, "copy_a16", blob16, &options).unwrap_or_else(|e| panic!("{e}"));
-        let n = (m * k) as usize;
-        let input: Vec<u8> = (0..n)
-            .flat_map(|i| f16::from_f32(i as f32 - 7.5).to_le_bytes())
-            .collect();
-        let mut a = Buffer::new(ctx, input.len() as u64).unwrap();
-        a.write(&input).unwrap();
-        let mut o = Buffer::new(ctx, input.len() as u64).unwrap();
-        o.write(&vec![0xa5; input.len()]).unwrap();
-        p.dispatch(&Dispatch::new(&[&a, &o], &[], [1, 1, 1]))
-            .unwrap();
-        let mut out = vec![0u8; input.len()];
-        o.read(&mut out).unwrap();
-        assert_eq!(out, input, "the {m}x{k} f16 A copy");
+        copies(ctx, blob16, &options, m * k);
         println!("{m}x{k} f16 A: made and run, every element copied");
         // The same words with a reflection that lists no matrix type: the
         // device's list is checked against the reflection, so the words
@@ -190,5 +211,47 @@ fn a_reflection_without_its_multiply_add_is_refused() {
             "{e}"
         );
         println!("reflection without its multiply-add: {e}");
+    });
+}
+
+#[test]
+#[ignore = "needs VK_KHR_cooperative_matrix: .ci/lavapipe-coopmat runs it on Mesa 26's lavapipe"]
+fn a_computed_size_is_checked_at_its_value() {
+    let (blob, set) = blob_of(&copy_a16_computed(), "fp16s");
+    GpuTest::new(ContextOptions {
+        variant_sets: vec![set],
+        ..ContextOptions::default()
+    })
+    .feature("cooperativeMatrix")
+    .blobs([blob])
+    .run(|gpu| {
+        let ctx = gpu.ctx();
+        let sg = ctx.caps().property("subgroupSize").unwrap_or(32) as u32;
+        let (m, _, k) = device_shape(ctx.caps()).expect("an fp16 shape");
+        let at = |r: u32, c: u32| [(0, SpecValue::Uint(r)), (1, SpecValue::Uint(c))];
+        // Half the device's M x K: the words compute the listed M x K.
+        let spec = at(m / 2, k / 2);
+        let options = PipelineOptions {
+            local_size: Some([sg, 1, 1]),
+            specialization: &spec,
+        };
+        copies(ctx, blob, &options, m * k);
+        println!(
+            "R * 2 x C * 2 at R = {}, C = {}: {m}x{k}, made and run",
+            m / 2,
+            k / 2
+        );
+        // The device's M x K: twice that, which no row lists.
+        let spec = at(m, k);
+        let options = PipelineOptions {
+            local_size: Some([sg, 1, 1]),
+            specialization: &spec,
+        };
+        let e = Pipeline::new(ctx, "copy", blob, &options)
+            .err()
+            .unwrap_or_else(|| panic!("a {}x{} f16 A was let through", 2 * m, 2 * k))
+            .to_string();
+        assert!(e.contains(&format!("{}x{} f16 A", 2 * m, 2 * k)), "{e}");
+        println!("at R = {m}, C = {k}: {e}");
     });
 }

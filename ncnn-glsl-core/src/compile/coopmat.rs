@@ -59,7 +59,7 @@ pub(crate) enum Flavor {
 }
 
 /// A row or column count as written: a literal (or a `const` initialized by
-/// one), or a specialization constant.
+/// one), a specialization constant, or a `const` computed from them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Size {
     /// A constant value.
@@ -67,6 +67,10 @@ pub(crate) enum Size {
     /// A specialization constant: its `constant_id`, whether it is `int`
     /// (its default is the IR's).
     Spec { id: u32, signed: bool },
+    /// A global `const` computed from specialization constants (`const
+    /// uint M2 = M * 2;`), which glslang writes as `OpSpecConstantOp`s:
+    /// its index in [`TextFound::derived`].
+    Derived(usize),
 }
 
 /// A matrix use (KHR); NV types have none.
@@ -153,6 +157,10 @@ pub(crate) struct TextFound {
     pub types: Vec<CoopType>,
     /// The `]` after each load's or store's element index.
     pub inserts: Vec<super::naga_run::Insert>,
+    /// The global `const` integers not initialized by one literal, by name:
+    /// [`Size::Derived`]'s index. `spec_expressions.rs` writes those that
+    /// specialization constants compute; a size naming another is refused.
+    pub derived: Vec<String>,
 }
 
 impl TextFound {

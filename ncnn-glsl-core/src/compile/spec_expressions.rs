@@ -61,6 +61,18 @@ use words::{bool_type, drop_outer_strides, emit, Ids};
 /// elements up to 341 bytes.
 pub(crate) const PLACEHOLDER: u32 = 0x00C0_0000;
 
+/// The value of tokens `t` as an integer constant expression of literals
+/// and the `uint` constants `known` names (`8 * 2`, `TILE * 2`), as the
+/// words would compute it; `None` for anything else.
+pub(crate) fn constant_value(src: &str, t: &[Token], known: &HashMap<String, u32>) -> Option<u32> {
+    let scope: HashMap<&str, Named> = known
+        .iter()
+        .map(|(name, &v)| (name.as_str(), Named::Value(v, true)))
+        .collect();
+    let e = parse(src, t, &scope)?;
+    eval(&e, &|_| None, &|_| true)
+}
+
 /// A derived constant: a global `const` computed from specialization constants.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Derived {
@@ -558,15 +570,16 @@ fn names_in<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
 /// The word pass, after `spec_constants::to_spec_constants`: `spec` holds
 /// the `int`/`uint` specialization constants by name, `derived_vars` the
 /// `OpVariable` id of each derived constant where the writer kept it (in
-/// `found.derived`'s order).
+/// `found.derived`'s order). Returns each derived constant's id, by name
+/// (a cooperative matrix type may be sized by one).
 pub(crate) fn write(
     words: &mut Vec<u32>,
     found: &SpecExprs,
     spec: &HashMap<String, SpecWord>,
     derived_vars: &[Option<u32>],
-) -> Result<(), String> {
+) -> Result<HashMap<String, u32>, String> {
     if found.derived.is_empty() && found.sized.is_empty() {
-        return Ok(());
+        return Ok(HashMap::new());
     }
     let mut m = Rewrite::new(words)?;
     let int = m.int_type(true);
@@ -621,6 +634,7 @@ pub(crate) fn write(
         names.insert(name.clone(), (id, w.uint));
     }
     m.decorate(decorations);
+    let mut derived_ids = HashMap::new();
     for (d, var) in found.derived.iter().zip(derived_vars) {
         let ids = Ids {
             int,
@@ -655,6 +669,7 @@ pub(crate) fn write(
             }
         };
         names.insert(d.name.clone(), (id, d.uint));
+        derived_ids.insert(d.name.clone(), id);
     }
     let ids = Ids {
         int,
@@ -711,7 +726,7 @@ pub(crate) fn write(
         .retain(|w| !is_placeholder(w) || w.get(2).is_some_and(|id| named.contains(id)));
     m.order_globals()?;
     *words = m.words();
-    Ok(())
+    Ok(derived_ids)
 }
 
 #[cfg(test)]

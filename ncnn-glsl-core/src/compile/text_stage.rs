@@ -199,21 +199,26 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     // Before the specialization expressions: the sizes of the matrix types
     // name specialization constants, and are no array sizes.
     let toks = tokenize(&text);
+    let coopmat_problems = |problems: Vec<coopmat::text::Problem>| {
+        Diagnostics(
+            problems
+                .into_iter()
+                .take(MAX_ERRORS)
+                .map(|p| {
+                    naga_run::at(&Origin::new(expanded), Some(p.range), p.message).note(p.note)
+                })
+                .collect(),
+        )
+    };
     let (coopmat, coopmat_decls) =
-        coopmat::text::rewrite(&mut text, &toks, &spec_decls).map_err(|problems| {
-            Diagnostics(
-                problems
-                    .into_iter()
-                    .take(MAX_ERRORS)
-                    .map(|p| {
-                        naga_run::at(&Origin::new(expanded), Some(p.range), p.message).note(p.note)
-                    })
-                    .collect(),
-            )
-        })?;
+        coopmat::text::rewrite(&mut text, &toks, &spec_decls).map_err(coopmat_problems)?;
     let toks = tokenize(&text);
     let spec_exprs = spec_expressions::rewrite(&mut text, &toks, &spec_decls);
     let derived: Vec<String> = spec_exprs.derived.iter().map(|d| d.name.clone()).collect();
+    let unwritten = coopmat::text::unwritten_sizes(&coopmat, &derived);
+    if !unwritten.is_empty() {
+        return Err(coopmat_problems(unwritten));
+    }
     let toks = tokenize(&text);
     spec_constants::drop_local_consts_reading(&mut text, &toks, &derived);
     let toks = tokenize(&text);

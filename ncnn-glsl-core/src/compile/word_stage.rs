@@ -86,8 +86,9 @@ pub(crate) fn run(
         .map(|d| var_of(&d.name))
         .collect();
     spec_constants::to_spec_constants(&mut spirv, &private).map_err(internal)?;
-    spec_expressions::write(&mut spirv, &edited.spec_exprs, &spec_words, &derived_vars)
-        .map_err(internal)?;
+    let derived_ids =
+        spec_expressions::write(&mut spirv, &edited.spec_exprs, &spec_words, &derived_vars)
+            .map_err(internal)?;
     workgroup_size::fix_workgroup_size(&mut spirv, checked.local_size, edited.local_size_spec_ids)
         .map_err(internal)?;
     component_loads::load_components(&mut spirv).map_err(internal)?;
@@ -108,6 +109,9 @@ pub(crate) fn run(
         let input = coopmat::words::Input {
             types: &edited.coopmat.types,
             spec_defaults: coopmat::spec_defaults(&edited.spec_decls, &checked.spec_values),
+            derived_ids: (edited.coopmat.derived.iter())
+                .map(|name| derived_ids.get(name).copied())
+                .collect(),
             survivors: coopmat::ir::survivors(module),
             pointers,
         };

@@ -23,6 +23,7 @@ fn dim(s: Size, defaults: &HashMap<u32, u32>) -> CoopMatDim {
             id,
             default: defaults.get(&id).copied().unwrap_or(1),
         },
+        Size::Derived(_) => CoopMatDim::Derived,
     }
 }
 

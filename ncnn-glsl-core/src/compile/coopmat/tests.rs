@@ -112,6 +112,34 @@ void main()
 }
 ";
 
+/// A multiply-add whose M and N are `const`s computed from specialization
+/// constants: `R2` sizes types only, `C2` a stride too.
+pub(super) const DERIVED_SIZES: &str = "#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+layout (constant_id = 0) const uint R = 8;
+layout (constant_id = 1) const uint C = 8;
+layout (constant_id = 2) const uint K = 16;
+const uint R2 = R * 2;
+const uint C2 = C + C;
+layout (local_size_x = 32) in;
+layout (binding = 0) readonly buffer a_blob { float16_t a_data[]; };
+layout (binding = 1) readonly buffer b_blob { float16_t b_data[]; };
+layout (binding = 2) writeonly buffer c_blob { float c_data[]; };
+void main()
+{
+    coopmat<float16_t, gl_ScopeSubgroup, R2, K, gl_MatrixUseA> a;
+    coopmat<float16_t, gl_ScopeSubgroup, K, C2, gl_MatrixUseB> b;
+    coopmat<float, gl_ScopeSubgroup, R2, C2, gl_MatrixUseAccumulator> c = coopmat<float, gl_ScopeSubgroup, R2, C2, gl_MatrixUseAccumulator>(0.f);
+    coopMatLoad(a, a_data, 0, K, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatLoad(b, b_data, 0, C2, gl_CooperativeMatrixLayoutRowMajor);
+    c = coopMatMulAdd(a, b, c);
+    coopMatStore(c, c_data, 0, C2, gl_CooperativeMatrixLayoutRowMajor);
+}
+";
+
 /// The finished text of `src` in `mode` (the extension's macros expanded).
 pub(super) fn finished(src: &str, mode: &str) -> crate::expand::Expanded {
     crate::expand(
@@ -389,7 +417,10 @@ fn the_khr_gemm_compiles_with_its_sizes_as_specialization_constants() {
             default: 16
         }
     );
-    assert_eq!(ma.shape(|id| (id == 19).then_some(8)), (16, 8, 16));
+    assert_eq!(
+        ma.shape(|id| (id == 19).then_some(8)),
+        [Some(16), Some(8), Some(16)]
+    );
     // Every type, in text order, the fp16 accumulator (no multiply-add's)
     // among them.
     let spec = |id| CoopMatDim::Spec { id, default: 16 };
@@ -491,6 +522,73 @@ fn the_khr_gemm_compiles_with_its_sizes_as_specialization_constants() {
         assert!(dis.contains(op), "no {op}:\n{dis}");
     }
     assert!(!dis.contains("ncnnext"), "{dis}");
+}
+
+#[test]
+fn a_size_computed_from_specialization_constants_is_its_constant_op() {
+    let c = ok_mode(DERIVED_SIZES, "fp16s");
+    let r = &c.reflection;
+    let k = CoopMatDim::Spec { id: 2, default: 16 };
+    let derived = CoopMatDim::Derived;
+    assert_eq!(r.cooperative_matrices.len(), 1);
+    let ma = r.cooperative_matrices[0];
+    assert_eq!((ma.m, ma.n, ma.k), (derived, derived, k));
+    assert_eq!(ma.shape(|_| None), [None, None, Some(16)]);
+    let rows_cols: Vec<(CoopMatDim, CoopMatDim)> = r
+        .cooperative_matrix_types
+        .iter()
+        .map(|t| (t.rows, t.cols))
+        .collect();
+    assert_eq!(
+        rows_cols,
+        [(derived, k), (k, derived), (derived, derived)],
+        "{:?}",
+        r.cooperative_matrix_types
+    );
+    // The words compute them at the values a pipeline sets (R2 = R * 2,
+    // C2 = C + C), and at the defaults.
+    for (spec, (r2, c2)) in [(vec![(0, 4), (1, 8), (2, 8)], (8, 16)), (vec![], (16, 16))] {
+        let read = crate::spirv_interface::read_specialized(&c.spirv, &spec).unwrap();
+        let mut sizes: Vec<(Option<u32>, Option<u32>)> = read
+            .cooperative_matrix_types
+            .iter()
+            .map(|t| (t.rows, t.cols))
+            .collect();
+        sizes.sort();
+        let kk = if spec.is_empty() { 16 } else { 8 };
+        let mut want = vec![
+            (Some(r2), Some(kk)),
+            (Some(kk), Some(c2)),
+            (Some(r2), Some(c2)),
+        ];
+        want.sort();
+        assert_eq!(sizes, want, "at {spec:?}");
+        let [a, b, _, _] = read.cooperative_matrix_mul_adds[0];
+        assert_eq!((a.unwrap().rows, b.unwrap().cols), (Some(r2), Some(c2)));
+    }
+    tools::assert_valid(&c.spirv);
+}
+
+#[test]
+fn a_size_computed_from_constants_is_their_value() {
+    let src = DERIVED_SIZES.replace(
+        "const uint R2 = R * 2;",
+        "const uint T = 4;\nconst uint R2 = (T + 4) * 2;",
+    );
+    let c = ok_mode(&src, "fp16s");
+    let ma = c.reflection.cooperative_matrices[0];
+    assert_eq!(ma.m, CoopMatDim::Constant(16));
+    assert_eq!(ma.n, CoopMatDim::Derived);
+    // A float in the initializer: no size this compiler computes, refused
+    // at the type with what sizes may be.
+    let src = DERIVED_SIZES.replace("const uint R2 = R * 2;", "const uint R2 = uint(16.0);");
+    let e = errs(&src, "fp16s").to_string();
+    assert!(
+        e.contains("`R2` is no integer expression")
+            && e.contains("t.comp:17:5")
+            && e.matches("error").count() == 1,
+        "{e}"
+    );
 }
 
 #[test]

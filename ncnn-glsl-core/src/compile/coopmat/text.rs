@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use super::super::naga_run::Insert;
 use super::super::source_text::{brace_depths, int_literal, matching, overwrite};
 use super::super::spec_constants::SpecDecl;
+use super::super::spec_expressions::constant_value;
 use super::super::tokens::{Kind, Token};
 use super::protos::{self, Called, CALLS};
 use super::{CoopType, Flavor, Key, Size, TextFound, Use, SLOTS};
@@ -40,7 +41,8 @@ const LAYOUTS: &[(&str, &str)] = &[
 ];
 
 const SIZE_NOTE: &str = "write an integer literal, a specialization constant \
-     (`layout(constant_id = N) const uint M = 16;`) or a `const` integer initialized by a literal";
+     (`layout(constant_id = N) const uint M = 16;`), or a `const` integer initialized by a literal \
+     or computed from specialization constants (`const uint M2 = M * 2;`)";
 
 /// Whether the text names anything of the extensions.
 pub(crate) fn used(src: &str, toks: &[Token]) -> bool {
@@ -68,8 +70,11 @@ pub(crate) fn rewrite(
         return Ok((TextFound::default(), String::new()));
     }
     let src = text.clone();
-    let consts = global_consts(&src, toks);
-    let mut found = TextFound::default();
+    let (consts, derived) = global_consts(&src, toks);
+    let mut found = TextFound {
+        derived,
+        ..TextFound::default()
+    };
     let mut problems = Vec::new();
     let mut called = Called::default();
     let mut ctors: Vec<bool> = Vec::new();
@@ -112,7 +117,12 @@ pub(crate) fn rewrite(
                 continue;
             };
             let range = t.start..toks[close].end;
-            match key(&src, &toks[i + 2..close], flavor, spec, &consts, &range) {
+            let names = Names {
+                spec,
+                consts: &consts,
+                derived: &found.derived,
+            };
+            match key(&src, &toks[i + 2..close], flavor, &names, &range) {
                 Ok(key) => match index_of(&mut found, key, &src, &range) {
                     Ok(n) => {
                         let ctor = toks.get(close + 1).is_some_and(|n| n.is_punct(&src, '('));
@@ -204,26 +214,72 @@ pub(crate) fn rewrite(
     Ok((found, decls))
 }
 
-/// The `const` integers of the global scope initialized by one literal
-/// (`const uint TILE = 16;`), by name.
-fn global_consts(src: &str, toks: &[Token]) -> HashMap<String, u32> {
+/// The problems of sizes naming a computed `const` that is not among
+/// `written`, the ones computed from specialization constants that
+/// `spec_expressions.rs` writes: one per name, at its first type.
+pub(crate) fn unwritten_sizes(found: &TextFound, written: &[String]) -> Vec<Problem> {
+    let mut reported = vec![false; found.derived.len()];
+    let mut out = Vec::new();
+    for t in &found.types {
+        for size in [t.key.rows, t.key.cols] {
+            let Size::Derived(k) = size else { continue };
+            let name = &found.derived[k];
+            if written.contains(name) || std::mem::replace(&mut reported[k], true) {
+                continue;
+            }
+            out.push(problem(
+                t.at.clone(),
+                format!(
+                    "`{name}` is no integer expression of constants and specialization \
+                     constants: no cooperative matrix size"
+                ),
+                SIZE_NOTE,
+            ));
+        }
+    }
+    out
+}
+
+/// The most tokens of a global `const`'s initializer read for its value.
+const MAX_INITIALIZER: usize = 256;
+
+/// The `const` integers of the global scope: those of a constant value
+/// (`const uint TILE = 16;`, `const uint T2 = TILE * 2;`) with it, and the
+/// others (`const uint M2 = M * 2;`), in text order.
+fn global_consts(src: &str, toks: &[Token]) -> (HashMap<String, u32>, Vec<String>) {
     let depth = brace_depths(src, toks);
-    let mut out = HashMap::new();
+    let mut literal = HashMap::new();
+    let mut computed = Vec::new();
     for k in 0..toks.len().saturating_sub(5) {
-        let w: Vec<&str> = toks[k..k + 6].iter().map(|t| t.text(src)).collect();
+        let w: Vec<&str> = toks[k..k + 4].iter().map(|t| t.text(src)).collect();
         if depth[k] == 0
             && w[0] == "const"
             && matches!(w[1], "int" | "uint")
             && toks[k + 2].kind == Kind::Ident
             && w[3] == "="
-            && w[5] == ";"
         {
-            if let Some(v) = int_literal(src, &toks[k + 4]) {
-                out.insert(w[2].to_string(), v);
+            let init = &toks[k + 4..toks.len().min(k + 4 + MAX_INITIALIZER)];
+            let value = init
+                .iter()
+                .position(|t| t.is_punct(src, ';'))
+                .and_then(|end| constant_value(src, &init[..end], &literal));
+            match value {
+                Some(v) => {
+                    literal.insert(w[2].to_string(), v);
+                }
+                None => computed.push(w[2].to_string()),
             }
         }
     }
-    out
+    (literal, computed)
+}
+
+/// What a size may name: specialization constants, literal `const`s and
+/// computed ones.
+struct Names<'a> {
+    spec: &'a [SpecDecl],
+    consts: &'a HashMap<String, u32>,
+    derived: &'a [String],
 }
 
 /// The key of the type whose parameters are `params` (the tokens between
@@ -232,8 +288,7 @@ fn key(
     src: &str,
     params: &[Token],
     flavor: Flavor,
-    spec: &[SpecDecl],
-    consts: &HashMap<String, u32>,
+    names: &Names,
     range: &std::ops::Range<usize>,
 ) -> Result<Key, Problem> {
     let parts: Vec<&[Token]> = params.split(|t| t.is_punct(src, ',')).collect();
@@ -286,13 +341,15 @@ fn key(
         let s = t.text(src);
         let v = if t.kind == Kind::Number {
             int_literal(src, t).map(Size::Lit)
-        } else if let Some(d) = spec.iter().find(|d| d.name == s) {
+        } else if let Some(d) = names.spec.iter().find(|d| d.name == s) {
             matches!(d.ty.as_str(), "int" | "uint").then_some(Size::Spec {
                 id: d.id,
                 signed: d.ty == "int",
             })
+        } else if let Some(&v) = names.consts.get(s) {
+            Some(Size::Lit(v))
         } else {
-            consts.get(s).map(|&v| Size::Lit(v))
+            names.derived.iter().position(|d| d == s).map(Size::Derived)
         };
         match v {
             Some(Size::Lit(0)) | None => Err(problem(

@@ -57,6 +57,9 @@ pub(crate) struct Input<'a> {
     pub types: &'a [CoopType],
     /// The default of each specialization constant, by `constant_id`.
     pub spec_defaults: HashMap<u32, u32>,
+    /// The `OpSpecConstantOp` id of each computed `const`
+    /// ([`super::TextFound::derived`]), where `spec_expressions.rs` wrote one.
+    pub derived_ids: Vec<Option<u32>>,
     /// How many functions naga wrote for prototypes whose calls survive.
     pub survivors: usize,
     /// The placeholder pointers: the variable ids of the placeholder array
@@ -156,14 +159,20 @@ impl Globals<'_> {
         id
     }
 
-    fn size(&mut self, s: Size, defaults: &HashMap<u32, u32>) -> u32 {
-        match s {
+    fn size(&mut self, s: Size, input: &Input) -> Result<u32, String> {
+        Ok(match s {
             Size::Lit(v) => self.constant(v, false),
             Size::Spec { id, signed } => {
-                let default = defaults.get(&id).copied().unwrap_or(1);
+                let default = input.spec_defaults.get(&id).copied().unwrap_or(1);
                 self.spec(id, signed, default)
             }
-        }
+            Size::Derived(k) => input
+                .derived_ids
+                .get(k)
+                .copied()
+                .flatten()
+                .ok_or("a computed matrix size has no constant in the words")?,
+        })
     }
 }
 
@@ -220,8 +229,8 @@ pub(super) fn types(m: &mut Rewrite, input: &Input, nv: bool) -> Result<HashSet<
         };
         let mut g = Globals { m: &mut *m };
         let scope = g.constant(t.key.scope, false);
-        let rows = g.size(t.key.rows, &input.spec_defaults);
-        let cols = g.size(t.key.cols, &input.spec_defaults);
+        let rows = g.size(t.key.rows, input)?;
+        let cols = g.size(t.key.cols, input)?;
         let new = if nv {
             inst(ops::TYPE_COOP_NV, &[id, scalar, scope, rows, cols])
         } else {

@@ -46,11 +46,15 @@ fn shape(words: &[u32]) -> Shape {
     let mut pointer_class: HashMap<u32, u32> = HashMap::new();
     let mut value_type: HashMap<u32, u32> = HashMap::new();
     let mut coop: HashMap<u32, String> = HashMap::new();
+    let mut spec_ops: HashMap<u32, Vec<u32>> = HashMap::new();
     for i in &insts {
         let o = |k| i.operand(k).unwrap_or(0);
         match i.op {
             op::CONSTANT => {
                 constants.insert(o(1), o(2));
+            }
+            op::SPEC_CONSTANT_OP => {
+                spec_ops.insert(o(1), i.words[3..].to_vec());
             }
             op::DECORATE if o(1) == 1 => {
                 spec_ids.insert(o(0), o(2));
@@ -64,11 +68,29 @@ fn shape(words: &[u32]) -> Shape {
             _ => {}
         }
     }
-    let size = |id: u32| match (spec_ids.get(&id), constants.get(&id)) {
-        (Some(s), _) => format!("spec {s}"),
-        (None, Some(v)) => format!("const {v}"),
-        _ => "?".into(),
-    };
+    // A computed size as its operation over the sizes it reads:
+    // `op 132 (spec 18, const 2)`.
+    fn size(
+        id: u32,
+        depth: usize,
+        spec_ids: &HashMap<u32, u32>,
+        constants: &HashMap<u32, u32>,
+        spec_ops: &HashMap<u32, Vec<u32>>,
+    ) -> String {
+        match (spec_ids.get(&id), constants.get(&id), spec_ops.get(&id)) {
+            (Some(s), _, _) => format!("spec {s}"),
+            (None, Some(v), _) => format!("const {v}"),
+            (None, None, Some(w)) if depth < 8 && !w.is_empty() => {
+                let args: Vec<String> = w[1..]
+                    .iter()
+                    .map(|&a| size(a, depth + 1, spec_ids, constants, spec_ops))
+                    .collect();
+                format!("op {} ({})", w[0], args.join(", "))
+            }
+            _ => "?".into(),
+        }
+    }
+    let size = |id: u32| size(id, 0, &spec_ids, &constants, &spec_ops);
     let mut types = Vec::new();
     for i in &insts {
         let o = |k| i.operand(k).unwrap_or(0);
@@ -267,6 +289,27 @@ fn compare_expanded(e: &crate::expand::Expanded, mode: &str) {
 #[test]
 fn the_khr_gemm_is_glslangs() {
     compare(KHR_GEMM, "fp16s");
+}
+
+#[test]
+fn computed_sizes_are_glslangs() {
+    compare(super::DERIVED_SIZES, "fp16s");
+    // Compared as operations (`op 132 (spec 0, const 2)`), not as unknowns.
+    let ours = compile(
+        &finished(super::DERIVED_SIZES, "fp16s"),
+        &CompileOptions::default(),
+    )
+    .unwrap();
+    let types = shape(&ours.spirv).types;
+    assert!(
+        types.iter().any(|t| t.contains("op 132 (spec 0, const 2)")),
+        "{types:?}"
+    );
+    assert!(
+        types.iter().any(|t| t.contains("op 128 (spec 1, spec 1)")),
+        "{types:?}"
+    );
+    assert!(!types.iter().any(|t| t.contains('?')), "{types:?}");
 }
 
 #[test]
