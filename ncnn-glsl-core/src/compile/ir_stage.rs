@@ -315,7 +315,13 @@ fn parse<'a>(
         Diagnostics(
             d.into_iter()
                 .map(|mut d| {
-                    d.message = coopmat::protos::reword(&d.message, types);
+                    let frontend = (!types.is_empty())
+                        .then(|| coopmat::protos::frontend_message(&d.message))
+                        .flatten();
+                    d.message = match frontend {
+                        Some(m) => m.to_string(),
+                        None => coopmat::protos::reword(&d.message, types),
+                    };
                     for n in d.notes.iter_mut() {
                         *n = coopmat::protos::reword(n, types);
                     }

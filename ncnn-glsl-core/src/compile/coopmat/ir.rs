@@ -137,8 +137,9 @@ fn replace_types(
             bad.push(unsupported(
                 module.global_variables.get_span(h),
                 format!(
-                    "`{}` is a cooperative matrix outside a function: GLSL allows them as local \
-                     variables and parameters only",
+                    "`{}` is a cooperative matrix outside a function: this compiler takes them \
+                     as local variables and parameters only (glslang takes a private global \
+                     too); declare it in the function that uses it",
                     g.name.as_deref().unwrap_or("")
                 ),
             ));

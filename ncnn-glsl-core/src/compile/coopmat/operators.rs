@@ -46,6 +46,10 @@ impl Types {
     }
 }
 
+/// Why an element access is refused, and what to write instead.
+const ELEMENT: &str = "an element of a cooperative matrix: naga's IR has no access to one \
+     (glslang writes one); work on the matrix through `coopMatStore` to `shared` memory";
+
 /// The operators naga would write wrong or not at all on cooperative
 /// matrices, and element access, refused.
 pub(super) fn check_operators(
@@ -70,7 +74,7 @@ pub(super) fn check_operators(
                 Expression::Access { base, .. } | Expression::AccessIndex { base, .. }
                     if is_coop(base) =>
                 {
-                    "an element of a cooperative matrix: naga's IR has no access to one"
+                    ELEMENT
                 }
                 _ => {
                     "this expression's type does not resolve (an operation naga has no rule \
@@ -88,23 +92,25 @@ pub(super) fn check_operators(
                     continue;
                 }
                 let ok = match op {
-                    BinaryOperator::Add | BinaryOperator::Subtract | BinaryOperator::Divide => {
-                        l && r
-                    }
+                    BinaryOperator::Add | BinaryOperator::Subtract => l && r,
                     BinaryOperator::Multiply => l != r,
                     _ => false,
                 };
                 if !ok {
                     let what = match op {
-                        BinaryOperator::Multiply => {
-                            "a component-wise product of two cooperative matrices: naga's SPIR-V \
-                             writer has no form for it (multiply by a scalar, or use \
-                             `coopMatMulAdd`)"
-                                .to_string()
-                        }
+                        BinaryOperator::Multiply | BinaryOperator::Divide if l && r => format!(
+                            "a component-wise {} of two cooperative matrices: naga's IR has no \
+                             form for it (glslang writes one); multiply by a scalar, use \
+                             `coopMatMulAdd`, or go through `coopMatStore` to `shared` memory",
+                            if op == BinaryOperator::Multiply {
+                                "product"
+                            } else {
+                                "quotient"
+                            }
+                        ),
                         _ => format!(
-                            "`{op:?}` on a cooperative matrix: GLSL and naga take `+`, `-` and `/` \
-                             of two matrices and `*` by a scalar"
+                            "`{op:?}` on a cooperative matrix: this compiler takes `+` and `-` of \
+                             two matrices and `*` by a scalar"
                         ),
                     };
                     problems.push(unsupported(span, what));
@@ -113,15 +119,20 @@ pub(super) fn check_operators(
             Expression::Access { base, .. } | Expression::AccessIndex { base, .. }
                 if is_coop(base) =>
             {
+                problems.push(unsupported(span, ELEMENT));
+            }
+            Expression::Unary { expr, .. } if is_coop(expr) => {
                 problems.push(unsupported(
                     span,
-                    "an element of a cooperative matrix: naga's IR has no access to one",
+                    "a negated cooperative matrix: naga's IR has no form for it (glslang writes \
+                     one); multiply by `-1` of the element type",
                 ));
             }
             Expression::ArrayLength(e) if is_coop(e) => {
                 problems.push(unsupported(
                     span,
-                    "the `length()` of a cooperative matrix: naga's IR has no form for it",
+                    "the `length()` of a cooperative matrix: naga's IR has no form for it (glslang \
+                     writes one)",
                 ));
             }
             _ => {}

@@ -178,6 +178,32 @@ pub(crate) fn prototypes(types: &[CoopType], called: Called, ctors: &[bool]) -> 
     s
 }
 
+/// naga's frontend's message about what it cannot type in a text with
+/// cooperative matrices, said in the shader's terms, where it is one the
+/// placeholders cause (the frontend types an operand when an operation
+/// needs it, so these come before the IR step's refusals, `operators.rs`).
+pub(crate) fn frontend_message(message: &str) -> Option<&'static str> {
+    if message.starts_with("Can't resolve type: InvalidSubAccess") {
+        Some(
+            "an index naga cannot type: an element of a cooperative matrix (`m[i]`, \
+             `m.length()`), which naga's IR has no access to (glslang writes one), or an index \
+             of a value that has no elements; work on the matrix through `coopMatStore` to \
+             `shared` memory",
+        )
+    } else if message.starts_with("Can't resolve type: IncompatibleOperands(\"Struct")
+        && message.contains("name: Some(\\\"x")
+    {
+        Some(
+            "an operation naga cannot type on two cooperative matrices: a component-wise `*` \
+             or `/`, which naga's IR has no form for (glslang writes one), reported where the \
+             result is first used; multiply by a scalar, use `coopMatMulAdd`, or go through \
+             `shared` memory",
+        )
+    } else {
+        None
+    }
+}
+
 /// `message` with the placeholder names put back as the user wrote them.
 pub(crate) fn reword(message: &str, types: &[CoopType]) -> String {
     if !message.contains("ncnnext_") {

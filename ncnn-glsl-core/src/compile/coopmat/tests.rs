@@ -696,6 +696,53 @@ layout (binding = 0) readonly buffer A_blob { vec4 a_data[]; };
     }
 }
 
+/// What glslang builds and naga's IR cannot say is refused in the shader's
+/// terms, with what to write instead: element access and component-wise
+/// `*`, `/` and `-` (typed by naga's frontend or its IR), a global matrix.
+#[test]
+fn operations_naga_has_no_form_for_are_refused_in_glsl_terms() {
+    let body = |b: &str| {
+        format!(
+            "{}\nvoid main()\n{{\n    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> a = \
+             coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(float16_t(1.0));\n    \
+             coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> b = a;\n{b}\n}}\n",
+            "#version 450\n#extension GL_KHR_cooperative_matrix : require\n\
+             #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n\
+             layout (local_size_x = 32) in;"
+        )
+    };
+    for (b, want) in [
+        (
+            "    a[0] = a[1] * float16_t(2.0);",
+            "an element of a cooperative matrix",
+        ),
+        (
+            "    float16_t x = a[0];",
+            "an element of a cooperative matrix",
+        ),
+        (
+            "    int n = a.length();",
+            "the `length()` of a cooperative matrix",
+        ),
+        ("    a = a * b;", "component-wise"),
+        ("    a = a / b;", "component-wise quotient"),
+        ("    a = -a;", "a negated cooperative matrix"),
+    ] {
+        let e = errs(&body(b), "fp16s").to_string();
+        assert!(e.contains(want), "{b}: {e}");
+        assert!(
+            !e.contains("Struct {") && !e.contains("no name for"),
+            "{b}: {e}"
+        );
+    }
+    let global = "#version 450\n#extension GL_KHR_cooperative_matrix : require\n\
+                  layout (local_size_x = 32) in;\n\
+                  coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> g;\n\
+                  void main() { coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a = g; }\n";
+    let e = errs(global, "fp32").to_string();
+    assert!(e.contains("declare it in the function"), "{e}");
+}
+
 /// A naga parse error inside a rewritten call names the GLSL.
 #[test]
 fn a_wrong_argument_is_reported_in_glsl_terms() {
