@@ -61,6 +61,15 @@ fn copy_a16_computed() -> String {
         .replace(", 0, C, gl_", ", 0, C2, gl_")
 }
 
+/// [`copy_a16`] through a matrix of the shader (a private global).
+fn copy_a16_global() -> String {
+    let decl = "    coopmat<float16_t, gl_ScopeSubgroup, R, C, gl_MatrixUseA> a;\n";
+    let text = copy_a16();
+    assert!(text.contains(decl));
+    text.replace(decl, "")
+        .replace("void main()", &format!("{}void main()", decl.trim_start()))
+}
+
 /// Makes `blob`'s copy with `options` and runs it on `n` halves: every
 /// element copied, none past them written.
 fn copies(ctx: &Arc<Context>, blob: &'static Blob, options: &PipelineOptions, n: u32) {
@@ -253,5 +262,29 @@ fn a_computed_size_is_checked_at_its_value() {
             .to_string();
         assert!(e.contains(&format!("{}x{} f16 A", 2 * m, 2 * k)), "{e}");
         println!("at R = {m}, C = {k}: {e}");
+    });
+}
+
+#[test]
+#[ignore = "needs VK_KHR_cooperative_matrix: .ci/lavapipe-coopmat runs it on Mesa 26's lavapipe"]
+fn a_private_global_matrix_runs() {
+    let (blob, set) = blob_of(&copy_a16_global(), "fp16s");
+    GpuTest::new(ContextOptions {
+        variant_sets: vec![set],
+        ..ContextOptions::default()
+    })
+    .feature("cooperativeMatrix")
+    .blobs([blob])
+    .run(|gpu| {
+        let ctx = gpu.ctx();
+        let sg = ctx.caps().property("subgroupSize").unwrap_or(32) as u32;
+        let (m, _, k) = device_shape(ctx.caps()).expect("an fp16 shape");
+        let spec = [(0, SpecValue::Uint(m)), (1, SpecValue::Uint(k))];
+        let options = PipelineOptions {
+            local_size: Some([sg, 1, 1]),
+            specialization: &spec,
+        };
+        copies(ctx, blob, &options, m * k);
+        println!("{m}x{k} f16 A of the shader (private): made and run, every element copied");
     });
 }

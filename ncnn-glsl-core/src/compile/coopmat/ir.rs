@@ -129,18 +129,19 @@ fn replace_types(
             module.types.replace(h, new);
         }
     }
-    // Where GLSL allows none.
+    // Where GLSL or this compiler allows none: a private global is
+    // glslang's `Private` variable, as naga writes it.
     let mut bad = Vec::new();
     let holds = |ty: Handle<Type>| of.contains_key(&ty) || coop_based.contains(&ty);
     for (h, g) in module.global_variables.iter() {
-        if holds(g.ty) {
+        if holds(g.ty) && g.space != naga::AddressSpace::Private {
             bad.push(unsupported(
                 module.global_variables.get_span(h),
                 format!(
-                    "`{}` is a cooperative matrix outside a function: this compiler takes them \
-                     as local variables and parameters only (glslang takes a private global \
-                     too); declare it in the function that uses it",
-                    g.name.as_deref().unwrap_or("")
+                    "`{}` is a cooperative matrix in {:?} memory: GLSL allows them as \
+                     variables of a function or of the shader (private), and parameters",
+                    g.name.as_deref().unwrap_or(""),
+                    g.space
                 ),
             ));
         }
@@ -151,8 +152,9 @@ fn replace_types(
                 bad.push(unsupported(
                     module.types.get_span(h),
                     format!(
-                        "the struct `{}` holds a cooperative matrix: GLSL allows them as local \
-                         variables and parameters only",
+                        "the struct `{}` holds a cooperative matrix: this compiler takes them as \
+                         variables and parameters only (glslang takes a struct member too); \
+                         declare the matrix beside the struct",
                         t.name.as_deref().unwrap_or("")
                     ),
                 ));

@@ -735,12 +735,47 @@ fn operations_naga_has_no_form_for_are_refused_in_glsl_terms() {
             "{b}: {e}"
         );
     }
-    let global = "#version 450\n#extension GL_KHR_cooperative_matrix : require\n\
+    let member = "#version 450\n#extension GL_KHR_cooperative_matrix : require\n\
                   layout (local_size_x = 32) in;\n\
-                  coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> g;\n\
-                  void main() { coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a = g; }\n";
-    let e = errs(global, "fp32").to_string();
-    assert!(e.contains("declare it in the function"), "{e}");
+                  struct S { coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> m; };\n\
+                  void main() { S s; }\n";
+    let e = errs(member, "fp32").to_string();
+    assert!(e.contains("declare the matrix beside the struct"), "{e}");
+}
+
+/// A matrix of the shader (a private global), as glslang writes it: a
+/// `Private` variable without initializer.
+#[test]
+fn a_private_global_matrix_is_glslangs() {
+    let src = "#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout (constant_id = 0) const uint M = 16;
+layout (local_size_x = 32) in;
+layout (binding = 0) buffer a_blob { float16_t a_data[]; };
+coopmat<float16_t, gl_ScopeSubgroup, M, M, gl_MatrixUseAccumulator> g;
+coopmat<float16_t, gl_ScopeSubgroup, M, M, gl_MatrixUseAccumulator> h[2];
+void main()
+{
+    coopMatLoad(g, a_data, 0, M, gl_CooperativeMatrixLayoutRowMajor);
+    h[1] = g + g;
+    coopMatStore(h[1], a_data, 0, M, gl_CooperativeMatrixLayoutRowMajor);
+}
+";
+    let c = ok_mode(src, "fp16s");
+    tools::assert_valid(&c.spirv);
+    let insts = crate::spirv::instructions(&c.spirv).unwrap();
+    let private: Vec<_> = insts
+        .iter()
+        .filter(|i| i.op == crate::spirv::op::VARIABLE && i.operand(2) == Some(6))
+        .collect();
+    assert_eq!(private.len(), 2);
+    assert!(private.iter().all(|i| i.words.len() == 4), "an initializer");
+    glslang::compare_text(
+        &finished(src, "fp16s").text().to_string(),
+        "private globals",
+    );
 }
 
 /// A naga parse error inside a rewritten call names the GLSL.

@@ -449,9 +449,10 @@ pub(super) fn drop_array_strides(m: &mut Rewrite, coop: &HashSet<u32>) {
     });
 }
 
-/// The null initializer of a local matrix (or array of them): naga's frontend
-/// initializes every local; GLSL leaves them undefined, glslang writes none,
-/// and a null matrix constant is one thing fewer for a driver to get wrong.
+/// The null initializer of a local or private matrix (or array of them):
+/// naga initializes every local and private global; GLSL leaves them
+/// undefined, glslang writes none, and a null matrix constant is one thing
+/// fewer for a driver to get wrong.
 pub(super) fn drop_initializers(m: &mut Rewrite, coop: &HashSet<u32>) {
     let mut holds: HashSet<u32> = coop.clone();
     loop {
@@ -476,11 +477,12 @@ pub(super) fn drop_initializers(m: &mut Rewrite, coop: &HashSet<u32>) {
         })
         .filter_map(|w| w.get(1).copied())
         .collect();
+    const PRIVATE_STORAGE: u32 = 6;
     const FUNCTION_STORAGE: u32 = 7;
     for w in m.insts.iter_mut() {
         if Rewrite::op(w) == op::VARIABLE
             && w.len() == 5
-            && w[3] == FUNCTION_STORAGE
+            && matches!(w[3], PRIVATE_STORAGE | FUNCTION_STORAGE)
             && pointers.contains(&w[1])
         {
             w.truncate(4);
