@@ -223,10 +223,14 @@ fn a_reflection_without_its_multiply_add_is_refused() {
     });
 }
 
-#[test]
-#[ignore = "needs VK_KHR_cooperative_matrix: .ci/lavapipe-coopmat runs it on Mesa 26's lavapipe"]
-fn a_computed_size_is_checked_at_its_value() {
-    let (blob, set) = blob_of(&copy_a16_computed(), "fp16s");
+/// Runs `body` on a device with cooperative matrices, given the context,
+/// the pipeline options of R x C (`constant_id` 0 and 1) with one subgroup,
+/// and the device's fp16 M and K.
+fn on_device(
+    set: &'static VariantSet,
+    blob: &'static Blob,
+    body: impl FnOnce(&Arc<Context>, &dyn Fn(u32, u32) -> Vec<(u32, SpecValue)>, u32, (u32, u32)),
+) {
     GpuTest::new(ContextOptions {
         variant_sets: vec![set],
         ..ContextOptions::default()
@@ -237,7 +241,16 @@ fn a_computed_size_is_checked_at_its_value() {
         let ctx = gpu.ctx();
         let sg = ctx.caps().property("subgroupSize").unwrap_or(32) as u32;
         let (m, _, k) = device_shape(ctx.caps()).expect("an fp16 shape");
-        let at = |r: u32, c: u32| [(0, SpecValue::Uint(r)), (1, SpecValue::Uint(c))];
+        let at = |r: u32, c: u32| vec![(0, SpecValue::Uint(r)), (1, SpecValue::Uint(c))];
+        body(ctx, &at, sg, (m, k));
+    });
+}
+
+#[test]
+#[ignore = "needs VK_KHR_cooperative_matrix: .ci/lavapipe-coopmat runs it on Mesa 26's lavapipe"]
+fn a_computed_size_is_checked_at_its_value() {
+    let (blob, set) = blob_of(&copy_a16_computed(), "fp16s");
+    on_device(set, blob, |ctx, at, sg, (m, k)| {
         // Half the device's M x K: the words compute the listed M x K.
         let spec = at(m / 2, k / 2);
         let options = PipelineOptions {
@@ -269,17 +282,8 @@ fn a_computed_size_is_checked_at_its_value() {
 #[ignore = "needs VK_KHR_cooperative_matrix: .ci/lavapipe-coopmat runs it on Mesa 26's lavapipe"]
 fn a_private_global_matrix_runs() {
     let (blob, set) = blob_of(&copy_a16_global(), "fp16s");
-    GpuTest::new(ContextOptions {
-        variant_sets: vec![set],
-        ..ContextOptions::default()
-    })
-    .feature("cooperativeMatrix")
-    .blobs([blob])
-    .run(|gpu| {
-        let ctx = gpu.ctx();
-        let sg = ctx.caps().property("subgroupSize").unwrap_or(32) as u32;
-        let (m, _, k) = device_shape(ctx.caps()).expect("an fp16 shape");
-        let spec = [(0, SpecValue::Uint(m)), (1, SpecValue::Uint(k))];
+    on_device(set, blob, |ctx, at, sg, (m, k)| {
+        let spec = at(m, k);
         let options = PipelineOptions {
             local_size: Some([sg, 1, 1]),
             specialization: &spec,
