@@ -772,10 +772,7 @@ void main()
         .collect();
     assert_eq!(private.len(), 2);
     assert!(private.iter().all(|i| i.words.len() == 4), "an initializer");
-    glslang::compare_text(
-        &finished(src, "fp16s").text().to_string(),
-        "private globals",
-    );
+    glslang::compare_text(finished(src, "fp16s").text(), "private globals");
 }
 
 /// A naga parse error inside a rewritten call names the GLSL.
