@@ -62,12 +62,17 @@ use words::{bool_type, drop_outer_strides, emit, Ids};
 pub(crate) const PLACEHOLDER: u32 = 0x00C0_0000;
 
 /// The value of tokens `t` as an integer constant expression of literals
-/// and the `uint` constants `known` names (`8 * 2`, `TILE * 2`), as the
-/// words would compute it; `None` for anything else.
-pub(crate) fn constant_value(src: &str, t: &[Token], known: &HashMap<String, u32>) -> Option<u32> {
+/// and the constants `known` names with their value and whether they are
+/// `uint` (`8 * 2`, `TILE * 2`), as the words would compute it (signed
+/// operations on `int`s); `None` for anything else.
+pub(crate) fn constant_value(
+    src: &str,
+    t: &[Token],
+    known: &HashMap<String, (u32, bool)>,
+) -> Option<u32> {
     let scope: HashMap<&str, Named> = known
         .iter()
-        .map(|(name, &v)| (name.as_str(), Named::Value(v, true)))
+        .map(|(name, &(v, uint))| (name.as_str(), Named::Value(v, uint)))
         .collect();
     let e = parse(src, t, &scope)?;
     eval(&e, &|_| None, &|_| true)

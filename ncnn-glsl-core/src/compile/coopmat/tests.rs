@@ -579,6 +579,17 @@ fn a_size_computed_from_constants_is_their_value() {
     let ma = c.reflection.cooperative_matrices[0];
     assert_eq!(ma.m, CoopMatDim::Constant(16));
     assert_eq!(ma.n, CoopMatDim::Derived);
+    // An `int` constant computes as glslang folds it, signed: -32 / -2
+    // is 16 (unsigned, 0).
+    let src = DERIVED_SIZES.replace(
+        "const uint R2 = R * 2;",
+        "const int T = -32;\nconst uint R2 = uint(T / -2);",
+    );
+    let c = ok_mode(&src, "fp16s");
+    assert_eq!(
+        c.reflection.cooperative_matrices[0].m,
+        CoopMatDim::Constant(16)
+    );
     // A float in the initializer: no size this compiler computes, refused
     // at the type with what sizes may be.
     let src = DERIVED_SIZES.replace("const uint R2 = R * 2;", "const uint R2 = uint(16.0);");

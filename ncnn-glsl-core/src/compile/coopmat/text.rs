@@ -244,9 +244,10 @@ pub(crate) fn unwritten_sizes(found: &TextFound, written: &[String]) -> Vec<Prob
 const MAX_INITIALIZER: usize = 256;
 
 /// The `const` integers of the global scope: those of a constant value
-/// (`const uint TILE = 16;`, `const uint T2 = TILE * 2;`) with it, and the
-/// others (`const uint M2 = M * 2;`), in text order.
-fn global_consts(src: &str, toks: &[Token]) -> (HashMap<String, u32>, Vec<String>) {
+/// (`const uint TILE = 16;`, `const uint T2 = TILE * 2;`) with it and
+/// whether it is a `uint`, and the others (`const uint M2 = M * 2;`), in
+/// text order.
+fn global_consts(src: &str, toks: &[Token]) -> (HashMap<String, (u32, bool)>, Vec<String>) {
     let depth = brace_depths(src, toks);
     let mut literal = HashMap::new();
     let mut computed = Vec::new();
@@ -265,7 +266,7 @@ fn global_consts(src: &str, toks: &[Token]) -> (HashMap<String, u32>, Vec<String
                 .and_then(|end| constant_value(src, &init[..end], &literal));
             match value {
                 Some(v) => {
-                    literal.insert(w[2].to_string(), v);
+                    literal.insert(w[2].to_string(), (v, w[1] == "uint"));
                 }
                 None => computed.push(w[2].to_string()),
             }
@@ -278,7 +279,7 @@ fn global_consts(src: &str, toks: &[Token]) -> (HashMap<String, u32>, Vec<String
 /// computed ones.
 struct Names<'a> {
     spec: &'a [SpecDecl],
-    consts: &'a HashMap<String, u32>,
+    consts: &'a HashMap<String, (u32, bool)>,
     derived: &'a [String],
 }
 
@@ -346,7 +347,7 @@ fn key(
                 id: d.id,
                 signed: d.ty == "int",
             })
-        } else if let Some(&v) = names.consts.get(s) {
+        } else if let Some(&(v, _)) = names.consts.get(s) {
             Some(Size::Lit(v))
         } else {
             names.derived.iter().position(|d| d == s).map(Size::Derived)
