@@ -70,6 +70,14 @@ fn copy_a16_global() -> String {
         .replace("void main()", &format!("{}void main()", decl.trim_start()))
 }
 
+/// A pipeline of one subgroup (`local_size_x_id`) with `spec`.
+fn one_subgroup(sg: u32, spec: &[(u32, SpecValue)]) -> PipelineOptions<'_> {
+    PipelineOptions {
+        local_size: Some([sg, 1, 1]),
+        specialization: spec,
+    }
+}
+
 /// Makes `blob`'s copy with `options` and runs it on `n` halves: every
 /// element copied, none past them written.
 fn copies(ctx: &Arc<Context>, blob: &'static Blob, options: &PipelineOptions, n: u32) {
@@ -148,10 +156,7 @@ fn an_unlisted_matrix_type_is_refused_before_vulkan_sees_it() {
         let sg = ctx.caps().property("subgroupSize").unwrap_or(32) as u32;
         for r in [8u32, 16] {
             let spec = [(0, SpecValue::Uint(r)), (1, SpecValue::Uint(r))];
-            let options = PipelineOptions {
-                local_size: Some([sg, 1, 1]),
-                specialization: &spec,
-            };
+            let options = one_subgroup(sg, &spec);
             let e = Pipeline::new(ctx, "copy_a", blob, &options)
                 .err()
                 .unwrap_or_else(|| panic!("a {r}x{r} f32 A matrix was let through"));
@@ -163,15 +168,12 @@ fn an_unlisted_matrix_type_is_refused_before_vulkan_sees_it() {
         // The listed type at the device's M x K, run: every element copied.
         let (m, _, k) = device_shape(ctx.caps()).expect("an fp16 shape");
         let spec = [(0, SpecValue::Uint(m)), (1, SpecValue::Uint(k))];
-        let options = PipelineOptions {
-            local_size: Some([sg, 1, 1]),
-            specialization: &spec,
-        };
+        let options = one_subgroup(sg, &spec);
         copies(ctx, blob16, &options, m * k);
         println!("{m}x{k} f16 A: made and run, every element copied");
-        // The same words with a reflection that lists no matrix type: the
-        // device's list is checked against the reflection, so the words
-        // must agree with it, or nothing is made.
+        // The same words with a reflection that lists no matrix type: what
+        // a blob says of itself must be what its words do, or nothing is
+        // made.
         let e = refused(ctx, blob16, &options, |r| {
             r.cooperative_matrix_types = Vec::new().into();
         });
@@ -208,10 +210,7 @@ fn a_reflection_without_its_multiply_add_is_refused() {
             (19, SpecValue::Uint(n)),
             (20, SpecValue::Uint(k)),
         ];
-        let options = PipelineOptions {
-            local_size: Some([sg, 1, 1]),
-            specialization: &spec,
-        };
+        let options = one_subgroup(sg, &spec);
         let e = refused(ctx, blob, &options, |r| {
             r.cooperative_matrices = Vec::new().into();
         });
@@ -253,10 +252,7 @@ fn a_computed_size_is_checked_at_its_value() {
     on_device(set, blob, |ctx, at, sg, (m, k)| {
         // Half the device's M x K: the words compute the listed M x K.
         let spec = at(m / 2, k / 2);
-        let options = PipelineOptions {
-            local_size: Some([sg, 1, 1]),
-            specialization: &spec,
-        };
+        let options = one_subgroup(sg, &spec);
         copies(ctx, blob, &options, m * k);
         println!(
             "R * 2 x C * 2 at R = {}, C = {}: {m}x{k}, made and run",
@@ -265,10 +261,7 @@ fn a_computed_size_is_checked_at_its_value() {
         );
         // The device's M x K: twice that, which no row lists.
         let spec = at(m, k);
-        let options = PipelineOptions {
-            local_size: Some([sg, 1, 1]),
-            specialization: &spec,
-        };
+        let options = one_subgroup(sg, &spec);
         let e = Pipeline::new(ctx, "copy", blob, &options)
             .err()
             .unwrap_or_else(|| panic!("a {}x{} f16 A was let through", 2 * m, 2 * k))
@@ -284,10 +277,7 @@ fn a_private_global_matrix_runs() {
     let (blob, set) = blob_of(&copy_a16_global(), "fp16s");
     on_device(set, blob, |ctx, at, sg, (m, k)| {
         let spec = at(m, k);
-        let options = PipelineOptions {
-            local_size: Some([sg, 1, 1]),
-            specialization: &spec,
-        };
+        let options = one_subgroup(sg, &spec);
         copies(ctx, blob, &options, m * k);
         println!("{m}x{k} f16 A of the shader (private): made and run, every element copied");
     });
