@@ -53,7 +53,7 @@ pub struct Reflection {
     /// multiply-add or not (a matrix that is only loaded, converted and
     /// stored): its element type, scope, rows, columns and use. Without
     /// `cooperativeMatrixFlexibleDimensions` each must match a row of the
-    /// device's list, by its use ([`CoopMatType::listed`]). Empty for a blob
+    /// device's list, by its use ([`coop_mat_admitted`]). Empty for a blob
     /// without cooperative matrices (and then left out of the JSON).
     #[serde(default, skip_serializing_if = "no_types")]
     pub cooperative_matrix_types: Cow<'static, [CoopMatType]>,
@@ -322,27 +322,6 @@ impl CoopMatType {
     /// [`CoopMatMulAdd::shape`].
     pub fn size(&self, spec: impl Fn(u32) -> Option<u32>) -> [Option<u32>; 2] {
         [self.rows.value(&spec), self.cols.value(&spec)]
-    }
-
-    /// Whether a row of the device's list, `(M, N, K)` with its
-    /// `VkComponentTypeKHR`s `(A, B, C, result)` and scope, admits the
-    /// type at `size`: A is M x K of A's type, B K x N of B's, the
-    /// accumulator M x N of C's or the result's; an NV type any of them.
-    pub fn listed(
-        &self,
-        size: (u32, u32),
-        mnk: (u32, u32, u32),
-        types: (u32, u32, u32, u32),
-        scope: u32,
-    ) -> bool {
-        scope == self.scope
-            && coop_mat_admitted(
-                self.role,
-                self.element.vk_component_type(),
-                size,
-                mnk,
-                types,
-            )
     }
 }
 

@@ -138,11 +138,7 @@ pub(crate) fn check(name: &str, words: &Interface, caps: &DeviceCaps) -> Result<
         }
     }
     for w in &words.cooperative_matrix_types {
-        let flavor = if w.nv {
-            CoopMatFlavor::Nv
-        } else {
-            CoopMatFlavor::Khr
-        };
+        let flavor = flavor_of(w.nv);
         let role = w.role.and_then(CoopMatUse::from_spirv);
         let listed = match (w.component, w.scope, w.rows, w.cols) {
             (Some(e), Some(scope), Some(rows), Some(cols)) if w.nv || role.is_some() => {
@@ -171,6 +167,15 @@ pub(crate) fn check(name: &str, words: &Interface, caps: &DeviceCaps) -> Result<
     Ok(())
 }
 
+/// The extension of a matrix of the words (`OpTypeCooperativeMatrixNV` or KHR).
+fn flavor_of(nv: bool) -> CoopMatFlavor {
+    if nv {
+        CoopMatFlavor::Nv
+    } else {
+        CoopMatFlavor::Khr
+    }
+}
+
 /// A multiply-add of the words: its extension, `(M, N, K)`, the
 /// `VkComponentTypeKHR`s of A, B, C and the result, and the scope.
 struct MulAdd {
@@ -187,11 +192,7 @@ impl MulAdd {
             return None;
         };
         Some(MulAdd {
-            flavor: if a.nv {
-                CoopMatFlavor::Nv
-            } else {
-                CoopMatFlavor::Khr
-            },
+            flavor: flavor_of(a.nv),
             mnk: (a.rows?, b.cols?, a.cols?),
             types: (a.component?, b.component?, c.component?, result.component?),
             scope: a.scope?,
