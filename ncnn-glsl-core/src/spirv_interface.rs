@@ -20,9 +20,9 @@ use std::collections::HashMap;
 use crate::spirv::{instructions, op};
 
 mod coop_matrices;
-mod spec_ops;
+pub(crate) mod spec_ops;
 
-pub(crate) use spec_ops::{spec_op, spec_op_partial};
+use spec_ops::spec_op_partial;
 
 pub use coop_matrices::WordCoopMatType;
 
@@ -484,7 +484,7 @@ impl Module {
 mod tests {
     #[test]
     fn spec_constant_ops_compute_as_spirv_does() {
-        use super::spec_op;
+        use super::spec_ops::spec_op;
         assert_eq!(spec_op(132, &[6, 7]), Some(42));
         assert_eq!(spec_op(128, &[u32::MAX, 2]), Some(1));
         // SRem takes the dividend's sign, SMod the divisor's.

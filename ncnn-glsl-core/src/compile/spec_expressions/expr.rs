@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::super::source_text::int_literal;
 use super::super::tokens::{Kind, Token};
-use crate::spirv_interface::{spec_op, spec_op_partial};
+use crate::spirv_interface::spec_ops::{spec_op, spec_op_partial};
 
 /// An expression over specialization constants whose value is an integer
 /// (its parts may be `bool`s: comparisons, logic, conversions).
