@@ -203,6 +203,60 @@ void main() {
     }
 }
 
+/// A shader's own literals equal to the placeholder lengths naga compiles
+/// specialized arrays at, and to their last indices (`0xBFFFFF`,
+/// `0xC00000`, ...): naga shares one constant among equal literals, so its
+/// clamp of `s[i]` and the user's `0xBFFFFFu` are one `OpConstant`. The
+/// clamps are rewritten where the access chain uses them, and the literals
+/// keep their values (they once became `N - 1` and `2N - 1`), a user's
+/// own `min(x, 0xBFFFFFu)` included.
+#[test]
+fn literals_equal_to_the_placeholders_keep_their_values() {
+    let src = "#version 450
+layout (constant_id = 0) const uint N = 4u;
+const uint M = N * 2u;
+layout (local_size_x = 64) in;
+layout (binding = 0) readonly buffer A { uint a[]; };
+layout (binding = 1) writeonly buffer B { uint b[]; };
+shared uint s[N];
+shared uint t[M];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint g = gl_GlobalInvocationID.x;
+    uint v[N * 3u];
+    for (uint k = 0u; k < N * 3u; k++)
+        v[k] = a[(g + k) % 256u];
+    if (l < N) s[l] = l + 1u;
+    if (l < M) t[l] = l * 2u + 1u;
+    barrier();
+    uint x = a[g] % 64u;
+    b[g * 9u + 0u] = 0xBFFFFFu;
+    b[g * 9u + 1u] = 0xC00000u;
+    b[g * 9u + 2u] = 0xC00001u;
+    b[g * 9u + 3u] = 0xC00002u + x;
+    b[g * 9u + 4u] = uint(12582911 + int(x));
+    b[g * 9u + 5u] = s[x % N] + t[x % M] + v[x % (N * 3u)];
+    b[g * 9u + 6u] = min(x * 0x40000u, 0xBFFFFFu);
+    b[g * 9u + 7u] = s[0] + t[0] + v[0];
+    b[g * 9u + 8u] = s[(x >> 4u) % N] + t[N - 1u] + v[N * 3u - 1u];
+}
+";
+    for n in [4u32, 1, 16] {
+        let mut case = Case::new(
+            "literals equal to the placeholders",
+            src,
+            "fp32",
+            vec![
+                Io::In(4 * 256, Fill::Words),
+                Io::Out(4 * 9 * 256, Cmp::Exact),
+            ],
+        );
+        case.groups = [4, 1, 1];
+        case.specialization = vec![(0, SpecValue::Uint(n))];
+        run(&case);
+    }
+}
+
 /// ncnn's GEMM tile sized by `?:` of specialization constants (a 2-D
 /// `shared` array whose inner length is `OpSelect` of an `OpUGreaterThan`):
 /// every element written through `gl_LocalInvocationID` and read back

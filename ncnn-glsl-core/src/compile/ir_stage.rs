@@ -133,6 +133,8 @@ pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedMod
     if !bad.is_empty() {
         return Err(Diagnostics(bad));
     }
+    spec_expressions::check_placeholders(&module, &edited.spec_exprs)
+        .map_err(|what| Diagnostics::from(Diagnostic::new(what)))?;
     barrier_scope::fix_barrier_scope(&mut module);
     memory_barriers::lower(&mut module);
     fp16_builtins::lower(&mut module);

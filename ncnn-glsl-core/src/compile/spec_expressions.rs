@@ -92,6 +92,8 @@ pub(crate) struct Derived {
 /// An array length given by an expression over specialization constants.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Sized {
+    /// The array's name.
+    pub name: String,
     /// The placeholder naga is given.
     pub placeholder: u32,
     pub expr: Expr,
@@ -137,7 +139,7 @@ struct ArrayDim<'a> {
 /// The most bytes the other dimensions and the element of an array with a
 /// specialized dimension may take: naga lays the array out at a placeholder
 /// length, and refuses (panics on) a type past `i32::MAX` bytes.
-const MAX_OTHER_BYTES: u64 = i32::MAX as u64 / (PLACEHOLDER as u64 + 0x1_0000);
+const MAX_OTHER_BYTES: u64 = i32::MAX as u64 / (PLACEHOLDER as u64 + PLACEHOLDER_WINDOW as u64);
 
 /// The dimension opening at token `k` of the declaration one of whose runs
 /// of dimensions opens at `first`, with the declaration's every other
@@ -393,6 +395,9 @@ struct Analysis<'a> {
     refused: Vec<(usize, usize)>,
     /// The token of each derived constant's `const`.
     const_tokens: Vec<usize>,
+    /// The value of every other array size it could compute: no
+    /// placeholder may equal one (naga would share the array type).
+    taken: HashSet<u32>,
 }
 
 fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<'a> {
@@ -404,6 +409,7 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
         sized_names: Vec::new(),
         refused: Vec::new(),
         const_tokens: Vec::new(),
+        taken: HashSet::new(),
     };
     let mut derived_names: HashSet<String> = HashSet::new();
     for u in uses(src, toks) {
@@ -462,7 +468,12 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
                     a.refused
                         .push(first_spec_use(src, u.toks, &all_spec, &derived_names))
                 }
-                _ => {}
+                Some(e) => {
+                    if let Some(v) = eval(&e, &|_| None, &|_| false) {
+                        a.taken.insert(v);
+                    }
+                }
+                None => {}
             },
         }
     }
@@ -494,9 +505,11 @@ pub(crate) fn rewrite(text: &mut String, toks: &[Token], decls: &[SpecDecl]) -> 
         overwrite(text, d.range.clone(), "0");
         out.derived.push(d);
     }
+    let distinct: HashSet<&Expr> = a.sizes.iter().map(|(_, e)| e).collect();
+    let base = placeholder_base(&a.taken, distinct.len() as u32);
     let mut placeholders: HashMap<Expr, u32> = HashMap::new();
-    for (range, expr) in a.sizes {
-        let next = PLACEHOLDER + placeholders.len() as u32;
+    for ((range, expr), name) in a.sizes.into_iter().zip(a.sized_names) {
+        let next = base + placeholders.len() as u32;
         let placeholder = *placeholders.entry(expr.clone()).or_insert(next);
         overwrite(text, range.clone(), "");
         out.inserts.push(Insert {
@@ -505,12 +518,105 @@ pub(crate) fn rewrite(text: &mut String, toks: &[Token], decls: &[SpecDecl]) -> 
             stands_for: Some(range.clone()),
         });
         out.sized.push(Sized {
+            name: name.to_string(),
             placeholder,
             expr,
             range,
         });
     }
     out
+}
+
+/// The placeholders' first value, for `n` of them: the first run of `n`
+/// values from [`PLACEHOLDER`] that no other array's length (`taken`) is
+/// in, within the window naga lays out. Where none is (more arrays than the
+/// window holds), [`PLACEHOLDER`]: [`check_placeholders`] then refuses the
+/// module rather than let two arrays share a type.
+fn placeholder_base(taken: &HashSet<u32>, n: u32) -> u32 {
+    let end = PLACEHOLDER + PLACEHOLDER_WINDOW;
+    let mut base = PLACEHOLDER;
+    while base.saturating_add(n) <= end {
+        match (base..base + n).rev().find(|v| taken.contains(v)) {
+            None => return base,
+            Some(v) => base = v + 1,
+        }
+    }
+    PLACEHOLDER
+}
+
+/// How many values from [`PLACEHOLDER`] the placeholders may take:
+/// [`MAX_OTHER_BYTES`] allows for this many above it.
+const PLACEHOLDER_WINDOW: u32 = 0x1_0000;
+
+/// `Err` naming an array that is not one the text sized by specialization
+/// constants but whose type holds an array of a placeholder length: naga
+/// gave both one type, and the word pass would specialize both. The text
+/// pass chose placeholders no array size it could compute has; this check
+/// covers the ones it could not compute.
+pub(crate) fn check_placeholders(module: &naga::Module, found: &SpecExprs) -> Result<(), String> {
+    use naga::{ArraySize, TypeInner};
+    if found.sized.is_empty() {
+        return Ok(());
+    }
+    let placeholders: HashSet<u32> = found.sized.iter().map(|s| s.placeholder).collect();
+    let names: HashSet<&str> = found.sized.iter().map(|s| s.name.as_str()).collect();
+    // Whether a type is, or is an array or pointer of, a placeholder-length
+    // array (each step goes to a type declared before it: it ends).
+    let holds = |mut ty: naga::Handle<naga::Type>| loop {
+        match module.types[ty].inner {
+            TypeInner::Array { size, base, .. } => {
+                if let ArraySize::Constant(n) = size {
+                    if placeholders.contains(&n.get()) {
+                        return true;
+                    }
+                }
+                ty = base;
+            }
+            TypeInner::Pointer { base, .. } => ty = base,
+            _ => return false,
+        }
+    };
+    let clash = |name: Option<&str>| {
+        let name = name.unwrap_or("?");
+        Err(format!(
+            "the array `{name}` has a length this compiler gives arrays sized by              specialization constants while naga compiles them ({}..{}); give it              another length",
+            PLACEHOLDER,
+            PLACEHOLDER + PLACEHOLDER_WINDOW
+        ))
+    };
+    for (_, t) in module.types.iter() {
+        if let TypeInner::Struct { members, .. } = &t.inner {
+            if let Some(m) = members.iter().find(|m| holds(m.ty)) {
+                return clash(m.name.as_deref());
+            }
+        }
+    }
+    // naga's own temporaries (an `inout` argument's copy) have no name; a
+    // declared array always has one.
+    let ours = |name: Option<&str>| name.is_none_or(|n| names.contains(n));
+    for (_, g) in module.global_variables.iter() {
+        if holds(g.ty) && !ours(g.name.as_deref()) {
+            return clash(g.name.as_deref());
+        }
+    }
+    let functions = module
+        .functions
+        .iter()
+        .map(|(_, f)| f)
+        .chain(module.entry_points.iter().map(|e| &e.function));
+    for f in functions {
+        for (_, v) in f.local_variables.iter() {
+            if holds(v.ty) && !ours(v.name.as_deref()) {
+                return clash(v.name.as_deref());
+            }
+        }
+        for a in &f.arguments {
+            if holds(a.ty) && !ours(a.name.as_deref()) {
+                return clash(a.name.as_deref());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The array sizes that are not positive with the specialization
@@ -715,17 +821,27 @@ pub(crate) fn write(
     }
     drop_outer_strides(&mut m, &length_of.values().copied().collect());
     // The bounds clamps of these arrays bound the specialized lengths.
-    clamps::rewrite(&mut m, &length_of, uint);
-    // A placeholder's constant goes, unless something else names its id.
+    clamps::rewrite(&mut m, &length_of, uint)?;
+    // A placeholder's constant, and the clamps' `placeholder - 1`, go
+    // unless something else names their ids (the user's equal literals).
+    let lasts: HashSet<u32> = length_of.keys().map(|p| p - 1).collect();
     let is_placeholder = |w: &[u32]| {
-        Rewrite::op(w) == op::CONSTANT && w.get(2).is_some_and(|id| placeholder_of.contains_key(id))
+        Rewrite::op(w) == op::CONSTANT
+            && w.len() == 4
+            && (placeholder_of.contains_key(&w[2]) || w[1] == uint && lasts.contains(&w[3]))
     };
+    let dropped: HashSet<u32> = m
+        .insts
+        .iter()
+        .filter(|w| is_placeholder(w))
+        .map(|w| w[2])
+        .collect();
     let named: HashSet<u32> = m
         .insts
         .iter()
         .filter(|w| !is_placeholder(w))
         .flat_map(|w| w[1..].iter().copied())
-        .filter(|x| placeholder_of.contains_key(x))
+        .filter(|x| dropped.contains(x))
         .collect();
     m.insts
         .retain(|w| !is_placeholder(w) || w.get(2).is_some_and(|id| named.contains(id)));

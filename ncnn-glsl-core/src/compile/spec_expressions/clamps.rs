@@ -1,13 +1,18 @@
 //! Bounds clamps of arrays sized by specialization constants. naga compiled
 //! them at a placeholder length, so its clamps (`BoundsCheckPolicy::Restrict`)
-//! bound the placeholder: a dynamic index is clamped to the placeholder's last
-//! index, and a constant one is not clamped at all (naga sees it in bounds).
-//! Both are rewritten to bound the length the pipeline specializes: the
-//! clamp's constant becomes `length - 1`, and a constant index `k` becomes
-//! `min(k, length - 1)`, as `OpSpecConstantOp`s (which have no `UMin`:
+//! bound the placeholder: a dynamic index `i` is `UMin(i, placeholder - 1)`,
+//! and a constant one is not clamped at all (naga sees it in bounds).
+//! Both are rewritten to bound the length the pipeline specializes, at the
+//! access chain that indexes such an array: the `UMin` feeding its index
+//! takes `length - 1`, and a constant index `k` becomes `min(k, length - 1)`,
+//! as `OpSpecConstantOp`s (which have no `UMin`:
 //! `last + ((k - last) & ((k - last) >> 31))`, for indices below 2^31).
+//!
+//! Each edit is made where the chain uses the value, never to the constant
+//! itself: naga shares one `OpConstant` among equal literals, so the clamp's
+//! `placeholder - 1` may be the user's literal too.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::compile::spirv_edit::{inst, Rewrite};
 use crate::spirv::op;
@@ -16,61 +21,27 @@ const IADD: u32 = 128;
 const ISUB: u32 = 130;
 const SHIFT_RIGHT_ARITHMETIC: u32 = 195;
 const BITWISE_AND: u32 = 199;
+/// `OpFunctionParameter`: a pointer an access chain may start from.
+const FUNCTION_PARAMETER: u16 = 55;
+/// `UMin` of the `GLSL.std.450` instructions.
+const UMIN: u32 = 38;
 
 /// Rewrites the clamps of the arrays whose length ids are `lengths` (by the
-/// placeholder each replaced). `uint` is the module's `uint` type.
-pub(super) fn rewrite(m: &mut Rewrite, lengths: &HashMap<u32, u32>, uint: u32) {
-    let mut fresh = Vec::new();
-    let constant = |m: &mut Rewrite, value: u32, fresh: &mut Vec<Vec<u32>>| {
-        let id = m.fresh_id();
-        fresh.push(inst(op::CONSTANT, &[uint, id, value]));
-        id
-    };
-    let one = constant(m, 1, &mut fresh);
-    // `length - 1` of each length, made where first needed.
-    let mut last: HashMap<u32, u32> = HashMap::new();
-    let mut last_of = |m: &mut Rewrite, length: u32, fresh: &mut Vec<Vec<u32>>| {
-        *last.entry(length).or_insert_with(|| {
-            let id = m.fresh_id();
-            fresh.push(inst(op::SPEC_CONSTANT_OP, &[uint, id, ISUB, length, one]));
-            id
-        })
-    };
-    // naga's clamp of a dynamic index: `OpConstant %uint (placeholder - 1)`.
-    let by_last: HashMap<u32, u32> = lengths.iter().map(|(&p, &l)| (p - 1, l)).collect();
-    for i in 0..m.insts.len() {
-        let w = &m.insts[i];
-        if Rewrite::op(w) == op::CONSTANT && w.len() == 4 && w[1] == uint {
-            if let Some(&length) = by_last.get(&w[3]) {
-                let id = w[2];
-                m.insts[i] = inst(op::SPEC_CONSTANT_OP, &[uint, id, ISUB, length, one]);
-            }
-        }
-    }
-    let c31 = constant(m, 31, &mut fresh);
-    constant_indices(m, lengths, uint, c31, &mut fresh, &mut last_of);
-    let at = m
-        .insts
-        .iter()
-        .position(|w| Rewrite::op(w) == op::FUNCTION)
-        .unwrap_or(m.insts.len());
-    m.insts.splice(at..at, fresh);
-}
-
-/// Clamps each constant index into an array of one of `lengths`, in every
-/// access chain (`c31`: the constant 31).
-fn constant_indices(
+/// placeholder each replaced). `uint` is the module's `uint` type. `Err`
+/// where an index into such an array is neither a constant nor naga's clamp:
+/// it would be unbounded.
+pub(super) fn rewrite(
     m: &mut Rewrite,
     lengths: &HashMap<u32, u32>,
     uint: u32,
-    c31: u32,
-    fresh: &mut Vec<Vec<u32>>,
-    last_of: &mut impl FnMut(&mut Rewrite, u32, &mut Vec<Vec<u32>>) -> u32,
-) {
-    let specialized: std::collections::HashSet<u32> = lengths.values().copied().collect();
-    // Types and constants by id; the type of each pointer a chain starts from.
+) -> Result<(), String> {
+    let placeholder_of: HashMap<u32, u32> = lengths.iter().map(|(&p, &l)| (l, p)).collect();
+    let glsl = glsl_import(m);
+    // Types, constants and ext-insts by id; the type of each pointer a
+    // chain starts from.
     let mut types: HashMap<u32, usize> = HashMap::new();
     let mut constants: HashMap<u32, u32> = HashMap::new();
+    let mut defs: HashMap<u32, usize> = HashMap::new();
     let mut pointer_of: HashMap<u32, u32> = HashMap::new();
     for (i, w) in m.insts.iter().enumerate() {
         match Rewrite::op(w) {
@@ -80,7 +51,12 @@ fn constant_indices(
             op::CONSTANT if w.len() == 4 => {
                 constants.insert(w[2], w[3]);
             }
-            op::VARIABLE | op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN if w.len() > 2 => {
+            op::EXT_INST if w.len() > 2 => {
+                defs.insert(w[2], i);
+            }
+            op::VARIABLE | op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN | FUNCTION_PARAMETER
+                if w.len() > 2 =>
+            {
                 pointer_of.insert(w[2], w[1]);
             }
             _ => {}
@@ -90,8 +66,9 @@ fn constant_indices(
         let w = &m.insts[*types.get(&ty)?];
         (Rewrite::op(w) == op::TYPE_POINTER).then(|| w.get(3).copied())?
     };
-    let mut clamped: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut edits = Vec::new();
+    // Each index into a specialized array: (instruction, operand, index, length).
+    let mut constant_edits = Vec::new();
+    let mut umin_edits = Vec::new();
     for (i, w) in m.insts.iter().enumerate() {
         if !matches!(
             Rewrite::op(w),
@@ -109,8 +86,23 @@ fn constant_indices(
             };
             match Rewrite::op(t) {
                 op::TYPE_ARRAY if t.len() == 4 => {
-                    if specialized.contains(&t[3]) && constants.contains_key(&index) {
-                        edits.push((i, 4 + k, index, t[3]));
+                    if let Some(&placeholder) = placeholder_of.get(&t[3]) {
+                        if constants.contains_key(&index) {
+                            constant_edits.push((i, 4 + k, index, t[3]));
+                        } else {
+                            let clamp = defs
+                                .get(&index)
+                                .filter(|&&at| {
+                                    is_clamp(&m.insts[at], glsl, &constants, placeholder)
+                                })
+                                .ok_or_else(|| {
+                                    format!(
+                                        "an index (%{index}) into an array sized by \
+                                         specialization constants is not naga's clamp"
+                                    )
+                                })?;
+                            umin_edits.push((*clamp, t[3]));
+                        }
                     }
                     ty = t[2];
                 }
@@ -123,9 +115,34 @@ fn constant_indices(
             }
         }
     }
-    for (i, at, index, length) in edits {
+    let mut fresh = Vec::new();
+    let mut new_constant = |m: &mut Rewrite, value: u32| {
+        let id = m.fresh_id();
+        fresh.push(inst(op::CONSTANT, &[uint, id, value]));
+        id
+    };
+    let one = new_constant(m, 1);
+    let c31 = new_constant(m, 31);
+    // `length - 1` of each length, made where first needed.
+    let mut last: HashMap<u32, u32> = HashMap::new();
+    let mut last_of = |m: &mut Rewrite, length: u32, fresh: &mut Vec<Vec<u32>>| {
+        *last.entry(length).or_insert_with(|| {
+            let id = m.fresh_id();
+            fresh.push(inst(op::SPEC_CONSTANT_OP, &[uint, id, ISUB, length, one]));
+            id
+        })
+    };
+    let mut rewritten: HashSet<usize> = HashSet::new();
+    for (at, length) in umin_edits {
+        if rewritten.insert(at) {
+            let last = last_of(m, length, &mut fresh);
+            m.insts[at][6] = last;
+        }
+    }
+    let mut clamped: HashMap<(u32, u32), u32> = HashMap::new();
+    for (i, at, index, length) in constant_edits {
         let id = *clamped.entry((index, length)).or_insert_with(|| {
-            let last = last_of(m, length, fresh);
+            let last = last_of(m, length, &mut fresh);
             let [d, mask, and, min] = [(); 4].map(|_| m.fresh_id());
             fresh.push(inst(op::SPEC_CONSTANT_OP, &[uint, d, ISUB, index, last]));
             fresh.push(inst(
@@ -141,4 +158,34 @@ fn constant_indices(
         });
         m.insts[i][at] = id;
     }
+    let at = m
+        .insts
+        .iter()
+        .position(|w| Rewrite::op(w) == op::FUNCTION)
+        .unwrap_or(m.insts.len());
+    m.insts.splice(at..at, fresh);
+    Ok(())
+}
+
+/// The id of the `GLSL.std.450` import (0 without one).
+fn glsl_import(m: &Rewrite) -> u32 {
+    m.insts
+        .iter()
+        .find(|w| {
+            Rewrite::op(w) == op::EXT_INST_IMPORT
+                && w.len() > 2
+                && w[2..]
+                    .iter()
+                    .flat_map(|x| x.to_le_bytes())
+                    .take_while(|&b| b != 0)
+                    .eq(*b"GLSL.std.450")
+        })
+        .map_or(0, |w| w[1])
+}
+
+/// Whether `w` is naga's clamp of an index into an array of the placeholder
+/// length `placeholder`: `UMin(i, placeholder - 1)`.
+fn is_clamp(w: &[u32], glsl: u32, constants: &HashMap<u32, u32>, placeholder: u32) -> bool {
+    // header, result type, result, set, instruction, x, y
+    w.len() == 7 && w[3] == glsl && w[4] == UMIN && constants.get(&w[6]) == Some(&(placeholder - 1))
 }

@@ -248,3 +248,57 @@ fn what_stays_unsupported_is_refused_at_its_place() {
         );
     }
 }
+
+/// An array whose own length is one a placeholder would take (a buffer's
+/// fixed array of `0xC00000` and `0xC00001` elements) keeps it: naga would
+/// give it the type of a specialized array of the same element, and the
+/// word pass would specialize both. The placeholders move past it.
+#[test]
+fn an_array_of_a_placeholder_length_keeps_it() {
+    let text = "#version 450
+layout (constant_id = 0) const uint N = 4u;
+layout (local_size_x = 64) in;
+layout (binding = 0) buffer B { uint big[0xC00000]; uint more[12582913]; };
+layout (binding = 1) buffer C { uint c[]; };
+shared uint s[N];
+shared uint t[N * 2u];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    s[l % N] = l;
+    t[l % (N * 2u)] = l;
+    barrier();
+    big[l] = s[l % N];
+    more[l] = t[l % (N * 2u)];
+    c[l] = big[l + 1u] + more[l + 2u];
+}
+";
+    let c = ok(text);
+    assert_valid(&c.spirv);
+    for n in [1u32, 4, 100] {
+        let i = read_specialized(&c.spirv, &[(0, n)]).unwrap();
+        let block = i.bindings.iter().find(|b| b.binding == 0).unwrap();
+        assert_eq!(block.fixed_bytes, 4 * (0xC00000 + 12582913), "N = {n}");
+        assert_eq!(i.workgroup_bytes, u64::from(4 * 3 * n), "N = {n}");
+    }
+}
+
+/// A length the text pass cannot compute (a float conversion) that equals
+/// a placeholder is refused by name, never specialized with the array it
+/// shares a type with.
+#[test]
+fn an_uncomputed_length_equal_to_a_placeholder_is_refused() {
+    let text = "#version 450
+layout (constant_id = 0) const uint N = 4u;
+layout (local_size_x = 64) in;
+layout (binding = 0) buffer B { uint big[uint(12582912.0)]; };
+shared uint s[N];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    s[l % N] = l;
+    barrier();
+    big[l] = s[l % N];
+}
+";
+    let e = errs(text, "fp32").to_string();
+    assert!(e.contains("`big`") && e.contains("another length"), "{e}");
+}
