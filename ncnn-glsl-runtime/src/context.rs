@@ -280,10 +280,26 @@ impl Context {
             })
     }
 
-    /// Test hook: when on, dispatches are recorded without their pipeline
-    /// barriers, so a test can show that synchronization validation sees it.
+    /// Test hook: when on, dispatches and copies are recorded without the
+    /// pipeline barriers between them, so a test can show that
+    /// synchronization validation sees the hazard.
+    ///
+    /// # Safety
+    ///
+    /// While it is on, no command recorded may read or write memory that an
+    /// earlier command of the same submission (or a host write not yet
+    /// waited for) writes: without the barriers that is a data race on the
+    /// device, undefined behaviour in Vulkan's terms.
+    ///
+    /// Safe code cannot turn it on:
+    ///
+    /// ```compile_fail,E0133
+    /// fn race(ctx: &ncnn_glsl_runtime::Context) {
+    ///     ctx.omit_barriers_for_test(true);
+    /// }
+    /// ```
     #[doc(hidden)]
-    pub fn omit_barriers_for_test(&self, on: bool) {
+    pub unsafe fn omit_barriers_for_test(&self, on: bool) {
         self.omit_barriers.store(on, Ordering::SeqCst);
     }
 
