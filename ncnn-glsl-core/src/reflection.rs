@@ -57,6 +57,27 @@ pub struct Reflection {
     /// without cooperative matrices (and then left out of the JSON).
     #[serde(default, skip_serializing_if = "no_types")]
     pub cooperative_matrix_types: Cow<'static, [CoopMatType]>,
+    /// Each array whose length specialization constants give (`shared
+    /// float tmp[UNROLL * 32];`, a local or an `inout` parameter), in text
+    /// order. A runtime evaluates each length in the words at the
+    /// pipeline's values and refuses one below 1 or past its limit before
+    /// the driver sees it (a length of 0 wraps the bounds clamp, a negative
+    /// one is invalid SPIR-V). Empty without such arrays (and then left out
+    /// of the JSON).
+    #[serde(default, skip_serializing_if = "no_spec_arrays")]
+    pub spec_arrays: Cow<'static, [SpecArray]>,
+}
+
+/// An array whose length specialization constants give.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpecArray {
+    /// The array's name.
+    pub name: Str,
+    /// Its size as the finished text writes it (`N - 4`, `UNROLL * 32`).
+    pub size: Str,
+    /// The id of the length in the blob's words (an `OpSpecConstant` or
+    /// `OpSpecConstantOp`; arrays of one size share it).
+    pub length_id: u32,
 }
 
 /// One descriptor binding.
@@ -242,6 +263,11 @@ fn no_multiply_adds(v: &Cow<'static, [CoopMatMulAdd]>) -> bool {
 
 #[allow(clippy::ptr_arg)]
 fn no_types(v: &Cow<'static, [CoopMatType]>) -> bool {
+    v.is_empty()
+}
+
+#[allow(clippy::ptr_arg)]
+fn no_spec_arrays(v: &Cow<'static, [SpecArray]>) -> bool {
     v.is_empty()
 }
 

@@ -59,6 +59,8 @@ mod storage {
     pub const UNIFORM_CONSTANT: u32 = 0;
     pub const UNIFORM: u32 = 2;
     pub const WORKGROUP: u32 = 4;
+    pub const PRIVATE: u32 = 6;
+    pub const FUNCTION: u32 = 7;
     pub const PUSH_CONSTANT: u32 = 9;
     pub const STORAGE_BUFFER: u32 = 12;
 }
@@ -107,6 +109,39 @@ pub struct Interface {
     /// A, B, C and the result (`None` where an operand's type cannot be
     /// read: it comes from an instruction this reader does not type).
     pub cooperative_matrix_mul_adds: Vec<[Option<WordCoopMatType>; 4]>,
+    /// Every array type whose length is a specialization constant or
+    /// computed from them, by type id, at the specialized values.
+    pub spec_arrays: Vec<WordSpecArray>,
+    /// Bytes of the `Private` and `Function` variables whose type holds one
+    /// of [`Interface::spec_arrays`], together, at the specialized values:
+    /// what each invocation keeps of them.
+    pub spec_invocation_bytes: u64,
+}
+
+/// An array type of the words whose length specialization constants give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WordSpecArray {
+    /// The array type's id.
+    pub type_id: u32,
+    /// The length's id.
+    pub length_id: u32,
+    /// The length at the specialized values, sign-extended where its type
+    /// is signed; `None` where it cannot be computed (a division by zero).
+    pub length: Option<i64>,
+    /// Bytes of one element (natural size, or the `ArrayStride`).
+    pub element_bytes: u64,
+    /// Where variables holding it live.
+    pub storage: ArrayStorage,
+}
+
+/// Where the variables holding an array live.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ArrayStorage {
+    /// `Workgroup` (`shared`).
+    pub workgroup: bool,
+    /// `Private` or `Function`: one copy per invocation (a global, a local
+    /// or a parameter).
+    pub invocation: bool,
 }
 
 /// A specialization constant as the words declare it.
@@ -153,6 +188,8 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
     // (type, result, opcode, operands...) of each OpSpecConstantOp, in order.
     let mut spec_ops: Vec<Vec<u32>> = Vec::new();
     let mut matrices = coop_matrices::Found::default();
+    // The type of each specialization constant and operation, by id.
+    let mut spec_types: HashMap<u32, u32> = HashMap::new();
     for i in &insts {
         let w = &i.words[1..];
         matrices.see(i.op, w);
@@ -178,8 +215,12 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
             }
             op::SPEC_CONSTANT if w.len() >= 3 => {
                 spec.push((w[1], w[0], w[2], w.get(3).copied().unwrap_or(0)));
+                spec_types.insert(w[1], w[0]);
             }
-            SPEC_CONSTANT_OP if w.len() >= 4 => spec_ops.push(w.to_vec()),
+            SPEC_CONSTANT_OP if w.len() >= 4 => {
+                spec_types.insert(w[1], w[0]);
+                spec_ops.push(w.to_vec());
+            }
             op::SPEC_CONSTANT_TRUE | op::SPEC_CONSTANT_FALSE if w.len() >= 2 => {
                 spec_bools.push((w[1], i.op == op::SPEC_CONSTANT_TRUE));
             }
@@ -250,6 +291,8 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
         }
     }
     out.spec_constants.sort();
+    out.spec_arrays = spec_arrays(&m, &spec_types);
+    out.spec_invocation_bytes = spec_invocation_bytes(&m, &out.spec_arrays);
     (
         out.cooperative_matrix_types,
         out.cooperative_matrix_mul_adds,
@@ -314,6 +357,95 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
 /// `OpSpecConstantOp`.
 const SPEC_CONSTANT_OP: u16 = 52;
 
+/// [`Interface::spec_invocation_bytes`] of `m`, whose specialized arrays
+/// are `arrays`.
+fn spec_invocation_bytes(m: &Module, arrays: &[WordSpecArray]) -> u64 {
+    let spec: std::collections::HashSet<u32> = arrays.iter().map(|a| a.type_id).collect();
+    // Whether a type holds a specialized array, each type decided once.
+    let mut holds: HashMap<u32, bool> = HashMap::new();
+    let mut total = 0u64;
+    for &(pointer, _, class) in &m.variables {
+        if class != storage::PRIVATE && class != storage::FUNCTION {
+            continue;
+        }
+        let Ok(pointee) = m.pointee(pointer) else {
+            continue;
+        };
+        if m.holds(pointee, &spec, &mut holds, 0) {
+            total = total.saturating_add(m.size(pointee, None, 0).unwrap_or(u64::MAX));
+        }
+    }
+    total
+}
+
+/// The arrays of `m` whose length is one of `spec_types` (id: type), with
+/// where they live: the storage class of every pointer type whose pointee
+/// holds them (through arrays and structs).
+fn spec_arrays(m: &Module, spec_types: &HashMap<u32, u32>) -> Vec<WordSpecArray> {
+    // The types reachable from the pointees of pointers of one of
+    // `classes`: one walk per kind of storage, each type visited once.
+    let reachable = |classes: &[u32]| {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack: Vec<u32> = m
+            .types
+            .values()
+            .filter_map(|(o, w)| match (*o, w.as_slice()) {
+                (op::TYPE_POINTER, [class, pointee, ..]) if classes.contains(class) => {
+                    Some(*pointee)
+                }
+                _ => None,
+            })
+            .collect();
+        while let Some(t) = stack.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            match m.types.get(&t) {
+                Some((op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY, a)) => stack.extend(a.first()),
+                Some((op::TYPE_STRUCT, members)) => stack.extend(members),
+                _ => {}
+            }
+        }
+        seen
+    };
+    let workgroup = reachable(&[storage::WORKGROUP]);
+    let invocation = reachable(&[storage::PRIVATE, storage::FUNCTION]);
+    let mut out: Vec<WordSpecArray> = m
+        .types
+        .iter()
+        .filter_map(|(&type_id, (o, w))| {
+            let (op::TYPE_ARRAY, [element, length_id, ..]) = (*o, w.as_slice()) else {
+                return None;
+            };
+            let ty = spec_types.get(length_id)?;
+            let signed = matches!(m.types.get(ty), Some((op::TYPE_INT, t)) if t.get(1) == Some(&1));
+            let length = m.constants.get(length_id).map(|&v| {
+                if signed {
+                    i64::from(v as i32)
+                } else {
+                    i64::from(v)
+                }
+            });
+            let element_bytes = match m.decoration(type_id, decoration::ARRAY_STRIDE) {
+                Some(s) => u64::from(s),
+                None => m.size(*element, None, 0).unwrap_or(u64::MAX),
+            };
+            Some(WordSpecArray {
+                type_id,
+                length_id: *length_id,
+                length,
+                element_bytes,
+                storage: ArrayStorage {
+                    workgroup: workgroup.contains(&type_id),
+                    invocation: invocation.contains(&type_id),
+                },
+            })
+        })
+        .collect();
+    out.sort_by_key(|a| a.type_id);
+    out
+}
+
 /// A type as a member sizes it: (type, `MatrixStride`, `RowMajor`).
 type SizeKey = (u32, Option<u32>, bool);
 
@@ -341,6 +473,33 @@ struct Module {
 const MAX_DEPTH: usize = 256;
 
 impl Module {
+    /// Whether type `t` is or holds (through arrays and structs) one of
+    /// `spec`, remembered in `known`.
+    fn holds(
+        &self,
+        t: u32,
+        spec: &std::collections::HashSet<u32>,
+        known: &mut HashMap<u32, bool>,
+        depth: usize,
+    ) -> bool {
+        if let Some(&k) = known.get(&t) {
+            return k;
+        }
+        let found = spec.contains(&t)
+            || depth <= MAX_DEPTH
+                && match self.types.get(&t) {
+                    Some((op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY, a)) => a
+                        .first()
+                        .is_some_and(|&e| self.holds(e, spec, known, depth + 1)),
+                    Some((op::TYPE_STRUCT, members)) => members
+                        .iter()
+                        .any(|&e| self.holds(e, spec, known, depth + 1)),
+                    _ => false,
+                };
+        known.insert(t, found);
+        found
+    }
+
     fn decoration(&self, id: u32, which: u32) -> Option<u32> {
         self.decorations
             .get(&id)?

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use ash::vk;
-use ncnn_glsl_core::reflection::{BindingKind, CoopMatFlavor, CoopMatUse, Reflection};
+use ncnn_glsl_core::reflection::{BindingKind, CoopMatFlavor, CoopMatUse, Reflection, ScalarValue};
 use ncnn_glsl_core::spirv_interface::{self, DescriptorKind, Interface};
 
 use crate::error::{Error, Result};
@@ -34,8 +34,125 @@ pub(crate) fn check(
     agree(&words, r).map_err(&rejected)?;
     matrix_types_agree(&words, r, &values).map_err(&rejected)?;
     specialized(&words, spec, size).map_err(rejected)?;
+    array_lengths(shader, &words, r, spec)?;
     within(shader, &words, r, limits)?;
     Ok(words)
+}
+
+/// The most bytes the variables in `Private` or `Function` memory (globals,
+/// locals) that hold arrays sized by specialization constants may take
+/// together. Each invocation has its own copy, which drivers keep in
+/// registers, on a stack or in scratch memory: lavapipe's compile time
+/// grows with the square of such an array (4 KiB of `int`s took 0.23 s,
+/// 128 KiB did not finish in 18 minutes), and a length of 2^31 grew the
+/// process to 24 GB. ncnn's own local arrays take a few hundred bytes.
+pub(crate) const MAX_INVOCATION_ARRAY_BYTES: u64 = 16 << 10;
+
+/// `Ok` where every array whose length specialization constants give is 1
+/// element or more at the pipeline's values (`spec`), and those in private
+/// or function memory take [`MAX_INVOCATION_ARRAY_BYTES`] at most (a
+/// `shared` array counts towards `maxComputeSharedMemorySize`, checked
+/// after). A length of 0 would wrap the bounds clamp `length - 1`, and a
+/// negative one is invalid SPIR-V: either may crash the driver.
+fn array_lengths(
+    shader: &str,
+    words: &Interface,
+    r: &Reflection,
+    spec: &[(u32, &'static str, u32)],
+) -> Result<()> {
+    for a in &words.spec_arrays {
+        let what = || format!("the length of {} of {shader}", described(a, r, spec));
+        let Some(length) = a.length else {
+            return Err(Error::bad(
+                what(),
+                "not computable",
+                "it divides by zero or shifts past 31 bits at the pipeline's specialization",
+            ));
+        };
+        if length < 1 {
+            return Err(Error::bad(what(), length, "an array has 1 element or more"));
+        }
+    }
+    if words.spec_invocation_bytes > MAX_INVOCATION_ARRAY_BYTES {
+        // The largest such array, for the message.
+        let largest = words
+            .spec_arrays
+            .iter()
+            .filter(|a| a.storage.invocation)
+            .max_by_key(|a| a.element_bytes.saturating_mul(a.length.unwrap_or(0) as u64));
+        let largest = largest.map_or(String::new(), |a| {
+            format!(" (the largest: {})", described(a, r, spec))
+        });
+        let what = format!(
+            "bytes of private and function memory of {shader} holding arrays sized by \
+             specialization constants{largest}"
+        );
+        return Err(Error::bad(
+            what,
+            words.spec_invocation_bytes,
+            format!("they take at most {MAX_INVOCATION_ARRAY_BYTES} bytes an invocation here"),
+        ));
+    }
+    Ok(())
+}
+
+/// "`shared` array `tmp` (sized `N - 4`, with N = 4)": the reflection's
+/// names and size for the words' array `a`, and the values the pipeline
+/// gives the constants the size names.
+fn described(
+    a: &spirv_interface::WordSpecArray,
+    r: &Reflection,
+    spec: &[(u32, &'static str, u32)],
+) -> String {
+    let place = match (a.storage.workgroup, a.storage.invocation) {
+        (true, _) => "`shared` array",
+        (false, true) => "private or function array",
+        (false, false) => "array",
+    };
+    let named: Vec<_> = r
+        .spec_arrays
+        .iter()
+        .filter(|s| s.length_id == a.length_id)
+        .collect();
+    let Some(first) = named.first() else {
+        return format!(
+            "an {place} sized by specialization constants (SPIR-V type %{})",
+            a.type_id
+        );
+    };
+    let plural = if named.len() > 1 { "s" } else { "" };
+    let names: Vec<String> = named.iter().map(|s| format!("`{}`", s.name)).collect();
+    // The constants the size names, at the values the pipeline gives them.
+    let words: std::collections::BTreeSet<&str> = first
+        .size
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    let values: Vec<String> = r
+        .spec_constants
+        .iter()
+        .filter(|c| words.contains(c.name.as_ref()))
+        .map(|c| {
+            let bits = spec.iter().find(|(id, _, _)| *id == c.id).map(|s| s.2);
+            let value = match (bits, c.ty.as_ref(), c.default) {
+                (Some(b), "int", _) => (b as i32).to_string(),
+                (Some(b), _, _) => b.to_string(),
+                (None, _, Some(ScalarValue::Int(v))) => v.to_string(),
+                (None, _, Some(ScalarValue::Uint(v))) => v.to_string(),
+                (None, _, _) => "?".to_string(),
+            };
+            format!("{} = {value}", c.name)
+        })
+        .collect();
+    let with = if values.is_empty() {
+        String::new()
+    } else {
+        format!(", with {}", values.join(", "))
+    };
+    format!(
+        "{place}{plural} {} (sized `{}`{with})",
+        names.join(", "),
+        first.size
+    )
 }
 
 /// `Ok` where each specialization constant the pipeline sets is a 32-bit
@@ -195,6 +312,16 @@ fn agree(words: &Interface, r: &Reflection) -> std::result::Result<(), String> {
         return Err(format!(
             "the SPIR-V declares binding {}.{} ({:?}), which its reflection does not list",
             w.set, w.binding, w.kind
+        ));
+    }
+    if let Some(s) = r
+        .spec_arrays
+        .iter()
+        .find(|s| !words.spec_arrays.iter().any(|w| w.length_id == s.length_id))
+    {
+        return Err(format!(
+            "the reflection sizes the array `{}` by the SPIR-V's %{}, which is no array's length there",
+            s.name, s.length_id
         ));
     }
     if words.push_constant_bytes > u64::from(r.push_constant_size) {

@@ -194,14 +194,23 @@ pub const STACK_BYTES: usize = 64 << 20;
 fn compile_here(expanded: &Expanded, options: &CompileOptions) -> Result<Compiled, Diagnostics> {
     let edited = text_stage::run(expanded)?;
     let checked = ir_stage::run(expanded, &edited)?;
-    let spirv = word_stage::run(&edited, &checked, options)?;
-    let reflection = reflection(&edited, checked, &spirv);
-    Ok(Compiled { spirv, reflection })
+    let words = word_stage::run(&edited, &checked, options)?;
+    let reflection = reflection(expanded, &edited, checked, &words);
+    Ok(Compiled {
+        spirv: words.spirv,
+        reflection,
+    })
 }
 
 /// What the blob needs: resources and sizes as the user declared them, and
 /// the requirements of the words that ship.
-fn reflection(edited: &EditedText, checked: CheckedModule, spirv: &[u32]) -> Reflection {
+fn reflection(
+    expanded: &Expanded,
+    edited: &EditedText,
+    checked: CheckedModule,
+    words: &word_stage::Words,
+) -> Reflection {
+    let spirv = &words.spirv;
     let spec_constants: Vec<SpecConstant> = edited
         .spec_decls
         .iter()
@@ -227,5 +236,28 @@ fn reflection(edited: &EditedText, checked: CheckedModule, spirv: &[u32]) -> Ref
         requirements: reflect::requirements(spirv),
         cooperative_matrices: cooperative_matrices.into(),
         cooperative_matrix_types: cooperative_matrix_types.into(),
+        spec_arrays: spec_arrays(expanded, edited, words),
     }
+}
+
+/// Each array specialization constants size, with its length's id in `words`.
+fn spec_arrays(
+    expanded: &Expanded,
+    edited: &EditedText,
+    words: &word_stage::Words,
+) -> std::borrow::Cow<'static, [crate::reflection::SpecArray]> {
+    let text = expanded.text();
+    edited
+        .spec_exprs
+        .sized
+        .iter()
+        .filter_map(|s| {
+            Some(crate::reflection::SpecArray {
+                name: s.name.clone().into(),
+                size: text.get(s.range.clone())?.trim().to_string().into(),
+                length_id: *words.lengths.get(&s.placeholder)?,
+            })
+        })
+        .collect::<Vec<_>>()
+        .into()
 }

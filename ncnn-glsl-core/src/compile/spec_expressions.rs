@@ -681,16 +681,15 @@ fn names_in<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
 /// The word pass, after `spec_constants::to_spec_constants`: `spec` holds
 /// the `int`/`uint` specialization constants by name, `derived_vars` the
 /// `OpVariable` id of each derived constant where the writer kept it (in
-/// `found.derived`'s order). Returns each derived constant's id, by name
-/// (a cooperative matrix type may be sized by one).
+/// `found.derived`'s order).
 pub(crate) fn write(
     words: &mut Vec<u32>,
     found: &SpecExprs,
     spec: &HashMap<String, SpecWord>,
     derived_vars: &[Option<u32>],
-) -> Result<HashMap<String, u32>, String> {
+) -> Result<Written, String> {
     if found.derived.is_empty() && found.sized.is_empty() {
-        return Ok(HashMap::new());
+        return Ok(Written::default());
     }
     let mut m = Rewrite::new(words)?;
     let int = m.int_type(true);
@@ -847,7 +846,21 @@ pub(crate) fn write(
         .retain(|w| !is_placeholder(w) || w.get(2).is_some_and(|id| named.contains(id)));
     m.order_globals()?;
     *words = m.words();
-    Ok(derived_ids)
+    Ok(Written {
+        derived_ids,
+        lengths: length_of,
+    })
+}
+
+/// What [`write`] gave ids to.
+#[derive(Debug, Default)]
+pub(crate) struct Written {
+    /// Each derived constant's id, by name (a cooperative matrix type may
+    /// be sized by one).
+    pub derived_ids: HashMap<String, u32>,
+    /// Each specialized array length's id, by its placeholder (for the
+    /// reflection's [`crate::reflection::SpecArray`]s).
+    pub lengths: HashMap<u32, u32>,
 }
 
 #[cfg(test)]

@@ -16,12 +16,19 @@ use super::{
 use crate::diag::{Diagnostic, Diagnostics};
 use std::collections::HashMap;
 
+/// The finished words, and what the reflection needs of their ids.
+pub(crate) struct Words {
+    pub spirv: Vec<u32>,
+    /// Each specialized array length's id, by its placeholder.
+    pub lengths: HashMap<u32, u32>,
+}
+
 /// Writes the SPIR-V of `checked` and runs the word passes over it.
 pub(crate) fn run(
     edited: &EditedText,
     checked: &CheckedModule,
     options: &CompileOptions,
-) -> Result<Vec<u32>, Diagnostics> {
+) -> Result<Words, Diagnostics> {
     let (module, info) = (&checked.module, &checked.info);
     // The subgroup placeholders are found by their debug names, dropped
     // again right after unless asked for (the writer names nothing else).
@@ -86,9 +93,10 @@ pub(crate) fn run(
         .map(|d| var_of(&d.name))
         .collect();
     spec_constants::to_spec_constants(&mut spirv, &private).map_err(internal)?;
-    let derived_ids =
+    let written =
         spec_expressions::write(&mut spirv, &edited.spec_exprs, &spec_words, &derived_vars)
             .map_err(internal)?;
+    let derived_ids = &written.derived_ids;
     workgroup_size::fix_workgroup_size(&mut spirv, checked.local_size, edited.local_size_spec_ids)
         .map_err(internal)?;
     component_loads::load_components(&mut spirv).map_err(internal)?;
@@ -135,7 +143,10 @@ pub(crate) fn run(
         Diagnostic::new(format!("the shader is too large for SPIR-V: {e}"))
             .note("a module past a universal limit of SPIR-V is invalid: split what the limit counts (the functions, the nested conditions and loops, the types)")
     })?;
-    Ok(spirv)
+    Ok(Words {
+        spirv,
+        lengths: written.lengths,
+    })
 }
 
 /// The ids of the `Private` variables, in module order.

@@ -37,6 +37,7 @@ pub(super) static NONE: Reflection = Reflection {
     },
     cooperative_matrices: Cow::Borrowed(&[]),
     cooperative_matrix_types: Cow::Borrowed(&[]),
+    spec_arrays: Cow::Borrowed(&[]),
 };
 
 impl Reflections {

@@ -302,3 +302,67 @@ void main() {
     let e = errs(text, "fp32").to_string();
     assert!(e.contains("`big`") && e.contains("another length"), "{e}");
 }
+
+/// Every array a specialization constant sizes is in the reflection (name,
+/// size as written, the length's id) and in the words' interface (its
+/// length at the pipeline's values, signed where the constant is, and
+/// where it lives), so a runtime can refuse a length below 1 or past its
+/// limit before a driver sees it.
+#[test]
+fn specialized_arrays_are_listed_for_the_runtime() {
+    let text = "#version 450
+layout (constant_id = 0) const int N = 8;
+layout (constant_id = 1) const uint S = 8u;
+layout (local_size_x = 64) in;
+layout (binding = 0) buffer B { int b[]; };
+shared int sh[S - 4u];
+int priv[N * 2];
+int total(inout int a[N]) { int t = 0; for (int k = 0; k < N; k++) t += a[k]; return t; }
+void main() {
+    int l = int(gl_LocalInvocationID.x);
+    int loc[N];
+    for (int k = 0; k < N; k++) loc[k] = k + l;
+    priv[l % (N * 2)] = l;
+    sh[uint(l) % (S - 4u)] = l;
+    barrier();
+    b[l] = total(loc) + priv[0] + sh[0];
+}
+";
+    let c = ok(text);
+    let names: Vec<(&str, &str)> = c
+        .reflection
+        .spec_arrays
+        .iter()
+        .map(|a| (a.name.as_ref(), a.size.as_ref()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("sh", "S - 4u"),
+            ("priv", "N * 2"),
+            ("a", "N"),
+            ("loc", "N")
+        ]
+    );
+    let read = read_specialized(&c.spirv, &[(0, -3i32 as u32), (1, 4)]).unwrap();
+    let length_of = |name: &str| {
+        let id = c
+            .reflection
+            .spec_arrays
+            .iter()
+            .find(|a| a.name == name)
+            .unwrap()
+            .length_id;
+        *read.spec_arrays.iter().find(|a| a.length_id == id).unwrap()
+    };
+    // `N` is an `int`: -3 is -3, not 4294967293.
+    assert_eq!(length_of("loc").length, Some(-3));
+    assert_eq!(length_of("priv").length, Some(-6));
+    assert_eq!(length_of("sh").length, Some(0));
+    assert!(length_of("sh").storage.workgroup && !length_of("sh").storage.invocation);
+    assert!(length_of("loc").storage.invocation && !length_of("loc").storage.workgroup);
+    assert!(length_of("priv").storage.invocation);
+    // At N = 10: `priv` (80 bytes) and `loc` (40), and nothing else.
+    let read = read_specialized(&c.spirv, &[(0, 10)]).unwrap();
+    assert_eq!(read.spec_invocation_bytes, 120);
+}
