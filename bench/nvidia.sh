@@ -12,7 +12,7 @@
 #   bash bench/nvidia.sh sweep ARGS...   q8ta_bench with ARGS (a sweep: --sweep, --cases, ...)
 #   bash bench/nvidia.sh tests           the q8ta GPU tests with the ignored whole product (and contexts_on_threads)
 #   bash bench/nvidia.sh layer           here: a validation layer that knows VK_KHR_cooperative_matrix into .vl/
-#   bash bench/nvidia.sh coopmat         the cooperative-matrix tests and contexts_on_threads (every mode, under .vl/'s layer) and the GEMM benchmark
+#   bash bench/nvidia.sh coopmat         the cooperative-matrix tests, array_lengths and contexts_on_threads (every mode, under .vl/'s layer) and the GEMM benchmark
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-}
@@ -41,6 +41,8 @@ if [ "$what" = build ]; then
         cp "$(test_exe ncnn-glsl-runtime coopmat_gemm)" "$bin/coopmat_gemm_test"
         cp "$(test_exe ncnn-glsl-runtime coopmat_corpus)" "$bin/coopmat_corpus_test"
         cp "$(test_exe ncnn-glsl-runtime coopmat_shapes)" "$bin/coopmat_shapes_test"
+        cp "$(test_exe ncnn-glsl-runtime coopmat_bounds)" "$bin/coopmat_bounds_test"
+        cp "$(test_exe ncnn-glsl-runtime array_lengths)" "$bin/array_lengths_test"
         cp "$(test_exe ncnn-glsl-runtime contexts_on_threads)" "$bin/contexts_on_threads_test" ;;
     esac
     strip "$bin"/*
@@ -129,7 +131,9 @@ coopmat)
             echo "# FAILED: exit $?" | tee -a "$failed"
         # contexts_on_threads: several test threads opening contexts, as
         # coopmat_corpus does, once took the process down on NVIDIA's driver.
-        for t in coopmat_corpus coopmat_shapes contexts_on_threads; do
+        # coopmat_bounds: loads and stores past their buffers (KHR and NV);
+        # array_lengths: specialized array lengths out of range refused.
+        for t in coopmat_corpus coopmat_shapes coopmat_bounds array_lengths contexts_on_threads; do
             echo "# command: cargo test --release -p ncnn-glsl-runtime --test $t -- --include-ignored --nocapture"
             CI=true "${with_layer[@]}" "$bin/${t}_test" --include-ignored --nocapture 2>&1 ||
                 echo "# FAILED: exit $?" | tee -a "$failed"

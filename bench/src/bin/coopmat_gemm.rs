@@ -1,10 +1,13 @@
 //! The corpus's cooperative-matrix GEMM (`tests/corpus/gemm_coopmat_pack4.comp`)
 //! on one big problem: its cooperative-matrix variant, its plain variant
 //! (the same set's variant with `ncnn_VK_KHR_cooperative_matrix`
-//! undefined) and a copy of as many bytes as A, B and top together (the
-//! benchmark crate's copy shader and `vkCmdCopyBuffer`: the bandwidth
-//! ceiling), each the median of `--reps` repetitions in one submission
-//! after three warm-up runs and `--heat-ms` of load.
+//! undefined), glslang's blob of the cooperative-matrix variant's finished
+//! text where `glslangValidator` knows the extension (no index clamps, no
+//! extent checks: what this compiler's bounds cost, in one run), and a copy
+//! of as many bytes as A, B and top together (the benchmark crate's copy
+//! shader and `vkCmdCopyBuffer`: the bandwidth ceiling), each the median of
+//! `--reps` repetitions in one submission after three warm-up runs and
+//! `--heat-ms` of load.
 //!
 //! ```text
 //! cargo run --release -p ncnn-glsl-bench --bin coopmat_gemm -- [--gm GM] [--gn GN] [--gk GK] [--reps R] [--heat-ms MS] [--json FILE]
@@ -22,12 +25,14 @@ use std::sync::Arc;
 use ncnn_glsl_bench::copy::{copy_pipeline, CopyLaunch, Heater, BENCH_COPY};
 use ncnn_glsl_bench::stamp::document;
 use ncnn_glsl_bench::stats::median;
+use ncnn_glsl_core::variant::build::BuiltSet;
 use ncnn_glsl_core::variant::UNDEFINED;
 use ncnn_glsl_runtime::{
-    Buffer, Context, ContextOptions, DeviceType, Dispatch, Flag, Options, Pipeline,
-    PipelineOptions, Sequence, SpecValue,
+    Blob, Buffer, Context, ContextOptions, DeviceType, Dispatch, Flag, Options, Pipeline,
+    PipelineOptions, Sequence, SpecValue, Variant,
 };
 use ncnn_glsl_testkit::coopmat::{device_shape, gemm_set, leak_built, GEMM};
+use ncnn_glsl_testkit::differential::{glslang_blob, glslang_result};
 use ncnn_glsl_testkit::rng::{fresh_seed, Rng};
 use serde_json::json;
 
@@ -57,6 +62,24 @@ fn f16_to_f64(h: u16) -> f64 {
     sign * (1.0 + man / 1024.0) * 2f64.powi(exp - 15)
 }
 
+/// glslang's blob of `variant`'s finished text, with its reflection.
+fn glslang_of(built: &BuiltSet, variant: &Variant) -> Result<&'static Blob, String> {
+    let index = built
+        .variants
+        .iter()
+        .position(|v| v.key.target == variant.target && v.key.axes == variant.axes)
+        .ok_or("the selected variant is not the built set's")?;
+    let text = &built.texts[built.variants[index].text];
+    match glslang_result(text) {
+        // SAFETY: the shader guards every row and column it reads and
+        // writes with GM, GN, GK, and the buffers hold them (B padded to
+        // whole tiles of N rows): no index leaves its buffer.
+        Some(Ok(words)) => Ok(unsafe { glslang_blob(words, variant.blob.reflection()) }),
+        Some(Err(e)) => Err(format!("glslang rejects the text: {e}")),
+        None => Err("no glslangValidator on PATH".into()),
+    }
+}
+
 /// One timed kernel's result.
 struct Timed {
     name: String,
@@ -83,7 +106,8 @@ fn run() -> Result<(), Fail> {
         }
     }
     eprintln!("building the variant set of {GEMM}");
-    let set = leak_built(&gemm_set(), GEMM);
+    let built = gemm_set();
+    let set = leak_built(&built, GEMM);
     let ctx = Context::new(ContextOptions {
         variant_sets: vec![set, BENCH_COPY],
         ..Default::default()
@@ -165,29 +189,42 @@ fn run() -> Result<(), Fail> {
         Ok(median(ns))
     };
 
-    let mut kernels = Vec::new();
+    let mut kernels: Vec<(&str, &Variant, &'static Blob, bool)> = Vec::new();
     if coop {
-        kernels.push(("cooperative matrix", selected, true));
+        kernels.push(("cooperative matrix", selected, selected.blob, true));
+        match glslang_of(&built, selected) {
+            Ok(blob) => kernels.push(("cooperative matrix, glslang", selected, blob, true)),
+            Err(why) => eprintln!("glslang's blob not timed: {why}"),
+        }
     }
-    kernels.push(("plain", plain, false));
+    kernels.push(("plain", plain, plain.blob, false));
     let mut rows: Vec<Timed> = Vec::new();
-    for (name, variant, is_coop) in kernels {
-        let listed = variant.blob.reflection().spec_constants.clone();
+    for (name, variant, blob, is_coop) in kernels {
+        let listed = blob.reflection().spec_constants.clone();
         let spec: Vec<(u32, SpecValue)> = [(18, m), (19, n), (20, k), (21, subgroup)]
             .into_iter()
             .filter(|(id, _)| listed.iter().any(|s| s.id == *id))
             .map(|(id, v)| (id, SpecValue::Uint(v)))
             .collect();
         let local = if is_coop { subgroup } else { 64 };
-        let pipeline = Arc::new(Pipeline::for_variant(
+        let pipeline = Pipeline::new(
             &ctx,
-            set,
-            variant,
+            name,
+            blob,
             &PipelineOptions {
                 local_size: Some([local, 1, 1]),
                 specialization: &spec,
             },
-        )?);
+        );
+        let pipeline = match pipeline {
+            Ok(p) => Arc::new(p),
+            // glslang's blob may need what the context did not enable.
+            Err(e) if !std::ptr::eq(blob, variant.blob) => {
+                eprintln!("{name} not timed: {e}");
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let groups = if is_coop {
             [(gn as u32).div_ceil(n), (gm as u32).div_ceil(m), 1]
         } else {

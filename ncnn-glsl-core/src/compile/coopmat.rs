@@ -32,6 +32,7 @@
 //! The reflection ([`reflection`]) lists every multiply-add with its element
 //! types and M, N, K, so a runtime can check the device's list of shapes.
 
+pub(crate) mod extent;
 pub(crate) mod ir;
 pub(crate) mod memory_model;
 mod operators;

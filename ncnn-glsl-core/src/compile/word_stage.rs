@@ -125,6 +125,7 @@ pub(crate) fn run(
         };
         coopmat::write_words(&mut spirv, &input).map_err(internal)?;
         coopmat::memory_model::fix(&mut spirv).map_err(internal)?;
+        coopmat::extent::bound(&mut spirv).map_err(internal)?;
         coopmat::workgroup_layout::strip(&mut spirv).map_err(internal)?;
         coopmat::words::tidy(&mut spirv).map_err(internal)?;
     }

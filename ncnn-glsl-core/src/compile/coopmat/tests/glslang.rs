@@ -146,9 +146,24 @@ fn shape(words: &[u32]) -> Shape {
             )
         }
     };
+    // The zero matrices of the extent checks (`extent.rs`): constants only
+    // an `OpPhi` reads, which glslang's blob (no checks) has none of.
+    let operands = |phi: bool| -> std::collections::HashSet<u32> {
+        insts
+            .iter()
+            .filter(|i| (i.op == 245) == phi && i.op != op::CONSTANT_COMPOSITE)
+            .flat_map(|i| i.words[1..].iter().copied())
+            .collect()
+    };
+    let (by_phis, by_others) = (operands(true), operands(false));
+    let guard_zero =
+        |id: Option<u32>| id.is_some_and(|id| by_phis.contains(&id) && !by_others.contains(&id));
     let mut ops: BTreeMap<String, usize> = BTreeMap::new();
     for i in &insts {
         let o = |k| i.operand(k);
+        if i.op == op::CONSTANT_COMPOSITE && guard_zero(o(1)) {
+            continue;
+        }
         let name = match i.op {
             4457 => Some(format!(
                 "load {} layout {} {}",
