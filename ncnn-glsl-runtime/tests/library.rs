@@ -7,6 +7,7 @@ use ncnn_glsl_runtime::{
 
 include_ncnn_library!(mod lib = "tests/shaders/*.comp");
 include_ncnn_shader!(mod alone = "tests/shaders/fp16_exp.comp");
+include_ncnn_library!(mod names = "tests/shaders/library_names");
 
 fn same(a: &VariantSet, b: &VariantSet) -> bool {
     a.variants().len() == b.variants().len()
@@ -47,4 +48,34 @@ fn shaders_by_index_and_by_name() {
     let d = ncnn_glsl_runtime::DeviceCaps::default();
     let c = LIBRARY.select(i, &d, Options::FP32, &[]).unwrap();
     assert_eq!(c.chosen.options, Options::FP32);
+}
+
+/// Shaders named as the library module's own items are (`ALL`, `index`,
+/// `name`, `set`, `from_name`, `Self`, `Shader`, `LIBRARY`, `std`): each
+/// gets names that clash with none of them (a `Shader::ALL` variant once
+/// broke the generated code).
+#[test]
+fn shader_names_never_clash_with_the_generated_items() {
+    use names::{Shader, LIBRARY};
+    assert_eq!(
+        LIBRARY.names,
+        [
+            "ALL",
+            "LIBRARY",
+            "Self",
+            "Shader",
+            "from_name",
+            "index",
+            "name",
+            "set",
+            "std"
+        ]
+    );
+    assert_eq!(Shader::ALL.len(), 9);
+    assert_eq!(Shader::ALL_.name(), "ALL");
+    assert_eq!(Shader::Self_.name(), "Self");
+    assert_eq!(Shader::Index.name(), "index");
+    assert_eq!(Shader::from_name("set"), Some(Shader::Set));
+    assert!(std::ptr::eq(names::std::SET, Shader::Std.set()));
+    assert!(std::ptr::eq(names::library::SET, Shader::LIBRARY.set()));
 }

@@ -31,14 +31,17 @@ const MAX_ENTRIES: usize = 100_000;
 /// The deepest directory a `**` pattern descends into.
 const MAX_DEPTH: usize = 16;
 
-/// The shaders `pattern` names, relative to `caller_dir`, each with its
-/// name in the library (its path below the pattern's directory, without
-/// the extension, `/`-separated), sorted by name.
+/// The shaders `pattern` names, relative to `caller_dir` (or from the root
+/// where it is absolute, as `include_ncnn_shader!`'s paths are), each with
+/// its name in the library (its path below the pattern's directory,
+/// without the extension, `/`-separated), sorted by name.
 ///
 /// `pattern` is a directory (every `*.comp` in it), or a path whose last
 /// component holds `*` wildcards (`shaders/*.comp`), optionally after a
 /// `**` component that matches any depth of directories
 /// (`shaders/**/*.comp`). Symbolic links to directories are not followed.
+/// Two files of one name (`x.comp` and `x.glsl`) and a matching file or
+/// searched directory whose name is not UTF-8 are errors naming the files.
 pub fn library_files(caller_dir: &Path, pattern: &str) -> Result<Vec<(String, PathBuf)>, String> {
     let parts: Vec<&str> = pattern
         .split('/')
@@ -58,7 +61,15 @@ pub fn library_files(caller_dir: &Path, pattern: &str) -> Result<Vec<(String, Pa
             ))
         }
     };
-    let mut dir = caller_dir.to_path_buf();
+    let mut dir = if Path::new(pattern).is_absolute() {
+        Path::new(pattern)
+            .ancestors()
+            .last()
+            .unwrap_or(Path::new("/"))
+            .to_path_buf()
+    } else {
+        caller_dir.to_path_buf()
+    };
     for p in base {
         dir.push(p);
     }
@@ -87,6 +98,15 @@ pub fn library_files(caller_dir: &Path, pattern: &str) -> Result<Vec<(String, Pa
         ));
     }
     found.sort();
+    if let Some(w) = found.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(format!(
+            "library pattern `{pattern}`: `{}` and `{}` are both the shader `{}`; rename one or \
+             narrow the pattern",
+            w[0].1.display(),
+            w[1].1.display(),
+            w[0].0
+        ));
+    }
     Ok(found)
 }
 
@@ -109,12 +129,25 @@ fn walk(
             ));
         }
         let entry = entry.map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
-        let Ok(file_name) = entry.file_name().into_string() else {
-            continue;
-        };
         let path = entry.path();
         let Ok(kind) = entry.file_type() else {
             continue;
+        };
+        let file_name = match entry.file_name().into_string() {
+            Ok(name) => name,
+            Err(raw) => {
+                // A shader cannot be named by it: an error where it would
+                // be one (or hold some), never a file silently left out.
+                let lossy = raw.to_string_lossy().into_owned();
+                if kind.is_dir() && recursive || !kind.is_dir() && matches(pattern, &lossy) {
+                    return Err(format!(
+                        "`{}` has a name that is not UTF-8: a library's shaders are named by \
+                         their paths",
+                        path.display()
+                    ));
+                }
+                continue;
+            }
         };
         if kind.is_dir() {
             if recursive {
@@ -201,7 +234,9 @@ pub fn variant_name(name: &str) -> String {
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, 'S');
     }
-    if matches!(s.as_str(), "Self") {
+    // `Self`, and the enum's associated items a variant would clash with
+    // (the methods are lower case, a variant never is).
+    if matches!(s.as_str(), "Self" | "ALL") {
         s.push('_');
     }
     s
@@ -239,9 +274,17 @@ pub fn include_library(
             (&mut variants, variant_name(name)),
         ] {
             if let Some(other) = map.insert(id.clone(), name) {
+                let path_of = |n: &str| {
+                    files
+                        .iter()
+                        .find(|(f, _)| f == n)
+                        .map_or(String::new(), |(_, p)| format!(" (`{}`)", p.display()))
+                };
                 return Err(format!(
-                    "library pattern `{pattern}`: the shaders `{other}` and `{name}` both make \
-                     the Rust name `{id}`; rename one"
+                    "library pattern `{pattern}`: the shaders `{other}`{} and `{name}`{} both \
+                     make the Rust name `{id}`; rename one",
+                    path_of(other),
+                    path_of(name)
                 ));
             }
         }
@@ -354,6 +397,7 @@ mod tests {
         assert_eq!(variant_name("q8ta_pixel_shuffle"), "Q8taPixelShuffle");
         assert_eq!(variant_name("1x1"), "S1x1");
         assert_eq!(variant_name("self"), "Self_");
+        assert_eq!(variant_name("ALL"), "ALL_");
     }
 
     #[test]
@@ -400,6 +444,41 @@ mod tests {
         assert!(e.contains("is not a directory"), "{e}");
         let e = names("lib/*.frag").unwrap_err();
         assert!(e.contains("names no shader"), "{e}");
+        // An absolute pattern is that directory, not one below the caller's.
+        let absolute = format!("{}/lib/*.comp", dir.display());
+        assert_eq!(
+            library_files(Path::new("/nowhere"), &absolute)
+                .unwrap()
+                .into_iter()
+                .map(|(n, p)| (n, p.starts_with(&dir)))
+                .collect::<Vec<_>>(),
+            [("a".to_string(), true), ("b".to_string(), true)]
+        );
+        // Two files of one name: both named.
+        std::fs::create_dir_all(dir.join("two")).unwrap();
+        for f in ["two/x.comp", "two/x.glsl"] {
+            std::fs::write(dir.join(f), "").unwrap();
+        }
+        let e = names("two/*").unwrap_err();
+        assert!(
+            e.contains("two/x.comp`") && e.contains("two/x.glsl`") && e.contains("shader `x`"),
+            "{e}"
+        );
+        // A name that is not UTF-8: an error where the pattern would take it.
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = std::ffi::OsStr::from_bytes(b"odd\xff.comp");
+            std::fs::create_dir_all(dir.join("odd")).unwrap();
+            std::fs::write(dir.join("odd").join(odd), "").unwrap();
+            std::fs::write(dir.join("odd/fine.comp"), "").unwrap();
+            let e = names("odd").unwrap_err();
+            assert!(
+                e.contains("odd\u{fffd}.comp") && e.contains("not UTF-8"),
+                "{e}"
+            );
+            assert_eq!(names("odd/fine*").unwrap(), ["fine"]);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
