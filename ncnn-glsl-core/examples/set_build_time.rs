@@ -25,7 +25,9 @@ fn main() -> Result<(), String> {
     let mut cache = None;
     if args.peek().map(String::as_str) == Some("--cache") {
         args.next();
-        cache = Some(Cache::new(args.next().ok_or("--cache needs a directory")?));
+        let dir = PathBuf::from(args.next().ok_or("--cache needs a directory")?);
+        // The key beside the directory: a tool's own cache.
+        cache = Some(Cache::new(&dir, dir.with_extension("key")));
     }
     let files: Vec<PathBuf> = args.map(PathBuf::from).collect();
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shaders");

@@ -13,7 +13,7 @@ use crate::options::Options;
 use crate::reflection::Reflection;
 use crate::source::{FsLoader, SourceFile};
 use crate::variant::build::{build_with, expand_variant, BuiltSet};
-use crate::variant::cache::{default_cache_dir, Cache};
+use crate::variant::cache::{default_cache, Cache};
 use crate::variant::table::{BlobEntry, VariantEntry};
 use expansion_cache::{Call, Recorder};
 
@@ -54,7 +54,7 @@ pub fn include_shader(
     options: &ExpandOptions,
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
-    let cache = default_cache_dir().map(Cache::new);
+    let cache = default_cache();
     include_one(
         Form::Expression,
         name,
@@ -75,7 +75,7 @@ pub fn include_module(
     options: &ExpandOptions,
     krate: &TokenStream,
 ) -> Result<TokenStream, String> {
-    let cache = default_cache_dir().map(Cache::new);
+    let cache = default_cache();
     include_one(
         Form::Module,
         name,

@@ -70,7 +70,7 @@ fn hit(s: Stats) -> bool {
 #[test]
 fn an_unchanged_call_is_not_built_again_and_any_change_is() {
     let dir = scratch();
-    let cache = Cache::new(dir.join("cache"));
+    let cache = Cache::new(dir.join("cache"), dir.join("cache.key"));
     let (first, built) = expand(&dir, Form::Expression, &cache);
     assert!(
         built.writes >= 2,
@@ -112,7 +112,7 @@ fn an_unchanged_call_is_not_built_again_and_any_change_is() {
 #[test]
 fn a_damaged_entry_is_a_miss_and_the_tokens_are_built_again() {
     let dir = scratch();
-    let cache = Cache::new(dir.join("cache"));
+    let cache = Cache::new(dir.join("cache"), dir.join("cache.key"));
     let (first, _) = expand(&dir, Form::Expression, &cache);
     let entries: Vec<PathBuf> = std::fs::read_dir(dir.join("cache"))
         .unwrap()
@@ -132,4 +132,52 @@ fn a_damaged_entry_is_a_miss_and_the_tokens_are_built_again() {
     assert_eq!(again, first);
     assert!(hit(expand(&dir, Form::Expression, &cache).1));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A writer of the cache directory who cannot read the key file cannot put
+/// tokens of its choosing into the crate: the expansion's entry rewritten
+/// to other tokens (a set named by a string of the writer's), framed whole
+/// with a plain checksum (as entries were before they were keyed) or with
+/// another secret, is a miss, and the tokens are built again.
+#[test]
+fn tokens_planted_in_the_cache_are_not_used() {
+    const HEADER: usize = 8 + 4 + 32 + 8 + 32;
+    /// A forger's hash of an entry's key and payload.
+    type Sum = fn(&[u8], &[u8]) -> blake3::Hash;
+    let forgeries: [(&str, Sum); 2] = [
+        ("a plain checksum", |_, payload| blake3::hash(payload)),
+        ("another secret", |key, payload| {
+            let mut h = blake3::Hasher::new_keyed(&[9; 32]);
+            h.update(key);
+            h.update(payload);
+            h.finalize()
+        }),
+    ];
+    for (how, sum) in forgeries {
+        let dir = scratch();
+        let cache = Cache::new(dir.join("cache"), dir.join("cache.key"));
+        let (first, _) = expand(&dir, Form::Expression, &cache);
+        let mut planted = 0;
+        for e in std::fs::read_dir(dir.join("cache")).unwrap() {
+            let path = e.unwrap().path();
+            let bytes = std::fs::read(&path).unwrap();
+            let Ok(mut entry) = serde_json::from_slice::<serde_json::Value>(&bytes[HEADER..])
+            else {
+                continue; // a compiled variant's entry
+            };
+            entry["tokens"] = serde_json::Value::String(first.replace("a.comp", "planted"));
+            let payload = serde_json::to_vec(&entry).unwrap();
+            let mut forged = bytes[..HEADER - 40].to_vec();
+            forged.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            forged.extend_from_slice(sum(&bytes[12..44], &payload).as_bytes());
+            forged.extend_from_slice(&payload);
+            std::fs::write(&path, forged).unwrap();
+            planted += 1;
+        }
+        assert_eq!(planted, 1, "one expansion entry");
+        let (again, s) = expand(&dir, Form::Expression, &cache);
+        assert_eq!(again, first, "planted tokens were used ({how})");
+        assert!(s.writes >= 1, "built and stored again ({how}): {s:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

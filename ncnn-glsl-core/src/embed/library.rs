@@ -19,7 +19,7 @@ use quote::{format_ident, quote};
 use super::expansion_cache::Call;
 use super::{expand_call, prepare, Form};
 use crate::expand::ExpandOptions;
-use crate::variant::cache::{default_cache_dir, Cache};
+use crate::variant::cache::default_cache;
 use crate::variant::jobs;
 
 /// The most shaders one library may hold.
@@ -304,7 +304,7 @@ pub fn include_library(
             krate: &krate_text,
         })
         .collect();
-    let cache = default_cache_dir().map(Cache::new);
+    let cache = default_cache();
     let work = |i: usize| prepare(&calls[i], cache.as_ref());
     let workers = jobs::workers(files.len());
     let ((), prepared) = jobs::pipeline(workers, work, |push| {

@@ -183,7 +183,7 @@ fn a_warm_cache_builds_the_same_set_without_compiling() {
         compiles.fetch_add(1, Ordering::Relaxed);
         compile(e, o)
     };
-    let cold = Cache::new(&dir);
+    let cold = Cache::new(&dir, dir.with_extension("key"));
     let first = build_by(&source, &expand, 3, Some(&cold), &counted);
     assert_same(&uncached, &first, "cold cache");
     let texts = first.as_ref().unwrap().texts.len();
@@ -191,7 +191,7 @@ fn a_warm_cache_builds_the_same_set_without_compiling() {
     assert_eq!(compiles.load(Ordering::Relaxed), texts);
     assert_eq!(cold.stats().writes, texts);
     for workers in [3, 1] {
-        let warm = Cache::new(&dir);
+        let warm = Cache::new(&dir, dir.with_extension("key"));
         let again = build_by(&source, &expand, workers, Some(&warm), &counted);
         assert_same(&uncached, &again, "warm cache");
         assert_eq!(
