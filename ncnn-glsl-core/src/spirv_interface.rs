@@ -119,7 +119,7 @@ pub struct Interface {
 }
 
 /// An array type of the words whose length specialization constants give.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WordSpecArray {
     /// The array type's id.
     pub type_id: u32,
@@ -132,6 +132,9 @@ pub struct WordSpecArray {
     pub element_bytes: u64,
     /// Where variables holding it live.
     pub storage: ArrayStorage,
+    /// The `SpecId`s of the specialization constants its length reads,
+    /// sorted.
+    pub spec_ids: Vec<u32>,
 }
 
 /// Where the variables holding an array live.
@@ -291,7 +294,7 @@ pub fn read_specialized(words: &[u32], values: &[(u32, u32)]) -> Result<Interfac
         }
     }
     out.spec_constants.sort();
-    out.spec_arrays = spec_arrays(&m, &spec_types);
+    out.spec_arrays = spec_arrays(&m, &spec_types, &spec_ops);
     out.spec_invocation_bytes = spec_invocation_bytes(&m, &out.spec_arrays);
     (
         out.cooperative_matrix_types,
@@ -381,7 +384,31 @@ fn spec_invocation_bytes(m: &Module, arrays: &[WordSpecArray]) -> u64 {
 /// The arrays of `m` whose length is one of `spec_types` (id: type), with
 /// where they live: the storage class of every pointer type whose pointee
 /// holds them (through arrays and structs).
-fn spec_arrays(m: &Module, spec_types: &HashMap<u32, u32>) -> Vec<WordSpecArray> {
+fn spec_arrays(
+    m: &Module,
+    spec_types: &HashMap<u32, u32>,
+    spec_ops: &[Vec<u32>],
+) -> Vec<WordSpecArray> {
+    // The operands of each operation (type, result, opcode, operands...).
+    let operands: HashMap<u32, &[u32]> = spec_ops.iter().map(|w| (w[1], &w[3..])).collect();
+    // The SpecIds a length reads, through its operations (each id once).
+    let spec_ids = |length: u32| {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![length];
+        let mut ids = Vec::new();
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            if let Some(s) = m.decoration(id, decoration::SPEC_ID) {
+                ids.push(s);
+            }
+            stack.extend(operands.get(&id).copied().unwrap_or(&[]));
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    };
     // The types reachable from the pointees of pointers of one of
     // `classes`: one walk per kind of storage, each type visited once.
     let reachable = |classes: &[u32]| {
@@ -439,6 +466,7 @@ fn spec_arrays(m: &Module, spec_types: &HashMap<u32, u32>) -> Vec<WordSpecArray>
                     workgroup: workgroup.contains(&type_id),
                     invocation: invocation.contains(&type_id),
                 },
+                spec_ids: spec_ids(*length_id),
             })
         })
         .collect();

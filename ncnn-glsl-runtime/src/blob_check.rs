@@ -35,7 +35,7 @@ pub(crate) fn check(
     matrix_types_agree(&words, r, &values).map_err(&rejected)?;
     specialized(&words, spec, size).map_err(rejected)?;
     array_lengths(shader, &words, r, spec)?;
-    within(shader, &words, r, limits)?;
+    within(shader, &words, r, limits, spec)?;
     Ok(words)
 }
 
@@ -114,9 +114,36 @@ fn described(
         .iter()
         .filter(|s| s.length_id == a.length_id)
         .collect();
+    // The value the pipeline gives constant `c` (its default where none).
+    let value_of = |c: &ncnn_glsl_core::reflection::SpecConstant| {
+        let bits = spec.iter().find(|(id, _, _)| *id == c.id).map(|s| s.2);
+        match (bits, c.ty.as_ref(), c.default) {
+            (Some(b), "int", _) => (b as i32).to_string(),
+            (Some(b), _, _) => b.to_string(),
+            (None, _, Some(ScalarValue::Int(v))) => v.to_string(),
+            (None, _, Some(ScalarValue::Uint(v))) => v.to_string(),
+            (None, _, _) => "?".to_string(),
+        }
+    };
     let Some(first) = named.first() else {
+        // A blob whose reflection does not name its arrays (glslang's):
+        // the constants its words read for the length, by their SpecId.
+        let article = if place.starts_with('a') { "an" } else { "a" };
+        let constants: Vec<String> = a
+            .spec_ids
+            .iter()
+            .map(|id| match r.spec_constants.iter().find(|c| c.id == *id) {
+                Some(c) => format!("{} = {}", c.name, value_of(c)),
+                None => format!("constant_id {id}"),
+            })
+            .collect();
+        let with = if constants.is_empty() {
+            String::new()
+        } else {
+            format!("{}; ", constants.join(", "))
+        };
         return format!(
-            "an {place} sized by specialization constants (SPIR-V type %{})",
+            "{article} {place} sized by specialization constants ({with}SPIR-V type %{})",
             a.type_id
         );
     };
@@ -131,17 +158,7 @@ fn described(
         .spec_constants
         .iter()
         .filter(|c| words.contains(c.name.as_ref()))
-        .map(|c| {
-            let bits = spec.iter().find(|(id, _, _)| *id == c.id).map(|s| s.2);
-            let value = match (bits, c.ty.as_ref(), c.default) {
-                (Some(b), "int", _) => (b as i32).to_string(),
-                (Some(b), _, _) => b.to_string(),
-                (None, _, Some(ScalarValue::Int(v))) => v.to_string(),
-                (None, _, Some(ScalarValue::Uint(v))) => v.to_string(),
-                (None, _, _) => "?".to_string(),
-            };
-            format!("{} = {value}", c.name)
-        })
+        .map(|c| format!("{} = {}", c.name, value_of(c)))
         .collect();
     let with = if values.is_empty() {
         String::new()
@@ -287,16 +304,22 @@ fn agree(words: &Interface, r: &Reflection) -> std::result::Result<(), String> {
             BindingKind::UniformBuffer => DescriptorKind::UniformBuffer,
             _ => DescriptorKind::Other,
         };
+        // A binding the words do not declare is one the shader never
+        // reads (the compiler's compaction drops it; the reflection keeps
+        // the declared layout): bound, harmless. One of another kind is not.
         let Some(w) = words
             .bindings
             .iter()
-            .find(|w| (w.set, w.binding, w.kind) == (b.set, b.binding, kind))
+            .find(|w| (w.set, w.binding) == (b.set, b.binding))
         else {
-            return Err(format!(
-                "the reflection lists binding {}.{} `{}` ({:?}), which the SPIR-V does not declare",
-                b.set, b.binding, b.name, b.kind
-            ));
+            continue;
         };
+        if w.kind != kind {
+            return Err(format!(
+                "the reflection lists binding {}.{} `{}` as {:?}, the SPIR-V declares {:?}",
+                b.set, b.binding, b.name, b.kind, w.kind
+            ));
+        }
         if b.min_size < w.fixed_bytes {
             return Err(format!(
                 "the reflection gives binding {}.{} `{}` a minimum size of {} bytes, its block's fixed part takes {}",
@@ -340,6 +363,7 @@ fn within(
     words: &Interface,
     r: &Reflection,
     l: &vk::PhysicalDeviceLimits,
+    spec: &[(u32, &'static str, u32)],
 ) -> Result<()> {
     if let Some(b) = r
         .bindings
@@ -419,8 +443,20 @@ fn within(
         ));
     }
     if words.workgroup_bytes > u64::from(l.max_compute_shared_memory_size) {
+        // The arrays specialization constants size, at the pipeline's values.
+        let sized: Vec<String> = words
+            .spec_arrays
+            .iter()
+            .filter(|a| a.storage.workgroup)
+            .map(|a| format!("{} = {}", described(a, r, spec), a.length.unwrap_or(0)))
+            .collect();
+        let sized = if sized.is_empty() {
+            String::new()
+        } else {
+            format!(" (of which {})", sized.join(", "))
+        };
         return Err(Error::bad(
-            format!("shared memory of {shader}"),
+            format!("shared memory of {shader}{sized}"),
             words.workgroup_bytes,
             format!(
                 "maxComputeSharedMemorySize is {}",

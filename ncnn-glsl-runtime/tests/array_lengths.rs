@@ -12,6 +12,7 @@ use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, ContextOptions, Dispatch, Options, Pipeline, PipelineOptions,
     SpecValue,
 };
+use ncnn_glsl_testkit::differential::{finished, glslang_blob, glslang_result};
 use ncnn_glsl_testkit::gpu::GpuTest;
 
 include_ncnn_shader!(mod lengths = "tests/shaders/spec_array_lengths.comp");
@@ -75,7 +76,7 @@ fn lengths_that_fit_run_and_others_are_refused() {
             }
         }
         // (values, what the error must say)
-        let refused: [([i32; 3], &[&str]); 8] = [
+        let refused: [([i32; 3], &[&str]); 9] = [
             (
                 [0, 8, 4],
                 &[
@@ -109,6 +110,16 @@ fn lengths_that_fit_run_and_others_are_refused() {
                     "at most 16384 bytes an invocation",
                 ],
             ),
+            // Positive, but past the device's shared memory: the arrays named.
+            (
+                [8, 100_000, 4],
+                &[
+                    "shared memory of",
+                    "`shared` array `sh` (sized `S`, with S = 100000) = 100000",
+                    "`shared` array `twice` (sized `D`) = 200000",
+                    "maxComputeSharedMemorySize",
+                ],
+            ),
         ];
         for (values, says) in refused {
             let e = match pipeline(values) {
@@ -123,6 +134,45 @@ fn lengths_that_fit_run_and_others_are_refused() {
                 e.contains("spec_array_lengths"),
                 "{values:?}: the shader is not named: {e}"
             );
+        }
+    });
+}
+
+/// glslang's blob of the same shader, whose reflection cannot name its
+/// arrays (our words' ids are not its): a length of 0 or a negative one is
+/// refused all the same, naming the constant the words read for it.
+#[test]
+fn glslangs_blob_is_refused_by_the_constant_it_reads() {
+    let text = include_str!("shaders/spec_array_lengths.comp");
+    let Some(words) = glslang_result(finished(text, "fp32").text()) else {
+        return; // no glslang (a failure under CI, where the harness checks)
+    };
+    let words = words.expect("glslang compiles the shader");
+    GpuTest::new(ContextOptions {
+        variant_sets: vec![lengths::SET],
+        ..ContextOptions::default()
+    })
+    .run(|gpu| {
+        let ctx = gpu.ctx();
+        let ours = ctx
+            .select(lengths::SET, Options::FP32, &[])
+            .unwrap()
+            .variant;
+        // SAFETY: refused before the driver sees it (what the test checks),
+        // and it indexes inside its arrays at the lengths that fit.
+        let theirs = unsafe { glslang_blob(words, ours.blob.reflection()) };
+        for (n, says) in [(0, "N = 0"), (-3, "N = -3")] {
+            let spec = [(0, SpecValue::Int(n))];
+            let options = PipelineOptions {
+                specialization: &spec,
+                ..PipelineOptions::default()
+            };
+            let e = match Pipeline::new(ctx, "glslang's", theirs, &options) {
+                Ok(_) => panic!("N = {n}: a pipeline was made"),
+                Err(e) => e.to_string(),
+            };
+            eprintln!("N = {n}: {e}");
+            assert!(e.contains(says) && e.contains("1 element or more"), "{e}");
         }
     });
 }

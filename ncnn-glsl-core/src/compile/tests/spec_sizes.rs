@@ -318,6 +318,7 @@ layout (binding = 0) buffer B { int b[]; };
 shared int sh[S - 4u];
 int priv[N * 2];
 int total(inout int a[N]) { int t = 0; for (int k = 0; k < N; k++) t += a[k]; return t; }
+int uncalled(int q[N * 3]) { return q[0]; }
 void main() {
     int l = int(gl_LocalInvocationID.x);
     int loc[N];
@@ -353,7 +354,11 @@ void main() {
             .find(|a| a.name == name)
             .unwrap()
             .length_id;
-        *read.spec_arrays.iter().find(|a| a.length_id == id).unwrap()
+        read.spec_arrays
+            .iter()
+            .find(|a| a.length_id == id)
+            .unwrap()
+            .clone()
     };
     // `N` is an `int`: -3 is -3, not 4294967293.
     assert_eq!(length_of("loc").length, Some(-3));
