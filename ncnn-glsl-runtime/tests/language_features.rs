@@ -365,3 +365,61 @@ void main() {{ t[1][0] = 1u; a[0] = t[1][0]; }}
         }
     }
 }
+
+/// Bindings the shader declares and never reads (an input a mode's `#if`
+/// leaves unused, as in ncnn's shaders): the compiler's compaction drops
+/// them from the words, the reflection keeps the declared layout, and the
+/// pipeline is made and runs with a buffer bound to each (it was refused:
+/// "the reflection lists binding 0.0, which the SPIR-V does not declare";
+/// the differential fuzzer's seed 1796669016897321530).
+#[test]
+fn unused_bindings_are_bound_and_the_shader_runs() {
+    let src = "#version 450
+layout (local_size_x = 64) in;
+layout (binding = 0) readonly buffer A { uint a[]; };
+layout (binding = 1) writeonly buffer B { uint b[]; };
+layout (binding = 2) buffer C { uint c[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    b[i] = i * 3u + 1u;
+}
+";
+    let mut case = Case::new(
+        "unused bindings",
+        src,
+        "fp32",
+        vec![
+            Io::In(4 * 256, Fill::Words),
+            Io::Out(4 * 256, Cmp::Exact),
+            Io::InOut(4 * 256, Fill::Words, Cmp::Exact),
+        ],
+    );
+    case.groups = [4, 1, 1];
+    run(&case);
+}
+
+/// `gl_SubgroupID` and `gl_SubgroupInvocationID` with a local size of two
+/// dimensions, which naga's validator refused (a WGSL rule; the
+/// differential fuzzer's seed 1796669016897321455): validated with the
+/// local size folded to one dimension, written with its own; the outputs
+/// equal glslang's.
+#[test]
+fn subgroup_ids_with_a_two_dimensional_local_size() {
+    let src = "#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+layout (local_size_x = 8, local_size_y = 4) in;
+layout (binding = 0) writeonly buffer B { uint b[]; };
+void main() {
+    uint i = gl_WorkGroupID.x * 32u + gl_LocalInvocationIndex;
+    b[i] = gl_SubgroupID * 1000u + gl_SubgroupInvocationID * 10u + gl_NumSubgroups;
+}
+";
+    let mut case = Case::new(
+        "subgroup ids in two dimensions",
+        src,
+        "fp32",
+        vec![Io::Out(4 * 128, Cmp::Exact)],
+    );
+    case.groups = [4, 1, 1];
+    run(&case);
+}

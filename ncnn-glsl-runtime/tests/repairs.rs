@@ -767,3 +767,80 @@ void main() {{
         run_against(&case, &nearest);
     }
 }
+
+/// Statements after `break`, `continue` and `return` in their block never
+/// run; naga's frontend parsed a call there without the statement its
+/// validator wants ("Expression not visited by the appropriate
+/// statement"), and in fp16p a `buffer_st1` there (a compare-and-swap
+/// loop) read as a read of its `writeonly` buffer (the differential
+/// fuzzer's seeds 1796669016897321662 and 1796670800674342454). They are
+/// dropped; the outputs equal glslang's in fp32 and fp16p.
+#[test]
+fn unreachable_statements_after_break_continue_and_return() {
+    let src = "#version 450
+layout (local_size_x = 64) in;
+layout (binding = 0) readonly buffer A { sfp a[]; };
+layout (binding = 1) writeonly buffer B { sfp b[]; };
+layout (binding = 2) writeonly buffer C { uint c[]; };
+uint f1(uint x) { return x * 3u + 1u; }
+void main() {
+    const int gid = int(gl_GlobalInvocationID.x);
+    uint acc = 0u;
+    for (int k = 0; k < 3; k++) { break; acc += f1(uint(k)); }
+    for (int k = 0; k < 4; k++) {
+        if (k == 1) { continue; acc = f1(acc); buffer_st1(b, gid, afp(9.0)); }
+        acc += 2u;
+    }
+    afp v = buffer_ld1(a, gid);
+    buffer_st1(b, gid, v * afp(2.0));
+    c[gid] = acc;
+    if (gid >= 0) { return; c[gid] = f1(7u); }
+}
+";
+    for mode in ["fp32", "fp16p"] {
+        let mut case = Case::new(
+            "unreachable statements",
+            src,
+            mode,
+            vec![
+                Io::In(4 * 256, Fill::F32(-4.0, 4.0)),
+                Io::Out(4 * 256, Cmp::Exact),
+                Io::Out(4 * 256, Cmp::Exact),
+            ],
+        );
+        case.groups = [4, 1, 1];
+        run(&case);
+    }
+}
+
+/// `?:` in a global constant of literals and constants (`const uint C =
+/// 8u > 1u ? 5u : 7u;`), which naga cannot fold ("Unexpected
+/// runtime-expression"; the differential fuzzer's seed
+/// 1796669016897321489): its value is given to naga in place, and the
+/// constants (one sizing an array) compute what glslang's do.
+#[test]
+fn selects_in_global_constants() {
+    let src = "#version 450
+layout (local_size_x = 64) in;
+layout (binding = 0) writeonly buffer B { uint b[]; };
+const uint C1 = (8u > 1u ? 5u : 7u);
+const int C2 = 3 < 2 ? -4 : -6 * 2;
+const uint C3 = max(3u, 9u) + (C1 == 5u ? 0x80000000u : 0u);
+const int C4 = C2 < 0 ? C2 * 1000 : 1;
+void main() {
+    uint t[C1 == 5u ? 4 : 2];
+    uint i = gl_GlobalInvocationID.x;
+    for (uint k = 0u; k < uint(t.length()); k++)
+        t[k] = i + k;
+    b[i] = C1 + uint(C2) + C3 + uint(C4) + t[i % uint(t.length())];
+}
+";
+    let mut case = Case::new(
+        "selects in global constants",
+        src,
+        "fp32",
+        vec![Io::Out(4 * 256, Cmp::Exact)],
+    );
+    case.groups = [4, 1, 1];
+    run(&case);
+}

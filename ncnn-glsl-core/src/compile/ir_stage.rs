@@ -13,8 +13,8 @@ use super::text_stage::EditedText;
 use super::{
     atomics, barrier_scope, coopmat, dot_product, fp16_builtins, fp16_promotion, fp16_widening,
     layout_copies, memory_barriers, push_constant_layout, reject, spec_constants, spec_expressions,
-    subgroup_calls, subgroups, switch_fallthrough, unfold, validation_words, vector_modulo,
-    writeonly_reads,
+    subgroup_calls, subgroups, switch_fallthrough, unfold, unreachable, validation_words,
+    vector_modulo, writeonly_reads,
 };
 use crate::diag::{Diagnostic, Diagnostics, MAX_ERRORS};
 use crate::expand::Expanded;
@@ -49,6 +49,7 @@ pub(crate) struct CheckedModule {
 /// Parses `edited`, then runs the IR passes, validation and compaction.
 pub(crate) fn run(expanded: &Expanded, edited: &EditedText) -> Result<CheckedModule, Diagnostics> {
     let (mut module, naga_text, origin, promotions) = parse(expanded, edited)?;
+    unreachable::drop_unreachable(&mut module);
     // First: the calls it lowers take loads of the elements they name,
     // which are no reads (the checks below would see them as such).
     let coopmat = match coopmat::ir::lower(&mut module, &edited.coopmat) {

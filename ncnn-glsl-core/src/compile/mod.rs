@@ -26,8 +26,9 @@
 //!     prototypes if it fails, and with the calls naga
 //!     cannot fold to NaN or infinity unfolded by unfold.rs; again, round by
 //!     round, with the `float16_t` operands GLSL promotes beside a `float`
-//!     wrapped by fp16_promotion.rs) -> cooperative matrices lowered
-//!     (coopmat.rs) -> push-constant layout check
+//!     wrapped by fp16_promotion.rs) -> statements after a `break`,
+//!     `continue` or `return` dropped (unreachable.rs) -> cooperative
+//!     matrices lowered (coopmat.rs) -> push-constant layout check
 //!     (push_constant_layout.rs) -> layout-only copies refused (layout_copies.rs)
 //!     -> atomics.rs, dot_product.rs lowered -> reads of writeonly buffers
 //!     refused (writeonly_reads.rs) -> spec_constants.rs and
@@ -99,6 +100,7 @@ mod text_stage;
 mod tokens;
 mod trim_capabilities;
 mod unfold;
+mod unreachable;
 mod validation_words;
 mod vector_modulo;
 mod word_stage;
@@ -240,22 +242,31 @@ fn reflection(
     }
 }
 
-/// Each array specialization constants size, with its length's id in `words`.
+/// Each array specialization constants size, with its length's id in
+/// `words`: those the words still hold (naga drops an uncalled function
+/// and its parameters' types with it).
 fn spec_arrays(
     expanded: &Expanded,
     edited: &EditedText,
     words: &word_stage::Words,
 ) -> std::borrow::Cow<'static, [crate::reflection::SpecArray]> {
     let text = expanded.text();
+    let lengths: std::collections::HashSet<u32> = crate::spirv::walk(&words.spirv)
+        .map_while(Result::ok)
+        .filter(|i| i.op == crate::spirv::op::TYPE_ARRAY)
+        .filter_map(|i| i.operand(2))
+        .collect();
     edited
         .spec_exprs
         .sized
         .iter()
         .filter_map(|s| {
+            let length_id = *words.lengths.get(&s.placeholder)?;
+            lengths.contains(&length_id).then_some(())?;
             Some(crate::reflection::SpecArray {
                 name: s.name.clone().into(),
                 size: text.get(s.range.clone())?.trim().to_string().into(),
-                length_id: *words.lengths.get(&s.placeholder)?,
+                length_id,
             })
         })
         .collect::<Vec<_>>()

@@ -396,9 +396,22 @@ pub(crate) fn validate(origin: &Origin, module: &Module) -> Result<ModuleInfo, D
     } else {
         ValidationFlags::all()
     };
+    // naga refuses `gl_SubgroupID` and `gl_SubgroupInvocationID` with a
+    // local size of more than one dimension (a WGSL rule; Vulkan and
+    // glslang take it). Nothing else it validates reads the local size's y
+    // and z, so such a module is validated with them set to 1; the writer
+    // gets the module as it is.
+    let flat = subgroup_ids_in_2d(module).then(|| {
+        let mut m = module.clone();
+        for ep in m.entry_points.iter_mut() {
+            ep.workgroup_size[1..].fill(1);
+        }
+        m
+    });
+    let checked = flat.as_ref().unwrap_or(module);
     let result = guarded(Step::Validate, || {
         Validator::new(flags, capabilities())
-            .validate(module)
+            .validate(checked)
             .map_err(Box::new)
     })?;
     result.map_err(|e| {
@@ -434,6 +447,23 @@ pub(crate) fn validate(origin: &Origin, module: &Module) -> Result<ModuleInfo, D
             d = d.note(format!("{place}{label}"));
         }
         d
+    })
+}
+
+/// Whether an entry point of more than one local-size dimension takes
+/// `gl_SubgroupID` or `gl_SubgroupInvocationID`.
+fn subgroup_ids_in_2d(module: &Module) -> bool {
+    use naga::{Binding, BuiltIn};
+    module.entry_points.iter().any(|ep| {
+        ep.workgroup_size[1..].iter().any(|&s| s > 1)
+            && ep.function.arguments.iter().any(|a| {
+                matches!(
+                    a.binding,
+                    Some(Binding::BuiltIn(
+                        BuiltIn::SubgroupId | BuiltIn::SubgroupInvocationId
+                    ))
+                )
+            })
     })
 }
 

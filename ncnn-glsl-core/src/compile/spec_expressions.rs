@@ -398,6 +398,11 @@ struct Analysis<'a> {
     /// The value of every other array size it could compute: no
     /// placeholder may equal one (naga would share the array type).
     taken: HashSet<u32>,
+    /// Each global integer `const` initializer and array size of literals
+    /// and constants that holds a `?:`, which naga cannot fold ("Unexpected
+    /// runtime-expression"; glslang folds it): its range, its value and
+    /// whether it is a `uint`.
+    folded: Vec<(std::ops::Range<usize>, u32, bool)>,
 }
 
 fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<'a> {
@@ -410,6 +415,7 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
         refused: Vec::new(),
         const_tokens: Vec::new(),
         taken: HashSet::new(),
+        folded: Vec::new(),
     };
     let mut derived_names: HashSet<String> = HashSet::new();
     for u in uses(src, toks) {
@@ -437,6 +443,9 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
                         let uint = ty == "uint";
                         if let Some(v) = eval(&e, &|_| None, &|_| false) {
                             scope.insert(name, Named::Value(v, uint));
+                            if has_select(&e) {
+                                a.folded.push((u.range.clone(), v, uint));
+                            }
                         }
                     }
                     _ if reads_spec => {
@@ -471,6 +480,9 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
                 Some(e) => {
                     if let Some(v) = eval(&e, &|_| None, &|_| false) {
                         a.taken.insert(v);
+                        if has_select(&e) {
+                            a.folded.push((u.range.clone(), v, true));
+                        }
                     }
                 }
                 None => {}
@@ -478,6 +490,11 @@ fn analyse<'a>(src: &'a str, toks: &'a [Token], decls: &[SpecDecl]) -> Analysis<
         }
     }
     a
+}
+
+/// Whether `e` holds a `?:`.
+fn has_select(e: &Expr) -> bool {
+    matches!(e, Expr::Select(..)) || parts(e).into_iter().any(has_select)
 }
 
 fn first_spec_use(
@@ -504,6 +521,20 @@ pub(crate) fn rewrite(text: &mut String, toks: &[Token], decls: &[SpecDecl]) -> 
         overwrite(text, toks[k].start..toks[k].end, "");
         overwrite(text, d.range.clone(), "0");
         out.derived.push(d);
+    }
+    // A `?:` of constants: its value, for naga only.
+    for (range, v, uint) in a.folded {
+        overwrite(text, range.clone(), "");
+        let value = if uint {
+            format!("{v}u")
+        } else {
+            format!("({})", v as i32)
+        };
+        out.inserts.push(Insert {
+            at: range.start,
+            text: value,
+            stands_for: Some(range),
+        });
     }
     let distinct: HashSet<&Expr> = a.sizes.iter().map(|(_, e)| e).collect();
     let base = placeholder_base(&a.taken, distinct.len() as u32);

@@ -24,9 +24,17 @@ pub(crate) fn reads(module: &Module, writeonly: &[(u32, u32)]) -> Vec<Span> {
         // arena after the call became an atomic statement: not a read.
         let mut atomic = Vec::new();
         atomics(f, &f.body, &|_| true, &mut atomic, &mut Vec::new());
+        // A load no statement emits never runs (one of a statement dropped
+        // as unreachable, `unreachable.rs`): not a read either.
+        let mut emitted = std::collections::HashSet::new();
+        super::ir_walk::each(&f.body, &mut |s, _| {
+            if let Statement::Emit(range) = s {
+                emitted.extend(range.clone());
+            }
+        });
         for (h, e) in f.expressions.iter() {
             if let Expression::Load { pointer } = *e {
-                if atomic.iter().any(|(_, p)| *p == pointer) {
+                if atomic.iter().any(|(_, p)| *p == pointer) || !emitted.contains(&h) {
                     continue;
                 }
                 if root(f, pointer).is_some_and(checked) {
