@@ -16,6 +16,7 @@
 
 pub mod coopmat;
 pub mod differential;
+pub mod fuzz;
 pub mod gpu;
 pub mod rng;
 pub mod shaders;
