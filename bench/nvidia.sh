@@ -134,6 +134,8 @@ coopmat)
         # coopmat_bounds: loads and stores past their buffers (KHR and NV);
         # array_lengths: specialized array lengths out of range refused.
         for t in coopmat_corpus coopmat_shapes coopmat_bounds array_lengths contexts_on_threads; do
+            # A test left behind to fit the 64 MiB a call carries is said, not failed.
+            [ -x "$bin/${t}_test" ] || { echo "# $t: not carried"; continue; }
             echo "# command: cargo test --release -p ncnn-glsl-runtime --test $t -- --include-ignored --nocapture"
             CI=true "${with_layer[@]}" "$bin/${t}_test" --include-ignored --nocapture 2>&1 ||
                 echo "# FAILED: exit $?" | tee -a "$failed"
