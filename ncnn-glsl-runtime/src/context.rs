@@ -261,6 +261,14 @@ impl Context {
         &self.properties.limits
     }
 
+    /// What ncnn's local-size rules need of this device
+    /// ([`optimal_local_size`](crate::optimal_local_size)): its limits and
+    /// its subgroup size (1 where it reports none).
+    pub fn local_size_limits(&self) -> crate::ncnn::LocalSizeLimits {
+        let subgroup = self.caps().property("subgroupSize").unwrap_or(1);
+        crate::ncnn::LocalSizeLimits::new(self.limits(), u32::try_from(subgroup).unwrap_or(1))
+    }
+
     /// The variant of `set` this device runs for `wanted` options and the
     /// build-time `axes`, by the core's [`VariantSet::select`] on
     /// [`Context::caps`]: the same choice as on the saved description. Its

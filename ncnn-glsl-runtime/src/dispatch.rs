@@ -19,7 +19,7 @@ use ncnn_glsl_core::variant::VariantSet;
 
 use crate::buffer::Buffer;
 use crate::error::{Error, Result};
-use crate::pipeline::{descriptor_type, Pipeline};
+use crate::pipeline::{descriptor_type, Pipeline, Slot};
 use crate::submit::barrier;
 
 /// One dispatch's arguments.
@@ -36,6 +36,11 @@ pub struct Dispatch<'a> {
     pub sets: [Option<&'static VariantSet>; 2],
     /// Exactly [`Pipeline::push_constant_size`] bytes.
     pub push_constants: &'a [u8],
+    /// The part of each buffer its slot binds, one per buffer (the offset
+    /// and range of `VkDescriptorBufferInfo`, as ncnn binds a blob inside a
+    /// larger buffer); `None` binds every buffer whole. The shader sees the
+    /// range only: its array lengths and bounds clamps are the range's.
+    pub ranges: Option<&'a [BufferRange]>,
     /// Workgroups on each axis.
     pub groups: [u32; 3],
     /// The largest piece on each axis, to run the grid as several
@@ -53,8 +58,17 @@ impl<'a> Dispatch<'a> {
             names: None,
             sets: [None; 2],
             push_constants,
+            ranges: None,
             groups,
             max_piece: None,
+        }
+    }
+
+    /// The same dispatch with each buffer bound at `ranges[i]` only.
+    pub fn with_ranges(self, ranges: &'a [BufferRange]) -> Self {
+        Dispatch {
+            ranges: Some(ranges),
+            ..self
         }
     }
 
@@ -73,9 +87,28 @@ impl<'a> Dispatch<'a> {
             names: Some(buffers.names),
             sets: [Some(P::set()), buffers.set],
             push_constants: bytemuck::bytes_of(push_constants),
+            ranges: None,
             groups,
             max_piece: None,
         }
+    }
+}
+
+/// Bytes `offset..offset + size` of a buffer, bound to one slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferRange {
+    /// The first byte: a multiple of the device's
+    /// `minStorageBufferOffsetAlignment` (`minUniformBufferOffsetAlignment`
+    /// for a uniform block).
+    pub offset: u64,
+    /// Bytes bound, at least one.
+    pub size: u64,
+}
+
+impl BufferRange {
+    /// Bytes `offset..offset + size`.
+    pub fn new(offset: u64, size: u64) -> Self {
+        BufferRange { offset, size }
     }
 }
 
@@ -177,11 +210,28 @@ impl Pipeline {
                 ));
             }
         }
-        for (slot, b) in self.slots.iter().zip(args.buffers) {
-            if b.size() < slot.min_size {
+        if let Some(ranges) = args.ranges {
+            if ranges.len() != args.buffers.len() {
                 return Err(Error::bad(
-                    format!("size of the buffer for `{}`", slot.name),
-                    b.size(),
+                    format!("number of buffer ranges for {}", self.name),
+                    ranges.len(),
+                    format!("one per buffer: {} buffers", args.buffers.len()),
+                ));
+            }
+        }
+        for (i, (slot, b)) in self.slots.iter().zip(args.buffers).enumerate() {
+            let range = match args.ranges {
+                Some(r) => self.check_range(slot, b, r[i])?,
+                None => BufferRange::new(0, b.size()),
+            };
+            let (what, bound) = match args.ranges {
+                Some(_) => ("size of the range bound for", range.size),
+                None => ("size of the buffer for", b.size()),
+            };
+            if bound < slot.min_size {
+                return Err(Error::bad(
+                    format!("{what} `{}`", slot.name),
+                    bound,
                     format!(
                         "the shader needs {} bytes: the block's fixed-size part and one element \
                          of its runtime-sized array",
@@ -193,11 +243,11 @@ impl Pipeline {
             // into the last whole one: silently another element's data.
             let stride = slot.array_stride;
             let fixed = slot.min_size.saturating_sub(stride);
-            if stride > 0 && b.size() >= slot.min_size && (b.size() - fixed) % stride != 0 {
-                let whole = fixed + (b.size() - fixed).div_ceil(stride) * stride;
+            if stride > 0 && (bound - fixed) % stride != 0 {
+                let whole = fixed + (bound - fixed).div_ceil(stride) * stride;
                 return Err(Error::bad(
-                    format!("size of the buffer for `{}`", slot.name),
-                    b.size(),
+                    format!("{what} `{}`", slot.name),
+                    bound,
                     format!(
                         "the shader reads it as {stride}-byte elements after {fixed} bytes, and \
                          an index past the last whole element is clamped into it: make it \
@@ -211,10 +261,10 @@ impl Pipeline {
                 }
                 _ => (limits.max_storage_buffer_range, "maxStorageBufferRange"),
             };
-            if b.size() > u64::from(limit) {
+            if bound > u64::from(limit) {
                 return Err(Error::bad(
-                    format!("size of the buffer for `{}`", slot.name),
-                    b.size(),
+                    format!("{what} `{}`", slot.name),
+                    bound,
                     format!("{name} is {limit}"),
                 ));
             }
@@ -277,6 +327,44 @@ impl Pipeline {
         })
     }
 
+    /// `range` of `b` for `slot`, checked against the buffer and the
+    /// device's offset alignment.
+    fn check_range(&self, slot: &Slot, b: &Buffer, range: BufferRange) -> Result<BufferRange> {
+        let limits = self.ctx.limits();
+        let (align, name) = match slot.kind {
+            BindingKind::UniformBuffer => (
+                limits.min_uniform_buffer_offset_alignment,
+                "minUniformBufferOffsetAlignment",
+            ),
+            _ => (
+                limits.min_storage_buffer_offset_alignment,
+                "minStorageBufferOffsetAlignment",
+            ),
+        };
+        if align > 0 && range.offset % align != 0 {
+            return Err(Error::bad(
+                format!("offset of the range bound for `{}`", slot.name),
+                range.offset,
+                format!("it must be a multiple of {align} ({name})"),
+            ));
+        }
+        if range.size == 0 {
+            return Err(Error::bad(
+                format!("size of the range bound for `{}`", slot.name),
+                0,
+                "a range holds at least one byte",
+            ));
+        }
+        match range.offset.checked_add(range.size) {
+            Some(end) if end <= b.size() => Ok(range),
+            _ => Err(Error::bad(
+                format!("range bound for `{}`", slot.name),
+                format!("{} bytes at offset {}", range.size, range.offset),
+                format!("the buffer holds {} bytes", b.size()),
+            )),
+        }
+    }
+
     /// Storage and uniform descriptors one dispatch binds.
     pub(crate) fn descriptor_counts(&self) -> (u32, u32) {
         let storage = self
@@ -292,11 +380,13 @@ impl Pipeline {
         let infos: Vec<[vk::DescriptorBufferInfo; 1]> = args
             .buffers
             .iter()
-            .map(|b| {
+            .enumerate()
+            .map(|(i, b)| {
+                let r = args.ranges.map_or(BufferRange::new(0, b.size()), |r| r[i]);
                 [vk::DescriptorBufferInfo::default()
                     .buffer(b.buffer)
-                    .offset(0)
-                    .range(b.size())]
+                    .offset(r.offset)
+                    .range(r.size)]
             })
             .collect();
         let writes: Vec<vk::WriteDescriptorSet> = self
@@ -313,7 +403,8 @@ impl Pipeline {
             .collect();
         // SAFETY: `sets` were just allocated for this pipeline's layouts and
         // no command uses them; each write matches its slot's binding and type;
-        // `check` made the buffers this context's and within the range limits.
+        // `check` made the buffers this context's, and each range inside its
+        // buffer, aligned, and within the range limits.
         unsafe { self.ctx.device().update_descriptor_sets(&writes, &[]) };
     }
 

@@ -37,7 +37,8 @@
 //! `submit` (one submission, the barrier), `timing`, [`buffer`],
 //! `pipeline_cache`, [`pipeline`], [`executable`], [`dispatch`] (one
 //! dispatch's arguments and commands), [`sequence`] (steps in one
-//! submission, and the one-step conveniences). Operators built on it live in
+//! submission, and the one-step conveniences), [`ncnn`] (ncnn's layout,
+//! local-size and group-count arithmetic, which uses none of them). Operators built on it live in
 //! crates of their own (`ncnn-glsl-q8ta`, the q8ta pixel shuffle).
 
 mod blob_check;
@@ -48,6 +49,7 @@ pub mod dispatch;
 pub mod error;
 pub mod executable;
 pub mod instance;
+pub mod ncnn;
 pub mod pipeline;
 mod pipeline_cache;
 pub mod probe;
@@ -60,10 +62,13 @@ mod timing;
 
 pub use buffer::{Buffer, Transfer};
 pub use context::{CacheDir, Context, ContextOptions};
-pub use dispatch::{Bound, Dispatch, OfSet};
+pub use dispatch::{Bound, BufferRange, Dispatch, OfSet};
 pub use error::{Error, Result};
 pub use executable::Executable;
 pub use instance::{probe_all, Loader, Message, MessageSink, Severity};
+pub use ncnn::{
+    group_counts, ncnn_local_size, optimal_local_size, LocalSizeLimits, NcnnMat, MAX_MAT_BYTES,
+};
 pub use pipeline::{Pipeline, PipelineOptions, Slot, SpecValue};
 pub use selector::DeviceSelector;
 pub use sequence::{DispatchStats, Sequence};

@@ -66,8 +66,12 @@ impl std::fmt::Display for SpecValue {
 /// What a pipeline is built with besides its blob.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PipelineOptions<'a> {
-    /// The dimensions the shader declares with `local_size_*_id`; `None`
-    /// keeps the compiled ones. Other dimensions must equal the compiled size.
+    /// The local size: every dimension of a shader that declares none (as
+    /// ncnn's shaders, whose layers set it per pipeline:
+    /// [`ncnn_local_size`](crate::ncnn_local_size),
+    /// [`optimal_local_size`](crate::optimal_local_size)), and those a shader
+    /// declares with `local_size_*_id`. Other dimensions must equal the
+    /// compiled size; `None` keeps the compiled one (1 where not declared).
     pub local_size: Option<[u32; 3]>,
     /// Values for specialization constants, by `constant_id`: each id must be
     /// one the blob's reflection lists, with a value of its type. Constants
@@ -399,7 +403,8 @@ pub(crate) fn resolve_local_size(
                 format!("local size {}", ["x", "y", "z"][i]),
                 wanted[i],
                 format!(
-                    "the shader fixes it at {} (only local_size_*_id dimensions can be set)",
+                    "the shader fixes it at {} (only a dimension it declares with \
+                     local_size_*_id, or any of a shader that declares no local size, can be set)",
                     compiled[i]
                 ),
             ));

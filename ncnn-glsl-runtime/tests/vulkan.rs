@@ -15,10 +15,11 @@ use ncnn_glsl_testkit::gpu::{enabled_and_wanted, GpuTest};
 use ncnn_glsl_testkit::Rng;
 
 static SEED: &VariantSet = include_ncnn_shader!("../tests/shaders/seed_example.comp");
+static SCALE: &VariantSet = include_ncnn_shader!("../tests/shaders/scale.comp");
 
 fn opts() -> ContextOptions {
     ContextOptions {
-        variant_sets: vec![SEED],
+        variant_sets: vec![SEED, SCALE],
         ..ContextOptions::default()
     }
 }
@@ -44,14 +45,22 @@ fn check(s: FloatStorage, a: f32, got: f32) -> Result<(), String> {
     }
 }
 
-/// Runs the seed's variant for `wanted` over `n` vec4s on fresh random
-/// data; returns the chosen mode.
+/// Runs the seed's variant for `wanted` over `n` vec4s (rounded up to whole
+/// workgroups) on fresh random data; returns the chosen mode. The pipeline
+/// is made as the seed writes it: `pipeline.set_local_size_xyz(64, 1, 1)`
+/// for a shader that declares no local size.
 fn run_seed(ctx: &Arc<ncnn_glsl_runtime::Context>, wanted: Options, n: u32) -> String {
     let choice = ctx.select(SEED, wanted, &[]).unwrap();
     let mode = choice.chosen.options;
     let s = FloatStorage::of(mode);
-    let p = Pipeline::for_variant(ctx, SEED, choice.variant, &PipelineOptions::default()).unwrap();
-    assert_eq!(p.local_size(), [1, 1, 1]);
+    let options = PipelineOptions {
+        local_size: Some([64, 1, 1]),
+        ..Default::default()
+    };
+    let p = Pipeline::for_variant(ctx, SEED, choice.variant, &options).unwrap();
+    assert_eq!(p.local_size(), [64, 1, 1]);
+    let groups = n.div_ceil(64);
+    let n = groups * 64;
     let mut rng = Rng::fresh();
     let seed = rng.seed();
     let count = n as usize * 4;
@@ -68,7 +77,7 @@ fn run_seed(ctx: &Arc<ncnn_glsl_runtime::Context>, wanted: Options, n: u32) -> S
     a.write(&s.encode(&input)).unwrap();
     b.write(&vec![0xff; bytes]).unwrap(); // poison: NaN in every format
     let stats = p
-        .dispatch(&Dispatch::new(&[&a, &b], &[], [n, 1, 1]))
+        .dispatch(&Dispatch::new(&[&a, &b], &[], [groups, 1, 1]))
         .unwrap();
     let mut out = vec![0u8; bytes];
     b.read(&mut out).unwrap();
@@ -564,23 +573,29 @@ fn errors_name_what_is_wrong() {
             .to_string();
         assert!(e.contains("bad word count"), "{e}");
 
-        // A local size the device cannot run.
-        let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-        let e = Pipeline::for_variant(
-            ctx,
-            SEED,
-            v,
-            &PipelineOptions {
-                local_size: Some([2, 1, 1]),
-                ..Default::default()
-            },
-        )
-        .unwrap_err()
-        .to_string();
+        // A local size the shader fixes, and one the device cannot run.
+        let v = ctx.select(SCALE, Options::FP32, &[]).unwrap().variant;
+        let sized = |local_size| PipelineOptions {
+            local_size: Some(local_size),
+            ..Default::default()
+        };
+        let e = Pipeline::for_variant(ctx, SCALE, v, &sized([2, 1, 1]))
+            .unwrap_err()
+            .to_string();
         assert!(
-            e.contains("local size x = 2") && e.contains("fixes it at 1"),
+            e.contains("local size x = 2") && e.contains("fixes it at 64"),
             "{e}"
         );
+        let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
+        let over = ctx.limits().max_compute_work_group_size[0] + 1;
+        let e = Pipeline::for_variant(ctx, SEED, v, &sized([over, 1, 1]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&format!("local size x = {over}")), "{e}");
+        let e = Pipeline::for_variant(ctx, SEED, v, &sized([0, 1, 1]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("local size x = 0"), "{e}");
 
         // Arguments: buffer count, push constants, too big a buffer.
         let p = Pipeline::for_variant(ctx, SEED, v, &PipelineOptions::default()).unwrap();

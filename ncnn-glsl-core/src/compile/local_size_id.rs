@@ -2,9 +2,39 @@
 //! ("Unexpected qualifier"). It becomes the literal size (the one given with
 //! `local_size_x = L`, else 1 as in glslang), and the spec ids are kept so the
 //! runtime can patch `OpExecutionMode LocalSize` when it specializes.
+//!
+//! A shader that declares no local size at all takes the pipeline's, as in
+//! ncnn: none of ncnn's shaders declares one, and each layer sets it per
+//! pipeline (ncnn patches `LocalSize` and drops its ids 233-235 before
+//! creating the module). Here such a shader compiles as if it declared
+//! `local_size_{x,y,z}_id = 233, 234, 235` at size 1.
 
 use super::source_text::{int_literal, overwrite};
 use super::tokens::Token;
+
+/// The spec ids ncnn gives the three dimensions of the pipeline's local
+/// size; a shader that declares no local size has them.
+pub(crate) const NCNN_IDS: [u32; 3] = [233, 234, 235];
+
+/// Whether the text names a local size dimension anywhere
+/// (`local_size_{x,y,z}` or `local_size_{x,y,z}_id`).
+pub(crate) fn declares_local_size(src: &str, toks: &[Token]) -> bool {
+    toks.iter().any(|t| {
+        let name = t.text(src);
+        let name = name.strip_suffix("_id").unwrap_or(name);
+        matches!(name, "local_size_x" | "local_size_y" | "local_size_z")
+    })
+}
+
+/// The spec id of each dimension: those of the shader's `local_size_*_id`
+/// (each rewritten to a literal), or ncnn's where it declares no local size.
+pub(crate) fn local_size_ids(text: &mut String, toks: &[Token]) -> [Option<u32>; 3] {
+    if declares_local_size(text, toks) {
+        rewrite_local_size_ids(text, toks)
+    } else {
+        NCNN_IDS.map(Some)
+    }
+}
 
 /// Rewrites every `local_size_{x,y,z}_id = N` and returns the spec id of each
 /// dimension that had one.
@@ -112,6 +142,20 @@ mod tests {
             .map(|(r, _)| src[r].to_string())
             .collect();
         assert_eq!(found, ["local_size_x = 0", "local_size_z = 16385"]);
+    }
+
+    #[test]
+    fn a_shader_without_a_local_size_takes_ncnns_ids() {
+        let src = "#version 450\nlayout (binding = 0) buffer b { uint d[]; };\nvoid main() {}\n";
+        let mut text = src.to_string();
+        assert_eq!(
+            local_size_ids(&mut text, &tokenize(src)),
+            [Some(233), Some(234), Some(235)]
+        );
+        assert_eq!(text, src);
+        let src = "#version 450\nlayout (local_size_y = 2) in;\nvoid main() {}\n";
+        let mut text = src.to_string();
+        assert_eq!(local_size_ids(&mut text, &tokenize(src)), [None; 3]);
     }
 
     #[test]

@@ -70,7 +70,13 @@ fn duplicate_spec_ids(
                         ["x", "y", "z"][dim]
                     ),
                 )
-                .note("the local size the pipeline sets would set the constant too: give it its own id"),
+                .note(if local_size_id::NCNN_IDS.contains(&d.id) {
+                    "the local size the pipeline sets would set the constant too: give it its own id \
+                     (a shader that declares no local size takes the pipeline's through ncnn's \
+                     ids 233, 234, 235)"
+                } else {
+                    "the local size the pipeline sets would set the constant too: give it its own id"
+                }),
             );
         }
         if let Some(first) = decls[..k].iter().find(|e| e.id == d.id) {
@@ -180,7 +186,7 @@ pub(crate) fn run(expanded: &Expanded) -> Result<EditedText, Diagnostics> {
     let toks = tokenize(&text);
     let writeonly = drop_writeonly::drop_writeonly(&mut text, &toks);
     let toks = tokenize(&text);
-    let local_size_spec_ids = local_size_id::rewrite_local_size_ids(&mut text, &toks);
+    let local_size_spec_ids = local_size_id::local_size_ids(&mut text, &toks);
     let toks = tokenize(&text);
     array_dims::rewrite_array_dims(&mut text, &toks);
     let toks = tokenize(&text);

@@ -200,6 +200,13 @@ fn a_constant_id_that_is_also_a_local_size_id_is_refused() {
     );
     assert_eq!(m, "`constant_id = 233` of `w` is also `local_size_x_id`");
     assert_eq!((l, c), (3, 1));
+    // Without a local size, the pipeline's takes ncnn's ids 233-235.
+    let (m, l, c) = first(
+        "#version 450\nlayout (constant_id = 234) const int w = 1;\n\
+         layout (binding = 0) buffer o { int x[]; };\nvoid main()\n{\n    x[0] = w;\n}\n",
+    );
+    assert_eq!(m, "`constant_id = 234` of `w` is also `local_size_y_id`");
+    assert_eq!((l, c), (2, 1));
 }
 
 #[test]
