@@ -18,6 +18,7 @@ pub mod coopmat;
 pub mod differential;
 pub mod fuzz;
 pub mod gpu;
+pub mod ncnn_layers;
 pub mod rng;
 pub mod shaders;
 pub mod tools;
