@@ -91,16 +91,14 @@ impl NcnnMat {
     }
 
     /// Elements from one channel's start to the next: `w * h * d` rounded up
-    /// to 16 bytes for three and four dimensions, `w * h` below (ncnn's
-    /// `Mat::create`).
-    /// Past `u64` (a blob [`NcnnMat::new`] refuses) it saturates.
+    /// to 16 bytes, in every dimension count (ncnn's `Mat`; a one- or
+    /// two-dimensional blob's one channel is padded too, which the shaders
+    /// that read a blob as vec4s rely on). Past `u64` (a blob
+    /// [`NcnnMat::new`] refuses) it saturates.
     pub fn cstep(&self) -> u64 {
         let plane = u64::from(self.w)
             .saturating_mul(u64::from(self.h))
             .saturating_mul(u64::from(self.d));
-        if self.dims < 3 {
-            return plane;
-        }
         let size = u64::from(self.elemsize.max(1));
         plane.saturating_mul(size).div_ceil(16).saturating_mul(16) / size
     }
@@ -222,13 +220,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cstep_pads_channels_to_16_bytes_from_three_dimensions() {
+    fn cstep_pads_channels_to_16_bytes() {
         let m = NcnnMat::new(&[5, 3, 7], 1, 4).unwrap();
         assert_eq!((m.cstep(), m.total(), m.bytes()), (16, 112, 448));
         let m = NcnnMat::new(&[5, 3, 7], 4, 2).unwrap();
         assert_eq!((m.elemsize, m.cstep()), (8, 16));
         let m = NcnnMat::new(&[5, 3], 1, 4).unwrap();
-        assert_eq!((m.cstep(), m.c), (15, 1));
+        assert_eq!((m.cstep(), m.c), (16, 1));
+        let m = NcnnMat::new(&[13], 1, 2).unwrap();
+        assert_eq!((m.cstep(), m.bytes()), (16, 32));
         let m = NcnnMat::new(&[3, 2, 2, 5], 8, 2).unwrap();
         assert_eq!(m.cstep(), 12);
         assert!(NcnnMat::new(&[1, 2, 3, 4, 5], 1, 4).is_err());
