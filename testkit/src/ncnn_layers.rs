@@ -95,6 +95,13 @@ impl Mode {
         8.0 * self.arith_eps() * mag + 2.0 * self.storage_eps() * want.abs() + 1e-6
     }
 
+    /// [`Mode::tol`] for an output computed through values the layer keeps
+    /// in the mode's storage on the way (partial sums, coefficients in an
+    /// `sfp` blob): one more stored unit of `stored`, their magnitude.
+    pub fn tol_stored(&self, want: f64, mag: f64, stored: f64) -> f64 {
+        self.tol(want, mag) + self.storage_eps() * stored
+    }
+
     /// The value the storage holds for `x`.
     pub fn round(&self, x: f32) -> f32 {
         self.storage().round(x)
@@ -130,19 +137,24 @@ impl Tensor {
 
     /// Extents as `[w, h, d, c]`.
     pub fn whdc(&self) -> [u32; 4] {
-        match *self.shape.as_slice() {
-            [w] => [w, 1, 1, 1],
-            [w, h] => [w, h, 1, 1],
-            [w, h, c] => [w, h, 1, c],
-            [w, h, d, c] => [w, h, d, c],
-            _ => panic!("a tensor has 1 to 4 dimensions"),
-        }
+        whdc(&self.shape)
     }
 
     /// The value at `(x, y, z, q)`.
     pub fn at(&self, x: u32, y: u32, z: u32, q: u32) -> f32 {
         let [w, h, d, _] = self.whdc();
         self.values[(((q * d + z) * h + y) * w + x) as usize]
+    }
+}
+
+/// The extents of a logical `shape` as `[w, h, d, c]`.
+pub fn whdc(shape: &[u32]) -> [u32; 4] {
+    match *shape {
+        [w] => [w, 1, 1, 1],
+        [w, h] => [w, h, 1, 1],
+        [w, h, c] => [w, h, 1, c],
+        [w, h, d, c] => [w, h, d, c],
+        _ => panic!("a tensor has 1 to 4 dimensions"),
     }
 }
 
@@ -192,7 +204,7 @@ pub fn pack(t: &Tensor, m: &NcnnMat) -> Vec<f32> {
 
 /// The checks of an output blob `m` of logical shape `shape`: every element
 /// against `want(x, y, z, q)`, which gives the reference and the magnitude
-/// of its terms.
+/// of its terms ([`Mode::tol`]).
 pub fn expect_blob(
     mode: &Mode,
     buffer: usize,
@@ -200,18 +212,27 @@ pub fn expect_blob(
     shape: &[u32],
     want: impl Fn(u32, u32, u32, u32) -> (f64, f64),
 ) -> Expect {
-    let t = Tensor {
-        shape: shape.to_vec(),
-        values: Vec::new(),
-    };
-    let [w, h, d, c] = t.whdc();
+    expect_blob_tol(buffer, m, shape, |x, y, z, q| {
+        let (v, mag) = want(x, y, z, q);
+        (v, mode.tol(v, mag))
+    })
+}
+
+/// [`expect_blob`] with `want` giving the reference and its tolerance.
+pub fn expect_blob_tol(
+    buffer: usize,
+    m: &NcnnMat,
+    shape: &[u32],
+    want: impl Fn(u32, u32, u32, u32) -> (f64, f64),
+) -> Expect {
+    let [w, h, d, c] = whdc(shape);
     let mut points = Vec::new();
     for q in 0..c {
         for z in 0..d {
             for y in 0..h {
                 for x in 0..w {
-                    let (v, mag) = want(x, y, z, q);
-                    points.push((packed_index(m, x, y, z, q), v, mode.tol(v, mag)));
+                    let (v, tol) = want(x, y, z, q);
+                    points.push((packed_index(m, x, y, z, q), v, tol));
                 }
             }
         }
