@@ -424,24 +424,35 @@ fn compiled(shader: &str, mode: &Mode, e: &ncnn_glsl_core::Expanded) -> &'static
         .or_insert(blob)
 }
 
+/// The device's description, read once per test binary: the modes and
+/// what the cases size depend on it, and the context that runs them must
+/// enable what their blobs need. `None` where the harness found no device
+/// (and said why).
+fn device() -> Option<Device> {
+    static DEVICE: Mutex<Option<Option<Device>>> = Mutex::new(None);
+    let mut cached = DEVICE.lock().unwrap_or_else(|p| p.into_inner());
+    if cached.is_none() {
+        let mut device = None;
+        GpuTest::new(ContextOptions::default()).run(|gpu| {
+            let ctx = gpu.ctx();
+            device = Some(Device {
+                caps: ctx.caps().clone(),
+                limits: ctx.local_size_limits(),
+                offset_alignment: ctx.limits().min_storage_buffer_offset_alignment,
+            });
+        });
+        *cached = Some(device);
+    }
+    cached.clone().flatten()
+}
+
 /// Runs every case in every mode the device offers; panics with a table of
 /// the failures (case, mode, worst error, seed).
 pub fn suite(cases: &[Case]) {
     let Some(dir) = shader_dir() else {
         return;
     };
-    // The device's description first: the modes and what the cases size
-    // depend on it, and the context must enable what the blobs need.
-    let mut device = None;
-    GpuTest::new(ContextOptions::default()).run(|gpu| {
-        let ctx = gpu.ctx();
-        device = Some(Device {
-            caps: ctx.caps().clone(),
-            limits: ctx.local_size_limits(),
-            offset_alignment: ctx.limits().min_storage_buffer_offset_alignment,
-        });
-    });
-    let Some(device) = device else {
+    let Some(device) = device() else {
         return;
     };
     let modes = modes(&device.caps);
@@ -450,7 +461,11 @@ pub fn suite(cases: &[Case]) {
     eprintln!(
         "ncnn layers: {} cases, modes {}; seed {seed} (NCNN_SEED={seed} replays it)",
         cases.len(),
-        modes.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ")
+        modes
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     let mut runs: Vec<(Mode, Run)> = Vec::new();
     for (_, case) in cases {
@@ -605,7 +620,11 @@ fn execute(
                 .ok_or("an output shorter than its elements")?,
         };
         for &(i, want, tol) in &ex.points {
-            let got = f64::from(*values.get(i).ok_or(format!("element {i} past the buffer"))?);
+            let got = f64::from(
+                *values
+                    .get(i)
+                    .ok_or(format!("element {i} past the buffer"))?,
+            );
             let err = (got - want).abs();
             // NaN fails too: `err <= tol` is false for it.
             if err.is_nan() || err > tol {
@@ -620,7 +639,9 @@ fn execute(
     for (b, r) in &run.untouched {
         let (lo, hi) = (r.start as usize, r.end as usize);
         if after[*b][lo..hi] != before[*b][lo..hi] {
-            return Err(format!("buffer {b} changed in bytes {r:?}, outside what the layer binds"));
+            return Err(format!(
+                "buffer {b} changed in bytes {r:?}, outside what the layer binds"
+            ));
         }
     }
     Ok(worst)

@@ -1,13 +1,15 @@
-//! Element-wise layers: ReLU.
+//! ReLU (the other element-wise layers are in `elementwise`).
 
 use ncnn_glsl_runtime::{group_counts, optimal_local_size, SpecValue};
 use ncnn_glsl_testkit::ncnn_layers::{
-    expect_blob, pack, packed_mat, Case, Data, Device, Mode, Run, Step, Tensor,
+    expect_blob, pack, packed_mat, suite, Data, Device, Mode, Run, Step, Tensor,
 };
 use ncnn_glsl_testkit::Rng;
 
-/// The cases of this file.
-pub const CASES: &[Case] = &[("relu", relu)];
+#[test]
+fn relu_layer() {
+    suite(&[("relu", relu)]);
+}
 
 /// `relu_vulkan.cpp`: `relu.comp` over the blob as vec4s (`n = total *
 /// elempack / 4`), in place; the shape specialized or pushed; local size
