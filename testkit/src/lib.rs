@@ -24,3 +24,22 @@ pub mod shaders;
 pub mod tools;
 
 pub use rng::Rng;
+
+/// The repository's revision for a result file: `git rev-parse HEAD`, marked
+/// where the tree has uncommitted changes (empty without git).
+pub fn revision() -> String {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default()
+    };
+    let dirty = if git(&["status", "--porcelain"]).is_empty() {
+        ""
+    } else {
+        " (with uncommitted changes)"
+    };
+    format!("{}{dirty}", git(&["rev-parse", "HEAD"]))
+}

@@ -27,6 +27,10 @@ use ncnn_glsl_runtime::{
     Variant,
 };
 
+mod glslang;
+
+pub use glslang::GLSLANG_VAR;
+
 use crate::differential::{leak_blob, leak_set};
 use crate::gpu::GpuTest;
 use crate::rng::Rng;
@@ -388,7 +392,12 @@ fn expand(dir: &Path, shader: &str, mode: &Mode, caps: &DeviceCaps) -> ncnn_glsl
 /// order that stores the same bytes, as a variant set picks it. The
 /// fallback keeps the storage and the local-memory choice the run was
 /// built for.
-fn blob_for(dir: &Path, shader: &str, mode: &Mode, caps: &DeviceCaps) -> (Mode, &'static Blob) {
+fn blob_for(
+    dir: &Path,
+    shader: &str,
+    mode: &Mode,
+    caps: &DeviceCaps,
+) -> (Mode, String, &'static Blob) {
     let same = |t: &Target| {
         FloatStorage::of(t.options) == mode.storage()
             && t.options.has(Flag::ShaderLocalMemory) == mode.local_memory()
@@ -398,7 +407,7 @@ fn blob_for(dir: &Path, shader: &str, mode: &Mode, caps: &DeviceCaps) -> (Mode, 
         let m = Mode { target };
         let e = expand(dir, shader, &m, caps);
         if left_out_of(&e).is_none() {
-            return (m, compiled(shader, &m, &e));
+            return (m, e.text().to_string(), compiled(shader, &m, &e));
         }
     }
     panic!("{shader} in {mode}: no mode of the fallback order that stores the same bytes compiles");
@@ -447,7 +456,8 @@ fn device() -> Option<Device> {
 }
 
 /// Runs every case in every mode the device offers; panics with a table of
-/// the failures (case, mode, worst error, seed).
+/// the failures (case, mode, worst error, seed). With [`GLSLANG_VAR`] set,
+/// glslang's blobs run too and both are timed (`glslang.rs`).
 pub fn suite(cases: &[Case]) {
     let Some(dir) = shader_dir() else {
         return;
@@ -475,8 +485,10 @@ pub fn suite(cases: &[Case]) {
             }
         }
     }
+    let versus = glslang::wanted();
     // Each (shader, mode) expanded once; identical finished texts share a blob.
     let mut blobs: BTreeMap<(String, String), &'static Blob> = BTreeMap::new();
+    let mut theirs: BTreeMap<(String, String), &'static Blob> = BTreeMap::new();
     let mut variants: Vec<Variant> = Vec::new();
     for (mode, run) in &runs {
         for step in &run.steps {
@@ -484,13 +496,21 @@ pub fn suite(cases: &[Case]) {
             if blobs.contains_key(&key) {
                 continue;
             }
-            let (ran, blob) = blob_for(&dir, step.shader, mode, &device.caps);
+            let (ran, text, blob) = blob_for(&dir, step.shader, mode, &device.caps);
+            let mut made = vec![blob];
+            if versus.is_some() {
+                let their = glslang::blob(&text, blob);
+                theirs.insert(key.clone(), their);
+                made.push(their);
+            }
             blobs.insert(key, blob);
-            variants.push(Variant {
-                target: ran.target,
-                axes: &[],
-                blob,
-            });
+            for blob in made {
+                variants.push(Variant {
+                    target: ran.target,
+                    axes: &[],
+                    blob,
+                });
+            }
         }
     }
     let mut distinct: Vec<*const Blob> = blobs.values().map(|b| *b as *const Blob).collect();
@@ -505,6 +525,8 @@ pub fn suite(cases: &[Case]) {
     let set = leak_set(Box::leak(variants.into_boxed_slice()));
     let mut failures: Vec<String> = Vec::new();
     let mut worst: BTreeMap<String, f64> = BTreeMap::new();
+    let mut times: Vec<glslang::Row> = Vec::new();
+    let reps = if versus.is_some() { glslang::REPS } else { 0 };
     GpuTest::new(ContextOptions {
         variant_sets: vec![set],
         ..ContextOptions::default()
@@ -524,19 +546,41 @@ pub fn suite(cases: &[Case]) {
                 continue;
             }
             ran.push(key);
-            match execute(gpu.ctx(), mode, run, blob) {
-                Ok(err) => {
-                    let layer = run.name.split(' ').next().unwrap_or("").to_string();
+            let layer = run.name.split(' ').next().unwrap_or("").to_string();
+            let ours = match execute(gpu.ctx(), mode, run, blob, reps) {
+                Ok((err, ns)) => {
                     let w = worst.entry(format!("{layer} {mode}")).or_insert(0.0);
                     *w = w.max(err);
+                    ns
                 }
-                Err(e) => failures.push(format!("{} in {mode}: {e}", run.name)),
+                Err(e) => {
+                    failures.push(format!("{} in {mode}: {e}", run.name));
+                    Vec::new()
+                }
+            };
+            gpu.assert_clean();
+            if versus.is_none() {
+                continue;
+            }
+            let their = |s: &Step| theirs[&(s.shader.to_string(), mode.to_string())];
+            match execute(gpu.ctx(), mode, run, their, reps) {
+                Ok((_, ns)) if !ns.is_empty() && !ours.is_empty() => times.push(glslang::Row {
+                    layer,
+                    mode: mode.to_string(),
+                    ours: glslang::median(ours),
+                    theirs: glslang::median(ns),
+                }),
+                Ok(_) => {}
+                Err(e) => failures.push(format!("{} in {mode}, glslang's blob: {e}", run.name)),
             }
             gpu.assert_clean();
         }
     });
     for (k, v) in &worst {
         eprintln!("  {k}: worst error / tolerance {v:.3}");
+    }
+    if let Some(path) = &versus {
+        glslang::write(path, &device, &times);
     }
     assert!(
         failures.is_empty(),
@@ -547,13 +591,16 @@ pub fn suite(cases: &[Case]) {
     );
 }
 
-/// Runs one [`Run`]; the worst error over its tolerance, or what failed.
+/// Runs one [`Run`]: the worst error over its tolerance, and the GPU ns of
+/// `reps` more submissions of its dispatches (none where the queue has no
+/// timestamps); or what failed.
 fn execute(
     ctx: &std::sync::Arc<ncnn_glsl_runtime::Context>,
     mode: &Mode,
     run: &Run,
     blob: impl Fn(&Step) -> &'static Blob,
-) -> Result<f64, String> {
+    reps: usize,
+) -> Result<(f64, Vec<f64>), String> {
     let s = mode.storage();
     let mut buffers = Vec::new();
     let mut before = Vec::new();
@@ -578,29 +625,7 @@ fn execute(
             .map_err(|e| format!("{}: {e}", step.shader))?;
         pipelines.push(p);
     }
-    let binds: Vec<(Vec<&Buffer>, Vec<BufferRange>, Vec<u8>)> = run
-        .steps
-        .iter()
-        .map(|step| {
-            let bufs = step.bind.iter().map(|(i, _)| &buffers[*i]).collect();
-            let ranges = step
-                .bind
-                .iter()
-                .map(|(i, r)| r.unwrap_or(BufferRange::new(0, buffers[*i].size())))
-                .collect();
-            let push = step.push.iter().flat_map(|w| w.to_le_bytes()).collect();
-            (bufs, ranges, push)
-        })
-        .collect();
-    let mut seq = Sequence::new(ctx);
-    for ((step, p), (bufs, ranges, push)) in run.steps.iter().zip(&pipelines).zip(&binds) {
-        seq.dispatch(
-            p,
-            Dispatch::new(bufs, push, step.groups).with_ranges(ranges),
-        )
-        .map_err(|e| format!("{}: {e}", step.shader))?;
-    }
-    seq.run().map_err(|e| e.to_string())?;
+    submit(ctx, run, &pipelines, &buffers)?;
     let mut after = Vec::new();
     for b in buffers.iter_mut() {
         let mut out = vec![0u8; b.size() as usize];
@@ -644,7 +669,48 @@ fn execute(
             ));
         }
     }
-    Ok(worst)
+    let mut times = Vec::new();
+    for _ in 0..reps {
+        if let Some(ns) = submit(ctx, run, &pipelines, &buffers)? {
+            times.push(ns);
+        }
+    }
+    Ok((worst, times))
+}
+
+/// Records `run`'s dispatches on `pipelines` and `buffers` into one
+/// sequence and runs it: the GPU ns of its dispatches, where the queue has
+/// timestamps.
+fn submit(
+    ctx: &std::sync::Arc<ncnn_glsl_runtime::Context>,
+    run: &Run,
+    pipelines: &[Pipeline],
+    buffers: &[Buffer],
+) -> Result<Option<f64>, String> {
+    let binds: Vec<(Vec<&Buffer>, Vec<BufferRange>, Vec<u8>)> = run
+        .steps
+        .iter()
+        .map(|step| {
+            let bufs = step.bind.iter().map(|(i, _)| &buffers[*i]).collect();
+            let ranges = step
+                .bind
+                .iter()
+                .map(|(i, r)| r.unwrap_or(BufferRange::new(0, buffers[*i].size())))
+                .collect();
+            let push = step.push.iter().flat_map(|w| w.to_le_bytes()).collect();
+            (bufs, ranges, push)
+        })
+        .collect();
+    let mut seq = Sequence::new(ctx);
+    for ((step, p), (bufs, ranges, push)) in run.steps.iter().zip(pipelines).zip(&binds) {
+        seq.dispatch(
+            p,
+            Dispatch::new(bufs, push, step.groups).with_ranges(ranges),
+        )
+        .map_err(|e| format!("{}: {e}", step.shader))?;
+    }
+    let stats = seq.run().map_err(|e| e.to_string())?;
+    Ok(stats.iter().map(|s| s.gpu_ns).sum())
 }
 
 /// Specialization constants `0..` of `values`, in order.

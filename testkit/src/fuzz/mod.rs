@@ -455,21 +455,8 @@ impl Report {
 
     /// The result file of a long run: revision, device, command, seeds and counts.
     pub fn result_file(&self, command: &str) -> String {
-        let git = |args: &[&str]| {
-            std::process::Command::new("git")
-                .args(args)
-                .output()
-                .ok()
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-                .unwrap_or_default()
-        };
-        let dirty = if git(&["status", "--porcelain"]).is_empty() {
-            ""
-        } else {
-            " (with uncommitted changes)"
-        };
         let mut s = String::new();
-        let _ = writeln!(s, "revision: {}{dirty}", git(&["rev-parse", "HEAD"]));
+        let _ = writeln!(s, "revision: {}", crate::revision());
         let _ = writeln!(s, "device: {}", self.device);
         let _ = writeln!(s, "command: {command}");
         let _ = writeln!(s, "seeds: {}..={}", self.first_seed, self.last_seed);
