@@ -22,9 +22,9 @@ use ncnn_glsl_core::variant::build::left_out_of;
 use ncnn_glsl_core::variant::select::fallback_order;
 use ncnn_glsl_core::{CompileOptions, ExpandOptions, FsLoader, SourceFile};
 use ncnn_glsl_runtime::{
-    Blob, Buffer, BufferRange, ContextOptions, DeviceCaps, Dispatch, Flag, FloatStorage,
-    LocalSizeLimits, NcnnMat, Options, Pipeline, PipelineOptions, Sequence, SpecValue, Target,
-    Variant,
+    group_counts, Blob, Buffer, BufferRange, ContextOptions, DeviceCaps, Dispatch, Flag,
+    FloatStorage, LocalSizeLimits, NcnnMat, Options, Pipeline, PipelineOptions, Sequence,
+    SpecValue, Target, Variant,
 };
 
 mod glslang;
@@ -271,6 +271,28 @@ pub struct Step {
     pub bind: Vec<(usize, Option<BufferRange>)>,
     /// Workgroups (ncnn's dispatcher shape divided by the local size).
     pub groups: [u32; 3],
+}
+
+impl Step {
+    /// A dispatch of `shader` binding the whole buffers `bind`, over ncnn's
+    /// dispatcher shape `dispatcher` (its workgroups: [`group_counts`]).
+    pub fn new(
+        shader: &'static str,
+        local_size: [u32; 3],
+        spec: Vec<(u32, SpecValue)>,
+        push: Vec<u32>,
+        bind: &[usize],
+        dispatcher: [u32; 3],
+    ) -> Step {
+        Step {
+            shader,
+            local_size,
+            spec,
+            push,
+            bind: bind.iter().map(|&b| (b, None)).collect(),
+            groups: group_counts(dispatcher, local_size),
+        }
+    }
 }
 
 /// The values a buffer must hold after the run.
