@@ -7,15 +7,16 @@ use ncnn_glsl_runtime::{
     include_ncnn_shader, Buffer, BufferRange, ContextOptions, Dispatch, FloatStorage, Options,
     Pipeline, PipelineOptions, VariantSet,
 };
-use ncnn_glsl_testkit::gpu::GpuTest;
+use ncnn_glsl_testkit::gpu::{Gpu, GpuTest};
 use ncnn_glsl_testkit::Rng;
 
 static SEED: &VariantSet = include_ncnn_shader!("../tests/shaders/seed_example.comp");
 
 const POISON: u8 = 0xa5;
 
-#[test]
-fn a_dispatch_sees_its_ranges_only() {
+/// Runs `body` on a validated context with the seed's fp32 pipeline at
+/// local size `local_size`.
+fn with_seed(local_size: [u32; 3], body: impl FnOnce(&Gpu, &Pipeline)) {
     GpuTest::new(ContextOptions {
         variant_sets: vec![SEED],
         ..ContextOptions::default()
@@ -23,16 +24,19 @@ fn a_dispatch_sees_its_ranges_only() {
     .run(|gpu| {
         let ctx = gpu.ctx();
         let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-        let p = Pipeline::for_variant(
-            ctx,
-            SEED,
-            v,
-            &PipelineOptions {
-                local_size: Some([64, 1, 1]),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let options = PipelineOptions {
+            local_size: Some(local_size),
+            ..Default::default()
+        };
+        let p = Pipeline::for_variant(ctx, SEED, v, &options).unwrap();
+        body(gpu, &p);
+    });
+}
+
+#[test]
+fn a_dispatch_sees_its_ranges_only() {
+    with_seed([64, 1, 1], |gpu, p| {
+        let ctx = gpu.ctx();
         let align = ctx.limits().min_storage_buffer_offset_alignment.max(16);
         let mut rng = Rng::fresh();
         let seed = rng.seed();
@@ -90,20 +94,13 @@ fn a_dispatch_sees_its_ranges_only() {
         for (i, (x, y)) in input.iter().zip(&first).take(n * 2 - 4).enumerate() {
             assert_eq!(*y, x + 123.0, "element {i} (seed {seed:#x})");
         }
-        gpu.assert_clean();
     });
 }
 
 #[test]
 fn bad_ranges_are_refused_before_anything_runs() {
-    GpuTest::new(ContextOptions {
-        variant_sets: vec![SEED],
-        ..ContextOptions::default()
-    })
-    .run(|gpu| {
+    with_seed([1, 1, 1], |gpu, p| {
         let ctx = gpu.ctx();
-        let v = ctx.select(SEED, Options::FP32, &[]).unwrap().variant;
-        let p = Pipeline::for_variant(ctx, SEED, v, &PipelineOptions::default()).unwrap();
         let align = ctx.limits().min_storage_buffer_offset_alignment;
         let mut a = Buffer::new(ctx, 4096).unwrap();
         let mut b = Buffer::new(ctx, 4096).unwrap();
@@ -142,6 +139,5 @@ fn bad_ranges_are_refused_before_anything_runs() {
         let mut out = vec![0u8; 4096];
         b.read(&mut out).unwrap();
         assert!(out.iter().all(|&x| x == POISON), "a refused dispatch wrote");
-        gpu.assert_clean();
     });
 }
