@@ -7,12 +7,13 @@
 # bench/results/nvidia/.
 #
 #   bash bench/nvidia.sh build [WHAT]    here: release binaries and GPU test binaries into .bench-bin/,
-#                                        WHAT q8ta or coopmat (both by default)
+#                                        WHAT q8ta, coopmat or layers (q8ta and coopmat by default)
 #   bash bench/nvidia.sh whole           the whole benchmark (the seed's 81 cases and the large tensors)
 #   bash bench/nvidia.sh sweep ARGS...   q8ta_bench with ARGS (a sweep: --sweep, --cases, ...)
 #   bash bench/nvidia.sh tests           the q8ta GPU tests with the ignored whole product (and contexts_on_threads)
 #   bash bench/nvidia.sh layer           here: a validation layer that knows VK_KHR_cooperative_matrix into .vl/
 #   bash bench/nvidia.sh coopmat         the cooperative-matrix tests, array_lengths and contexts_on_threads (every mode, under .vl/'s layer) and the GEMM benchmark
+#   bash bench/nvidia.sh layers          ncnn's layers (tests/ncnn_layers.rs) in every mode, against glslang's blobs and timed
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-}
@@ -45,12 +46,18 @@ if [ "$what" = build ]; then
         cp "$(test_exe ncnn-glsl-runtime array_lengths)" "$bin/array_lengths_test"
         cp "$(test_exe ncnn-glsl-runtime contexts_on_threads)" "$bin/contexts_on_threads_test" ;;
     esac
-    strip "$bin"/*
+    case $parts in *layers*)
+        # ncnn's shaders travel with the test: the GPU machine has no ../shared.
+        cp "$(test_exe ncnn-glsl-runtime ncnn_layers)" "$bin/ncnn_layers_test"
+        mkdir -p "$bin/ncnn-shader"
+        cp "${NCNN_SHADER_DIR:-../shared/ncnn/src/layer/vulkan/shader}"/*.comp "$bin/ncnn-shader/" ;;
+    esac
+    strip "$bin"/*_test "$bin"/q8ta_bench "$bin"/bandwidth "$bin"/store_cost "$bin"/coopmat_gemm 2>/dev/null || true
     # The test compares with glslang's blobs, and Debian 12's glslang does
     # not know GL_KHR_cooperative_matrix: CI's glslang 13.1.1 (.ci/run's
     # venv), where it was installed here.
     tools=${NCNN_GLSL_COOPMAT_TOOLS:-$(echo /tmp/ncnn-glsl-coopmat-tools/lib/python3*/site-packages/cmeel.prefix/bin)}
-    case $parts in *coopmat*)
+    case $parts in *coopmat*|*layers*)
         if [ -x "$tools/glslangValidator" ]; then
             mkdir -p "$bin/glslang-khr"
             cp "$tools/glslangValidator" "$tools"/../lib/{libglslang.so.13,libSPIRV.so.13,libglslang-default-resource-limits.so.13,libSPIRV-Tools-shared.so} "$bin/glslang-khr/"
@@ -87,15 +94,10 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 [ -f "$icd" ] && export VK_DRIVER_FILES=$icd
 mkdir -p "$out"
 device=(--device type:discrete)
-case "$what" in
-whole)
-    "$bin/q8ta_bench" "${device[@]}" --reps 10 --warmup 2 --rows 8 \
-        --json "$out/whole-run.json" --svg "$out/whole-run.svg" "$@"
-    ;;
-sweep)
-    "$bin/q8ta_bench" "${device[@]}" --json "$out/sweep-$stamp.json" "$@"
-    ;;
-coopmat)
+# The validation layer of .vl/ where it was carried (run the tests through
+# `"${with_layer[@]}"`), a glslang that knows GL_KHR_cooperative_matrix
+# where one was carried, and no implicit layers of the driver's.
+layer_setup() {
     with_layer=()
     if ls .vl/*.deb >/dev/null 2>&1; then
         root=$(mktemp -d)
@@ -119,6 +121,18 @@ coopmat)
         VK_IMPLICIT_LAYER_PATH=$(mktemp -d)
         export VK_IMPLICIT_LAYER_PATH
     fi
+}
+
+case "$what" in
+whole)
+    "$bin/q8ta_bench" "${device[@]}" --reps 10 --warmup 2 --rows 8 \
+        --json "$out/whole-run.json" --svg "$out/whole-run.svg" "$@"
+    ;;
+sweep)
+    "$bin/q8ta_bench" "${device[@]}" --json "$out/sweep-$stamp.json" "$@"
+    ;;
+coopmat)
+    layer_setup
     file="$out/gemm-test-$stamp.txt"
     failed=$(mktemp)
     {
@@ -146,6 +160,16 @@ coopmat)
         echo "a cooperative-matrix test failed: $file" >&2
         exit 1
     fi
+    ;;
+layers)
+    layer_setup
+    file="$out/ncnn-layers-$stamp.txt"
+    {
+        echo "# revision $(cat "$bin/REVISION"); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
+        echo "# command: NCNN_LAYERS_GLSLANG=ncnn-layers-vs-glslang-$stamp.md cargo test --release -p ncnn-glsl-runtime --test ncnn_layers -- --test-threads=1 --nocapture"
+        CI=true NCNN_SHADER_DIR=$bin/ncnn-shader NCNN_LAYERS_GLSLANG="$out/ncnn-layers-vs-glslang-$stamp.md" \
+            "${with_layer[@]}" "$bin/ncnn_layers_test" --test-threads=1 --nocapture 2>&1
+    } | tee "$file"
     ;;
 tests)
     file="$out/q8ta-gpu-tests-$stamp.txt"

@@ -548,6 +548,7 @@ pub fn suite(cases: &[Case]) {
     let mut failures: Vec<String> = Vec::new();
     let mut worst: BTreeMap<String, f64> = BTreeMap::new();
     let mut times: Vec<glslang::Row> = Vec::new();
+    let (mut pipeline_ms, mut result_ms) = (Vec::new(), Vec::new());
     let reps = if versus.is_some() { glslang::REPS } else { 0 };
     GpuTest::new(ContextOptions {
         variant_sets: vec![set],
@@ -570,10 +571,12 @@ pub fn suite(cases: &[Case]) {
             ran.push(key);
             let layer = run.name.split(' ').next().unwrap_or("").to_string();
             let ours = match execute(gpu.ctx(), mode, run, blob, reps) {
-                Ok((err, ns)) => {
+                Ok(r) => {
                     let w = worst.entry(format!("{layer} {mode}")).or_insert(0.0);
-                    *w = w.max(err);
-                    ns
+                    *w = w.max(r.worst);
+                    pipeline_ms.extend(r.pipeline_ms);
+                    result_ms.push(r.result_ms);
+                    r.gpu_ns
                 }
                 Err(e) => {
                     failures.push(format!("{} in {mode}: {e}", run.name));
@@ -586,11 +589,11 @@ pub fn suite(cases: &[Case]) {
             }
             let their = |s: &Step| theirs[&(s.shader.to_string(), mode.to_string())];
             match execute(gpu.ctx(), mode, run, their, reps) {
-                Ok((_, ns)) if !ns.is_empty() && !ours.is_empty() => times.push(glslang::Row {
+                Ok(r) if !r.gpu_ns.is_empty() && !ours.is_empty() => times.push(glslang::Row {
                     layer,
                     mode: mode.to_string(),
                     ours: glslang::median(ours),
-                    theirs: glslang::median(ns),
+                    theirs: glslang::median(r.gpu_ns),
                 }),
                 Ok(_) => {}
                 Err(e) => failures.push(format!("{} in {mode}, glslang's blob: {e}", run.name)),
@@ -600,6 +603,18 @@ pub fn suite(cases: &[Case]) {
     });
     for (k, v) in &worst {
         eprintln!("  {k}: worst error / tolerance {v:.3}");
+    }
+    if !result_ms.is_empty() {
+        let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+        eprintln!(
+            "ncnn layers: {} pipelines made, median {:.2} ms, max {:.2} ms; a run's first result \
+             (pipelines, upload, dispatches, read back) median {:.2} ms, max {:.2} ms",
+            pipeline_ms.len(),
+            glslang::median(pipeline_ms.clone()),
+            max(&pipeline_ms),
+            glslang::median(result_ms.clone()),
+            max(&result_ms)
+        );
     }
     if let Some(path) = &versus {
         glslang::write(path, &device, &times);
@@ -613,16 +628,30 @@ pub fn suite(cases: &[Case]) {
     );
 }
 
-/// Runs one [`Run`]: the worst error over its tolerance, and the GPU ns of
-/// `reps` more submissions of its dispatches (none where the queue has no
-/// timestamps); or what failed.
+/// What one execution of a [`Run`] measured.
+struct Ran {
+    /// The worst error over its tolerance.
+    worst: f64,
+    /// GPU ns of each of the `reps` further submissions of its dispatches
+    /// (none where the queue has no timestamps).
+    gpu_ns: Vec<f64>,
+    /// Wall ms of each `Pipeline::new`.
+    pipeline_ms: Vec<f64>,
+    /// Wall ms from the first buffer made to the outputs read back: the
+    /// time to a first result of precompiled shaders.
+    result_ms: f64,
+}
+
+/// Runs one [`Run`] and checks it, then submits its dispatches `reps`
+/// more times; or what failed.
 fn execute(
     ctx: &std::sync::Arc<ncnn_glsl_runtime::Context>,
     mode: &Mode,
     run: &Run,
     blob: impl Fn(&Step) -> &'static Blob,
     reps: usize,
-) -> Result<(f64, Vec<f64>), String> {
+) -> Result<Ran, String> {
+    let start = std::time::Instant::now();
     let s = mode.storage();
     let mut buffers = Vec::new();
     let mut before = Vec::new();
@@ -638,13 +667,16 @@ fn execute(
         before.push(bytes);
     }
     let mut pipelines = Vec::new();
+    let mut pipeline_ms = Vec::new();
     for step in &run.steps {
         let options = PipelineOptions {
             local_size: Some(step.local_size),
             specialization: &step.spec,
         };
+        let made = std::time::Instant::now();
         let p = Pipeline::new(ctx, step.shader, blob(step), &options)
             .map_err(|e| format!("{}: {e}", step.shader))?;
+        pipeline_ms.push(made.elapsed().as_secs_f64() * 1e3);
         pipelines.push(p);
     }
     submit(ctx, run, &pipelines, &buffers)?;
@@ -654,6 +686,7 @@ fn execute(
         b.read(&mut out).map_err(|e| e.to_string())?;
         after.push(out);
     }
+    let result_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut worst = 0.0f64;
     for ex in &run.expect {
         let bytes = &after[ex.buffer];
@@ -691,13 +724,18 @@ fn execute(
             ));
         }
     }
-    let mut times = Vec::new();
+    let mut gpu_ns = Vec::new();
     for _ in 0..reps {
         if let Some(ns) = submit(ctx, run, &pipelines, &buffers)? {
-            times.push(ns);
+            gpu_ns.push(ns);
         }
     }
-    Ok((worst, times))
+    Ok(Ran {
+        worst,
+        gpu_ns,
+        pipeline_ms,
+        result_ms,
+    })
 }
 
 /// Records `run`'s dispatches on `pipelines` and `buffers` into one
