@@ -1,10 +1,14 @@
 //! What the convolution family's cases share: buffers grown to whole
 //! blocks, specialization and push-constant words, a spatial layer's
-//! parameters ([`Conv`]) with its f64 references, and the tolerance of an
-//! output summed through stored partial sums.
+//! parameters ([`Conv`]) with its f64 references, one configuration's data
+//! and blobs ([`Setup`]) and its one-dispatch run, the direct path that
+//! Convolution and Deconvolution write alike ([`direct_run`]), and the
+//! tolerance of an output summed through stored partial sums.
 
-use ncnn_glsl_runtime::{NcnnMat, SpecValue};
-use ncnn_glsl_testkit::ncnn_layers::{pack, spec, Data, Mode, Tensor};
+use ncnn_glsl_runtime::{optimal_local_size, NcnnMat, SpecValue};
+use ncnn_glsl_testkit::ncnn_layers::{
+    expect_blob, pack, packed_mat, spec, Data, Device, Mode, Run, Step, Tensor,
+};
 use ncnn_glsl_testkit::Rng;
 
 use super::activation::{Act, NO_ACT};
@@ -155,107 +159,24 @@ impl Conv {
         [0, 1].map(|i| (self.size[i] - 1) * self.s[i] + self.extent(i))
     }
 
-    /// Weights (`weight_data`, `[cout][cin / group][maxk]`), bias and input,
-    /// in the mode's storage.
-    pub(crate) fn data(&self, mode: &Mode, rng: &mut Rng) -> (Tensor, Vec<f32>, Vec<f32>) {
-        let input = Tensor::random(
-            &[self.size[0], self.size[1], self.cin],
-            mode,
-            rng,
-            -1.0,
-            1.0,
-        );
-        let n = self.cout * (self.cin / self.group) * self.maxk();
-        let weights = values(n, mode, rng, -1.0, 1.0);
-        let bias = if self.bias {
-            values(self.cout, mode, rng, -1.0, 1.0)
-        } else {
-            Vec::new()
-        };
-        (input, weights, bias)
-    }
-
     /// `weight_data[q][p][k]`.
     pub(crate) fn w(&self, weights: &[f32], q: u32, p: u32, k: u32) -> f32 {
         weights[((q * (self.cin / self.group) + p) * self.maxk() + k) as usize]
     }
 
-    /// The bias of channel `q`, and the sum's start.
-    pub(crate) fn start(&self, bias: &[f32], q: u32) -> f64 {
-        if self.bias {
-            f64::from(bias[q as usize])
-        } else {
-            0.0
-        }
-    }
-
-    /// Convolution output `(x, y, q)` before the activation, and the sum of
-    /// the magnitudes of its terms.
-    pub(crate) fn conv_at(
-        &self,
-        input: &Tensor,
-        weights: &[f32],
-        bias: &[f32],
-        x: u32,
-        y: u32,
-        q: u32,
-    ) -> (f64, f64) {
-        let cg = self.cin / self.group;
-        let g = q / (self.cout / self.group);
-        let mut sum = self.start(bias, q);
-        let mut mag = sum.abs();
-        for p in 0..cg {
-            for ky in 0..self.k[1] {
-                for kx in 0..self.k[0] {
-                    let ix = x * self.s[0] + kx * self.d[0];
-                    let iy = y * self.s[1] + ky * self.d[1];
-                    let v = f64::from(input.at(ix, iy, 0, g * cg + p))
-                        * f64::from(self.w(weights, q, p, ky * self.k[0] + kx));
-                    sum += v;
-                    mag += v.abs();
-                }
-            }
-        }
-        (sum, mag)
-    }
-
-    /// Deconvolution output `(x, y, q)` before the activation: every input
-    /// `(ix, iy)` and tap `(kx, ky)` with `ix * stride + kx * dilation == x`
-    /// (and so for `y`) adds `input * weight`.
-    pub(crate) fn deconv_at(
-        &self,
-        input: &Tensor,
-        weights: &[f32],
-        bias: &[f32],
-        x: u32,
-        y: u32,
-        q: u32,
-    ) -> (f64, f64) {
-        let mut sum = self.start(bias, q);
-        let mut mag = sum.abs();
-        for p in 0..self.cin {
-            for ky in 0..self.k[1] {
-                for kx in 0..self.k[0] {
-                    let (tx, ty) = (
-                        i64::from(x) - i64::from(kx * self.d[0]),
-                        i64::from(y) - i64::from(ky * self.d[1]),
-                    );
-                    let (sw, sh) = (i64::from(self.s[0]), i64::from(self.s[1]));
-                    if tx < 0 || ty < 0 || tx % sw != 0 || ty % sh != 0 {
-                        continue;
-                    }
-                    let (ix, iy) = ((tx / sw) as u32, (ty / sh) as u32);
-                    if ix >= self.size[0] || iy >= self.size[1] {
-                        continue;
-                    }
-                    let v = f64::from(input.at(ix, iy, 0, p))
-                        * f64::from(self.w(weights, q, p, ky * self.k[0] + kx));
-                    sum += v;
-                    mag += v.abs();
-                }
-            }
-        }
-        (sum, mag)
+    /// The specialization values every spatial shader starts with:
+    /// `kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h,
+    /// bias_term`.
+    pub(crate) fn kernel_spec(&self) -> Vec<SpecValue> {
+        ints(&[
+            u64::from(self.k[0]),
+            u64::from(self.k[1]),
+            u64::from(self.d[0]),
+            u64::from(self.d[1]),
+            u64::from(self.s[0]),
+            u64::from(self.s[1]),
+            u64::from(self.bias),
+        ])
     }
 
     /// For run names.
@@ -286,4 +207,272 @@ impl Conv {
 pub(crate) fn tol_staged(mode: &Mode, act: Act, sum: (f64, f64)) -> (f64, f64) {
     let (out, amag) = act.apply(sum);
     (out, mode.tol_stored(out, amag, amag))
+}
+
+/// Which spatial layer a [`Conv`] configures: it sets the output size, the
+/// reference and the bias ncnn uploads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layer {
+    /// Convolution and ConvolutionDepthWise.
+    Conv,
+    /// Deconvolution.
+    Deconv,
+}
+
+/// One configuration of a spatial layer in one mode: its data, in the
+/// mode's storage, and its input and output blobs in ncnn's packing.
+#[derive(Clone, Debug)]
+pub(crate) struct Setup {
+    /// The configuration.
+    pub(crate) p: Conv,
+    /// The layer it configures.
+    pub(crate) layer: Layer,
+    /// The input.
+    pub(crate) input: Tensor,
+    /// `weight_data`, `[cout][cin / group][maxk]`.
+    pub(crate) weights: Vec<f32>,
+    /// `bias_data`: `cout` values, none without a bias term.
+    pub(crate) bias: Vec<f32>,
+    /// The input blob's pack.
+    pub(crate) ep: u32,
+    /// The output blob's pack.
+    pub(crate) oep: u32,
+    /// The output `w, h`.
+    pub(crate) out: [u32; 2],
+    /// The input blob.
+    pub(crate) min: NcnnMat,
+    /// The output blob.
+    pub(crate) mout: NcnnMat,
+}
+
+impl Setup {
+    /// Random weights, bias and input for `p`, and its blobs packed as ncnn
+    /// packs channel counts.
+    pub(crate) fn new(p: &Conv, layer: Layer, mode: &Mode, rng: &mut Rng) -> Setup {
+        let input = Tensor::random(&[p.size[0], p.size[1], p.cin], mode, rng, -1.0, 1.0);
+        let weights = values(p.cout * (p.cin / p.group) * p.maxk(), mode, rng, -1.0, 1.0);
+        let bias = if p.bias {
+            values(p.cout, mode, rng, -1.0, 1.0)
+        } else {
+            Vec::new()
+        };
+        let (ep, oep) = (pack_of(p.cin), pack_of(p.cout));
+        let out = match layer {
+            Layer::Conv => p.out_size(),
+            Layer::Deconv => p.deconv_out_size(),
+        };
+        Setup {
+            p: *p,
+            layer,
+            min: packed_mat(&[p.size[0], p.size[1], p.cin], ep, mode),
+            mout: packed_mat(&[out[0], out[1], p.cout], oep, mode),
+            input,
+            weights,
+            bias,
+            ep,
+            oep,
+            out,
+        }
+    }
+
+    /// The layer's output `(x, y, q)` before the activation, and the sum of
+    /// the magnitudes of its terms. A convolution reads, per tap, the input
+    /// at `(x, y) * stride + tap * dilation` of `q`'s group; a deconvolution
+    /// (no groups) adds, per tap, every input `(ix, iy)` with `ix * stride +
+    /// kx * dilation == x` (and so for `y`).
+    pub(crate) fn at(&self, x: u32, y: u32, q: u32) -> (f64, f64) {
+        let (p, input) = (&self.p, &self.input);
+        match self.layer {
+            Layer::Conv => {
+                let cg = p.cin / p.group;
+                let g = q / (p.cout / p.group);
+                self.taps(q, |c, kx, ky| {
+                    let ix = x * p.s[0] + kx * p.d[0];
+                    let iy = y * p.s[1] + ky * p.d[1];
+                    Some(input.at(ix, iy, 0, g * cg + c))
+                })
+            }
+            Layer::Deconv => {
+                assert_eq!(p.group, 1, "a deconvolution without groups");
+                self.taps(q, |c, kx, ky| {
+                    let (tx, ty) = (
+                        i64::from(x) - i64::from(kx * p.d[0]),
+                        i64::from(y) - i64::from(ky * p.d[1]),
+                    );
+                    let (sw, sh) = (i64::from(p.s[0]), i64::from(p.s[1]));
+                    if tx < 0 || ty < 0 || tx % sw != 0 || ty % sh != 0 {
+                        return None;
+                    }
+                    let (ix, iy) = ((tx / sw) as u32, (ty / sh) as u32);
+                    if ix >= p.size[0] || iy >= p.size[1] {
+                        return None;
+                    }
+                    Some(input.at(ix, iy, 0, c))
+                })
+            }
+        }
+    }
+
+    /// The bias of channel `q` plus `input * weight` over the channels of
+    /// `q`'s group and the taps, and the sum of the magnitudes of its terms.
+    /// `input_at(c, kx, ky)` is the input that tap `(kx, ky)` of group
+    /// channel `c` reaches, `None` where it reaches none.
+    fn taps(&self, q: u32, input_at: impl Fn(u32, u32, u32) -> Option<f32>) -> (f64, f64) {
+        let p = &self.p;
+        let mut sum = if p.bias {
+            f64::from(self.bias[q as usize])
+        } else {
+            0.0
+        };
+        let mut mag = sum.abs();
+        for c in 0..p.cin / p.group {
+            for ky in 0..p.k[1] {
+                for kx in 0..p.k[0] {
+                    let Some(v) = input_at(c, kx, ky) else {
+                        continue;
+                    };
+                    let v = f64::from(v) * f64::from(p.w(&self.weights, q, c, ky * p.k[0] + kx));
+                    sum += v;
+                    mag += v.abs();
+                }
+            }
+        }
+        (sum, mag)
+    }
+
+    /// The shape words ncnn's direct and depth-wise shaders take (as
+    /// specialization constants, or zero there and pushed): `dims, w, h, c,
+    /// cstep` of the input blob, then of the output with `outc` and
+    /// `outcstep` as the shader counts them.
+    pub(crate) fn shape_words(&self, outc: u64, outcstep: u64) -> [u64; 10] {
+        let (min, [outw, outh]) = (&self.min, self.out);
+        [
+            3,
+            u64::from(min.w),
+            u64::from(min.h),
+            u64::from(min.c),
+            min.cstep(),
+            3,
+            u64::from(outw),
+            u64::from(outh),
+            outc,
+            outcstep,
+        ]
+    }
+
+    /// The bias buffer. ncnn's Deconvolution pads its bias to whole 4s with
+    /// zeros; past that, [`bias_data`]'s NaN.
+    pub(crate) fn bias_data(&self) -> Data {
+        let mut b = self.bias.clone();
+        if self.layer == Layer::Deconv && self.p.bias {
+            b.resize(self.p.cout.div_ceil(4) as usize * 4, 0.0);
+        }
+        bias_data(&b)
+    }
+
+    /// The run of one dispatch `step` (named `kind` and the configuration)
+    /// on the buffers the layer binds: the input, the output (checked), the
+    /// packed weights `wp`, the bias.
+    pub(crate) fn one_step(&self, mode: &Mode, kind: &str, step: Step, wp: Vec<f32>) -> Run {
+        let [outw, outh] = self.out;
+        let expect = expect_blob(
+            mode,
+            1,
+            &self.mout,
+            &[outw, outh, self.p.cout],
+            |x, y, _, q| self.p.act.apply(self.at(x, y, q)),
+        );
+        Run {
+            name: format!("{kind} {}", self.p.describe()),
+            buffers: vec![
+                blob(&self.input, &self.min),
+                poison_blob(mode, &self.mout),
+                Data::Floats(blocks(wp, f32::NAN)),
+                self.bias_data(),
+            ],
+            steps: vec![step],
+            expect: vec![expect],
+            untouched: Vec::new(),
+        }
+    }
+}
+
+/// The direct path of Convolution (`convolution_packed.comp`) and
+/// Deconvolution (`deconvolution_packed.comp`), which ncnn writes alike:
+/// 2x2 positions by 2 output groups per invocation; weights per 4 output
+/// channels, per input pack, per tap, `[out lane][in lane]` (Deconvolution's
+/// kernel turned by 180 degrees: the shader gathers the inputs each tap
+/// reaches); local size `set_optimal_local_size_xyz(min(8, outw), min(8,
+/// outh), min(4, (outc_pack4 + 1) / 2))` (8, 8 unspecialized); dispatcher
+/// halves of the output.
+pub(crate) fn direct_run(
+    device: &Device,
+    mode: &Mode,
+    rng: &mut Rng,
+    p: &Conv,
+    layer: Layer,
+) -> Run {
+    let s = Setup::new(p, layer, mode, rng);
+    let (ep, oep, [outw, outh], mout) = (s.ep, s.oep, s.out, s.mout);
+    let maxk = p.maxk();
+    let nop = p.cout.div_ceil(4) * 4;
+    let outc = u64::from(nop / 4);
+    let outcstep = if oep == 4 {
+        mout.cstep()
+    } else {
+        mout.cstep() * 4
+    };
+    let tap = |k: u32| match layer {
+        Layer::Conv => k,
+        Layer::Deconv => maxk - 1 - k,
+    };
+    let mut wp = Vec::new();
+    for q in (0..nop).step_by(4) {
+        for c in (0..p.cin).step_by(ep as usize) {
+            for k in 0..maxk {
+                for i in 0..4 {
+                    for j in 0..ep {
+                        wp.push(if q + i < p.cout {
+                            p.w(&s.weights, q + i, c + j, tap(k))
+                        } else {
+                            0.0
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let sp = p.specialized;
+    let shape = s.shape_words(outc, outcstep);
+    let spec = spec_of(&[
+        &p.kernel_spec(),
+        &p.act.spec(),
+        &ints(&[u64::from(ep), u64::from(oep)]),
+        &ints(&shape.map(|v| known(sp, v))),
+        &ints(&[u64::from(p.cout)]),
+    ]);
+    let zc = 4.min((nop / 4).div_ceil(2));
+    let local = optimal_local_size(
+        if sp {
+            [8.min(outw), 8.min(outh), zc]
+        } else {
+            [8, 8, zc]
+        },
+        &device.limits,
+    );
+    let mut push = shape.to_vec();
+    push.push(u64::from(p.cout));
+    let (shader, kind) = match layer {
+        Layer::Conv => ("convolution_packed.comp", "convdirect"),
+        Layer::Deconv => ("deconvolution_packed.comp", "deconvdirect"),
+    };
+    let step = Step::new(
+        shader,
+        local,
+        spec,
+        words(&push),
+        &[0, 1, 0, 1, 2, 3],
+        [outw.div_ceil(2), outh.div_ceil(2), (nop / 4).div_ceil(2)],
+    );
+    s.one_step(mode, kind, step, wp)
 }

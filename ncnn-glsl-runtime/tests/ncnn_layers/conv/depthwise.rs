@@ -1,12 +1,10 @@
 //! ConvolutionDepthWise: depth-wise and grouped, every packing pair.
 
-use ncnn_glsl_runtime::{group_counts, optimal_local_size};
-use ncnn_glsl_testkit::ncnn_layers::{expect_blob, packed_mat, Data, Device, Mode, Run, Step};
+use ncnn_glsl_runtime::optimal_local_size;
+use ncnn_glsl_testkit::ncnn_layers::{Device, Mode, Run, Step};
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{
-    bias_data, blob, blocks, conv, ints, known, pack_of, poison_blob, spec_of, words, Conv,
-};
+use super::common::{conv, ints, known, pack_of, spec_of, words, Conv, Layer, Setup};
 
 /// `convolutiondepthwise_vulkan.cpp`: depth-wise (`channels == group ==
 /// num_output`) with `convolutiondepthwise{,_pack4}.comp`, weights
@@ -19,28 +17,27 @@ use super::common::{
 /// output blob. The shapes keep the blob's packs equal to the per-group ones
 /// (no packing conversion around the shader).
 fn dw_run(device: &Device, mode: &Mode, rng: &mut Rng, p: &Conv) -> Run {
-    let (input, weights, bias) = p.data(mode, rng);
-    let (ep, oep) = (pack_of(p.cin), pack_of(p.cout));
+    let s = Setup::new(p, Layer::Conv, mode, rng);
+    let (ep, oep, [outw, outh], mout) = (s.ep, s.oep, s.out, s.mout);
     let depthwise = p.cin == p.group && p.group == p.cout;
     let (cg, og) = (p.cin / p.group, p.cout / p.group);
     let (epg, oepg) = (pack_of(cg), pack_of(og));
-    let [outw, outh] = p.out_size();
     let maxk = p.maxk();
     let (shader, wp) = if depthwise {
         let mut wp = Vec::new();
         for g in (0..p.group).step_by(ep as usize) {
             for k in 0..maxk {
                 for lane in 0..ep {
-                    wp.push(p.w(&weights, g + lane, 0, k));
+                    wp.push(p.w(&s.weights, g + lane, 0, k));
                 }
             }
         }
-        let s = if ep == 4 {
+        let shader = if ep == 4 {
             "convolutiondepthwise_pack4.comp"
         } else {
             "convolutiondepthwise.comp"
         };
-        (s, wp)
+        (shader, wp)
     } else {
         assert!(
             ep == epg && oep == oepg,
@@ -53,47 +50,26 @@ fn dw_run(device: &Device, mode: &Mode, rng: &mut Rng, p: &Conv) -> Run {
                     for k in 0..maxk {
                         for i in 0..oepg {
                             for j in 0..epg {
-                                wp.push(p.w(&weights, g * og + q + i, c + j, k));
+                                wp.push(p.w(&s.weights, g * og + q + i, c + j, k));
                             }
                         }
                     }
                 }
             }
         }
-        let s = match (epg, oepg) {
+        let shader = match (epg, oepg) {
             (1, 1) => "convolutiondepthwise_group.comp",
             (4, 4) => "convolutiondepthwise_group_pack4.comp",
             (1, 4) => "convolutiondepthwise_group_pack1to4.comp",
             _ => "convolutiondepthwise_group_pack4to1.comp",
         };
-        (s, wp)
+        (shader, wp)
     };
-    let min = packed_mat(&[p.size[0], p.size[1], p.cin], ep, mode);
-    let mout = packed_mat(&[outw, outh, p.cout], oep, mode);
     let sp = p.specialized;
-    let shape = [
-        3,
-        u64::from(min.w),
-        u64::from(min.h),
-        u64::from(min.c),
-        min.cstep(),
-        3,
-        u64::from(outw),
-        u64::from(outh),
-        u64::from(mout.c),
-        mout.cstep(),
-    ];
+    let shape = s.shape_words(u64::from(mout.c), mout.cstep());
     let spec = spec_of(&[
-        &ints(&[
-            u64::from(p.k[0]),
-            u64::from(p.k[1]),
-            u64::from(p.d[0]),
-            u64::from(p.d[1]),
-            u64::from(p.s[0]),
-            u64::from(p.s[1]),
-            u64::from(p.bias),
-            u64::from(p.group),
-        ]),
+        &p.kernel_spec(),
+        &ints(&[u64::from(p.group)]),
         &p.act.spec(),
         &ints(&shape.map(|v| known(sp, v))),
     ]);
@@ -105,29 +81,15 @@ fn dw_run(device: &Device, mode: &Mode, rng: &mut Rng, p: &Conv) -> Run {
         },
         &device.limits,
     );
-    let step = Step {
+    let step = Step::new(
         shader,
-        local_size: local,
+        local,
         spec,
-        push: words(&shape),
-        bind: vec![(0, None), (1, None), (2, None), (3, None)],
-        groups: group_counts([outw, outh, mout.c], local),
-    };
-    let expect = expect_blob(mode, 1, &mout, &[outw, outh, p.cout], |x, y, _, q| {
-        p.act.apply(p.conv_at(&input, &weights, &bias, x, y, q))
-    });
-    Run {
-        name: format!("convdw {}", p.describe()),
-        buffers: vec![
-            blob(&input, &min),
-            poison_blob(mode, &mout),
-            Data::Floats(blocks(wp, f32::NAN)),
-            bias_data(&bias),
-        ],
-        steps: vec![step],
-        expect: vec![expect],
-        untouched: Vec::new(),
-    }
+        words(&shape),
+        &[0, 1, 2, 3],
+        [outw, outh, mout.c],
+    );
+    s.one_step(mode, "convdw", step, wp)
 }
 
 /// A grouped [`Conv`].

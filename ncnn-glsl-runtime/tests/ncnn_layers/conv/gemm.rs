@@ -1,7 +1,7 @@
 //! Gemm (`gemm.comp`): operand orientations and packings, constant
 //! operands, every C broadcast, transposed and `N1M` outputs.
 
-use ncnn_glsl_runtime::{group_counts, ncnn_local_size, optimal_local_size, NcnnMat, SpecValue};
+use ncnn_glsl_runtime::{ncnn_local_size, optimal_local_size, NcnnMat, SpecValue};
 use ncnn_glsl_testkit::ncnn_layers::{
     expect_blob, packed_mat, Data, Device, Mode, Run, Step, Tensor,
 };
@@ -177,14 +177,14 @@ fn gemm_run(device: &Device, mode: &Mode, rng: &mut Rng, g: &GemmCfg) -> Run {
     } else {
         optimal_local_size([0, 0, 0], &device.limits)
     };
-    let step = Step {
-        shader: "gemm.comp",
-        local_size: local,
+    let step = Step::new(
+        "gemm.comp",
+        local,
         spec,
-        push: push.to_vec(),
-        bind: vec![(0, None), (1, None), (2, None), (3, None), (0, None)],
-        groups: group_counts([n.div_ceil(4), m.div_ceil(4), 1], local),
-    };
+        push.to_vec(),
+        &[0, 1, 2, 3, 0],
+        [n.div_ceil(4), m.div_ceil(4), 1],
+    );
     let alpha = f64::from(g.alpha);
     let beta = f64::from(g.beta);
     let want = |i: u32, j: u32| {

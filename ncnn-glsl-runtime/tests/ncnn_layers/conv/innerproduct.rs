@@ -1,7 +1,7 @@
 //! InnerProduct: the direct shaders, sum8 + reduce, and the 2-D gemm
 //! shaders.
 
-use ncnn_glsl_runtime::{group_counts, ncnn_local_size, optimal_local_size};
+use ncnn_glsl_runtime::{ncnn_local_size, optimal_local_size};
 use ncnn_glsl_testkit::ncnn_layers::{
     expect_blob, expect_blob_tol, packed_mat, Data, Device, Mode, Run, Step, Tensor,
 };
@@ -113,9 +113,12 @@ pub(crate) fn fc_run(device: &Device, mode: &Mode, rng: &mut Rng, p: &Fc) -> Run
         p.act.name()
     );
     let w_data = Data::Floats(blocks(wp, f32::NAN));
-    if p.rows > 0 {
+    // The two paths of one dispatch bind the same buffers and check the
+    // output alike (`y` is 0 for a 1-D output); sum8 + reduce returns early.
+    let (min, mout, out_shape, step) = if p.rows > 0 {
         let min = packed_mat(&shape, 1, mode);
-        let mout = packed_mat(&[p.cout, p.rows], 1, mode);
+        let out_shape = vec![p.cout, p.rows];
+        let mout = packed_mat(&out_shape, 1, mode);
         let shapes = [
             2,
             u64::from(p.cin),
@@ -136,113 +139,99 @@ pub(crate) fn fc_run(device: &Device, mode: &Mode, rng: &mut Rng, p: &Fc) -> Run
             },
             &device.limits,
         );
-        let step = Step {
-            shader: pick([
+        let step = Step::new(
+            pick([
                 "innerproduct_gemm.comp",
                 "innerproduct_gemm_wp4.comp",
                 "innerproduct_gemm_wp1to4.comp",
                 "innerproduct_gemm_wp4to1.comp",
             ]),
-            local_size: local,
-            spec: spec_of(&[&head, &ints(&shapes.map(|v| known(sp, v)))]),
-            push: words(&shapes),
-            bind: vec![(0, None), (1, None), (2, None), (3, None)],
-            groups: group_counts([p.cout / oe, p.rows, 1], local),
-        };
-        let expect = expect_blob(mode, 1, &mout, &[p.cout, p.rows], |x, y, _, _| {
-            p.act.apply(at(y, x))
-        });
-        return Run {
-            name,
-            buffers: vec![
-                blob(&input, &min),
-                poison_blob(mode, &mout),
-                w_data,
-                bias_data(&bias),
-            ],
-            steps: vec![step],
-            expect: vec![expect],
-            untouched: Vec::new(),
-        };
-    }
-    let min = packed_mat(&shape, ie, mode);
-    let mout = packed_mat(&[p.cout], oe, mode);
-    let (w, outw) = (u64::from(p.cin / ie), u64::from(p.cout / oe));
-    if w < 32 {
+            local,
+            spec_of(&[&head, &ints(&shapes.map(|v| known(sp, v)))]),
+            words(&shapes),
+            &[0, 1, 2, 3],
+            [p.cout / oe, p.rows, 1],
+        );
+        (min, mout, out_shape, step)
+    } else {
+        let min = packed_mat(&shape, ie, mode);
+        let out_shape = vec![p.cout];
+        let mout = packed_mat(&out_shape, oe, mode);
+        let (w, outw) = (u64::from(p.cin / ie), u64::from(p.cout / oe));
+        if w >= 32 {
+            let w8 = w.div_ceil(8);
+            let msum = packed_mat(&[w8 as u32, p.cout], oe, mode);
+            let sg = device.limits.subgroup_size;
+            let sum8 = Step::new(
+                pick([
+                    "innerproduct_sum8.comp",
+                    "innerproduct_sum8_pack4.comp",
+                    "innerproduct_sum8_pack1to4.comp",
+                    "innerproduct_sum8_pack4to1.comp",
+                ]),
+                ncnn_local_size([8, 8.min(outw as u32), 1], sg),
+                spec_of(&[&ints(&[known(sp, w), w8, outw])]),
+                words(&[w, w8, outw]),
+                &[0, 1, 2],
+                [w8 as u32, outw as u32, 1],
+            );
+            let reduce = Step::new(
+                if oe == 4 {
+                    "innerproduct_reduce_sum8_pack4.comp"
+                } else {
+                    "innerproduct_reduce_sum8.comp"
+                },
+                ncnn_local_size([64.min(outw as u32), 1, 1], sg),
+                spec_of(&[&head, &ints(&[w8, outw, known(sp, outw)])]),
+                words(&[w8, outw, outw]),
+                &[1, 4, 3],
+                [outw as u32, 1, 1],
+            );
+            let expect = expect_blob_tol(4, &mout, &[p.cout], |x, _, _, _| {
+                tol_staged(mode, p.act, at(0, x))
+            });
+            return Run {
+                name,
+                buffers: vec![
+                    blob(&input, &min),
+                    poison_blob(mode, &msum),
+                    w_data,
+                    bias_data(&bias),
+                    poison_blob(mode, &mout),
+                ],
+                steps: vec![sum8, reduce],
+                expect: vec![expect],
+                untouched: Vec::new(),
+            };
+        }
         let shapes = [1, w, 1, 1, w, 1, outw, 1, 1, outw];
-        let local = optimal_local_size([64.min(outw as u32), 1, 1], &device.limits);
-        let step = Step {
-            shader: pick([
+        let step = Step::new(
+            pick([
                 "innerproduct.comp",
                 "innerproduct_pack4.comp",
                 "innerproduct_pack1to4.comp",
                 "innerproduct_pack4to1.comp",
             ]),
-            local_size: local,
-            spec: spec_of(&[&head, &ints(&shapes.map(|v| known(sp, v)))]),
-            push: words(&shapes),
-            bind: vec![(0, None), (1, None), (2, None), (3, None)],
-            groups: group_counts([outw as u32, 1, 1], local),
-        };
-        let expect = expect_blob(mode, 1, &mout, &[p.cout], |x, _, _, _| {
-            p.act.apply(at(0, x))
-        });
-        return Run {
-            name,
-            buffers: vec![
-                blob(&input, &min),
-                poison_blob(mode, &mout),
-                w_data,
-                bias_data(&bias),
-            ],
-            steps: vec![step],
-            expect: vec![expect],
-            untouched: Vec::new(),
-        };
-    }
-    let w8 = w.div_ceil(8);
-    let msum = packed_mat(&[w8 as u32, p.cout], oe, mode);
-    let sg = device.limits.subgroup_size;
-    let sum_local = ncnn_local_size([8, 8.min(outw as u32), 1], sg);
-    let sum8 = Step {
-        shader: pick([
-            "innerproduct_sum8.comp",
-            "innerproduct_sum8_pack4.comp",
-            "innerproduct_sum8_pack1to4.comp",
-            "innerproduct_sum8_pack4to1.comp",
-        ]),
-        local_size: sum_local,
-        spec: spec_of(&[&ints(&[known(sp, w), w8, outw])]),
-        push: words(&[w, w8, outw]),
-        bind: vec![(0, None), (1, None), (2, None)],
-        groups: group_counts([w8 as u32, outw as u32, 1], sum_local),
+            optimal_local_size([64.min(outw as u32), 1, 1], &device.limits),
+            spec_of(&[&head, &ints(&shapes.map(|v| known(sp, v)))]),
+            words(&shapes),
+            &[0, 1, 2, 3],
+            [outw as u32, 1, 1],
+        );
+        (min, mout, out_shape, step)
     };
-    let red_local = ncnn_local_size([64.min(outw as u32), 1, 1], sg);
-    let reduce = Step {
-        shader: if oe == 4 {
-            "innerproduct_reduce_sum8_pack4.comp"
-        } else {
-            "innerproduct_reduce_sum8.comp"
-        },
-        local_size: red_local,
-        spec: spec_of(&[&head, &ints(&[w8, outw, known(sp, outw)])]),
-        push: words(&[w8, outw, outw]),
-        bind: vec![(1, None), (4, None), (3, None)],
-        groups: group_counts([outw as u32, 1, 1], red_local),
-    };
-    let expect = expect_blob_tol(4, &mout, &[p.cout], |x, _, _, _| {
-        tol_staged(mode, p.act, at(0, x))
+    let expect = expect_blob(mode, 1, &mout, &out_shape, |x, y, _, _| {
+        p.act.apply(at(y, x))
     });
     Run {
         name,
         buffers: vec![
             blob(&input, &min),
-            poison_blob(mode, &msum),
+            poison_blob(mode, &mout),
             w_data,
             bias_data(&bias),
-            poison_blob(mode, &mout),
         ],
-        steps: vec![sum8, reduce],
+        steps: vec![step],
         expect: vec![expect],
         untouched: Vec::new(),
     }

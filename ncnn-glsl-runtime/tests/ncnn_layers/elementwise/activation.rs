@@ -2,10 +2,12 @@
 //! Swish, Mish, GELU, ELU, HardSwish) and the run every flat shader shares.
 
 use ncnn_glsl_runtime::SpecValue;
-use ncnn_glsl_testkit::ncnn_layers::{expect_blob_tol, spec, Data, Device, Mode, Run, Tensor};
+use ncnn_glsl_testkit::ncnn_layers::{
+    expect_blob_tol, spec, Data, Device, Mode, Run, Step, Tensor,
+};
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{flat_local, step, tol, Blob};
+use super::common::{flat_local, run_of, tol, Blob};
 use super::error_bounds::{Prec, E};
 
 /// The shapes the flat activations run: 3-D pack4 specialized, 3-D pack1
@@ -45,13 +47,19 @@ pub(crate) fn flat_run(
         let r = want(f64::from(t.at(x, y, z, q)));
         (r.v, tol(mode, r.v, r.e))
     });
-    Run {
-        name: format!("{name} {shape:?} pack{elempack} spec {known}"),
-        buffers: vec![Data::Floats(b.data(&t))],
-        steps: vec![step(shader, local, spec(&sp), vec![n], &[0], [n, 1, 1])],
-        expect: vec![expect],
-        untouched: Vec::new(),
-    }
+    run_of(
+        format!("{name} {shape:?} pack{elempack} spec {known}"),
+        vec![Data::Floats(b.data(&t))],
+        vec![Step::new(
+            shader,
+            local,
+            spec(&sp),
+            vec![n],
+            &[0],
+            [n, 1, 1],
+        )],
+        expect,
+    )
 }
 
 /// Every shape of [`FLAT_SHAPES`] for one activation, inputs in `range`.
@@ -105,34 +113,52 @@ pub(crate) fn sigmoid(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
     )
 }
 
-/// `hardsigmoid.comp`: `clamp(x * alpha + beta, 0, 1)`, `alpha` and `beta`
-/// specialized.
-pub(crate) fn hardsigmoid(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
+/// The runs of `shader` over `clamp(x * alpha + beta, 0, 1)` (HardSigmoid,
+/// HardSwish), `alpha` and `beta` specialized, for each pair of `params`:
+/// `finish(x, c)` gives the result from `x` and the clamp `c`.
+fn hard_layer(
+    (device, mode, rng): (&Device, &Mode, &mut Rng),
+    (layer, shader): (&str, &'static str),
+    params: [(f32, f32); 2],
+    finish: fn(f64, E) -> E,
+) -> Vec<Run> {
     let mut runs = Vec::new();
-    for (alpha, beta) in [(0.2f32, 0.5f32), (1.0 / 6.0, 0.5)] {
-        let params = [SpecValue::Float(alpha), SpecValue::Float(beta)];
-        let name = format!("hardsigmoid alpha {alpha} beta {beta}");
+    for (alpha, beta) in params {
+        let spec_values = [SpecValue::Float(alpha), SpecValue::Float(beta)];
+        let name = format!("{layer} alpha {alpha} beta {beta}");
         runs.extend(flat_layer(
             device,
             mode,
             rng,
             &name,
-            "hardsigmoid.comp",
-            &params,
+            shader,
+            &spec_values,
             (-6.0, 6.0),
             move |x| {
                 let u = E::x(x)
                     .mul(E::c(f64::from(alpha)))
                     .add(E::c(f64::from(beta)));
                 // clamp is 1-Lipschitz: the argument's error bounds the result's.
-                E {
+                let c = E {
                     v: u.v.clamp(0.0, 1.0),
                     e: u.e,
-                }
+                };
+                finish(x, c)
             },
         ));
     }
     runs
+}
+
+/// `hardsigmoid.comp`: `clamp(x * alpha + beta, 0, 1)`, `alpha` and `beta`
+/// specialized.
+pub(crate) fn hardsigmoid(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
+    hard_layer(
+        (device, mode, rng),
+        ("hardsigmoid", "hardsigmoid.comp"),
+        [(0.2, 0.5), (1.0 / 6.0, 0.5)],
+        |_, c| c,
+    )
 }
 
 /// `clip.comp`: `clamp(x, min, max)`, both specialized.
@@ -311,28 +337,10 @@ pub(crate) fn elu(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
 
 /// `hardswish.comp`: `x * clamp(x * alpha + beta, 0, 1)`.
 pub(crate) fn hardswish(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
-    let mut runs = Vec::new();
-    for (alpha, beta) in [(1.0f32 / 6.0, 0.5f32), (0.2, 0.5)] {
-        let params = [SpecValue::Float(alpha), SpecValue::Float(beta)];
-        let name = format!("hardswish alpha {alpha} beta {beta}");
-        runs.extend(flat_layer(
-            device,
-            mode,
-            rng,
-            &name,
-            "hardswish.comp",
-            &params,
-            (-6.0, 6.0),
-            move |x| {
-                let u = E::x(x)
-                    .mul(E::c(f64::from(alpha)))
-                    .add(E::c(f64::from(beta)));
-                E::x(x).mul(E {
-                    v: u.v.clamp(0.0, 1.0),
-                    e: u.e,
-                })
-            },
-        ));
-    }
-    runs
+    hard_layer(
+        (device, mode, rng),
+        ("hardswish", "hardswish.comp"),
+        [(1.0 / 6.0, 0.5), (0.2, 0.5)],
+        |x, c| E::x(x).mul(c),
+    )
 }

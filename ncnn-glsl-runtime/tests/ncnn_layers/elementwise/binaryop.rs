@@ -2,10 +2,12 @@
 //! reversed operations included.
 
 use ncnn_glsl_runtime::{FloatStorage, SpecValue};
-use ncnn_glsl_testkit::ncnn_layers::{expect_blob_tol, spec, Data, Device, Mode, Run, Tensor};
+use ncnn_glsl_testkit::ncnn_layers::{
+    expect_blob_tol, spec, Data, Device, Mode, Run, Step, Tensor,
+};
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{draw, ints, step, tensor, tol, words, Blob};
+use super::common::{draw, ints, run_of, tensor, tol, words, Blob};
 use super::error_bounds::{Prec, E};
 
 /// BinaryOp's operations `0..=18` as the shaders number them.
@@ -167,15 +169,14 @@ fn binary_same(
     };
     let blob = Blob::sfp(shape, elempack, mode);
     let s = blob.shape5();
-    let shapes: Vec<i32> = [s, s, s].concat();
-    let mut sp = vec![SpecValue::Int(op), SpecValue::Int(0), SpecValue::Float(0.0)];
-    sp.extend(ints(&shapes, known));
-    let shader = if elempack == 4 {
-        "binaryop_pack4.comp"
-    } else {
-        "binaryop.comp"
-    };
-    let local = blob.shape_local(device, known);
+    let st = same_shape_step(
+        device,
+        &blob,
+        known,
+        (op, 0, 0.0),
+        &[s, s, s].concat(),
+        &[0, 1, 2],
+    );
     let p = Prec::of(mode);
     let expect = expect_blob_tol(2, &blob.m, &blob.shape, |x, y, z, q| {
         let r = binary_ref(
@@ -186,27 +187,54 @@ fn binary_same(
         );
         (r.v, tol(mode, r.v, r.e))
     });
-    Run {
-        name: format!(
+    run_of(
+        format!(
             "binaryop {} {shape:?} pack{elempack} spec {known}",
             BINARY_OPS[op as usize]
         ),
-        buffers: vec![
+        vec![
             Data::Floats(blob.data(&ta)),
             Data::Floats(blob.data(&tb)),
             Data::Poison(blob.bytes()),
         ],
-        steps: vec![step(
-            shader,
-            local,
-            spec(&sp),
-            words(&shapes),
-            &[0, 1, 2],
-            blob.dispatcher(),
-        )],
-        expect: vec![expect],
-        untouched: Vec::new(),
-    }
+        vec![st],
+        expect,
+    )
+}
+
+/// The dispatch of the same-shape shader (`binaryop[_pack4].comp`) over
+/// `blob`: `op`, `with_scalar` and `b` then the three shapes (all the
+/// blob's) specialized, `push` pushed, buffers `bind` bound; local size
+/// from the blob's shape.
+fn same_shape_step(
+    device: &Device,
+    blob: &Blob,
+    known: bool,
+    (op, with_scalar, b): (i32, i32, f32),
+    push: &[i32],
+    bind: &[usize],
+) -> Step {
+    let s = blob.shape5();
+    let mut sp = vec![
+        SpecValue::Int(op),
+        SpecValue::Int(with_scalar),
+        SpecValue::Float(b),
+    ];
+    sp.extend(ints(&[s, s, s].concat(), known));
+    let shader = if blob.m.elempack == 4 {
+        "binaryop_pack4.comp"
+    } else {
+        "binaryop.comp"
+    };
+    let local = blob.shape_local(device, known);
+    Step::new(
+        shader,
+        local,
+        spec(&sp),
+        words(push),
+        bind,
+        blob.dispatcher(),
+    )
 }
 
 /// `binaryop_vulkan.cpp`'s `forward_inplace` (`with_scalar`): the same-shape
@@ -223,18 +251,9 @@ fn binary_scalar(
     let (ra, _) = binary_ranges(op);
     let ta = tensor(shape, mode, rng, |r| draw(r, ra.0, ra.1, ra.2));
     let blob = Blob::sfp(shape, elempack, mode);
-    let s = blob.shape5();
-    let shapes: Vec<i32> = [s, s, s].concat();
-    let mut sp = vec![SpecValue::Int(op), SpecValue::Int(1), SpecValue::Float(b)];
-    sp.extend(ints(&shapes, known));
     let mut push = vec![0i32; 10];
-    push.extend(s);
-    let shader = if elempack == 4 {
-        "binaryop_pack4.comp"
-    } else {
-        "binaryop.comp"
-    };
-    let local = blob.shape_local(device, known);
+    push.extend(blob.shape5());
+    let st = same_shape_step(device, &blob, known, (op, 1, b), &push, &[0, 0, 0]);
     let p = Prec::of(mode);
     let bb = if mode.fp16_arithmetic() {
         f64::from(FloatStorage::F16.round(b))
@@ -245,23 +264,15 @@ fn binary_scalar(
         let r = binary_ref(p, op, f64::from(ta.at(x, y, z, q)), bb);
         (r.v, tol(mode, r.v, r.e))
     });
-    Run {
-        name: format!(
+    run_of(
+        format!(
             "binaryop {} scalar {shape:?} pack{elempack} spec {known} b {b}",
             BINARY_OPS[op as usize]
         ),
-        buffers: vec![Data::Floats(blob.data(&ta))],
-        steps: vec![step(
-            shader,
-            local,
-            spec(&sp),
-            words(&push),
-            &[0, 0, 0],
-            blob.dispatcher(),
-        )],
-        expect: vec![expect],
-        untouched: Vec::new(),
-    }
+        vec![Data::Floats(blob.data(&ta))],
+        vec![st],
+        expect,
+    )
 }
 
 /// The coordinates of an output element of `dims` dimensions, innermost
@@ -399,7 +410,7 @@ fn binary_broadcast(
     let mut sp = vec![SpecValue::Int(shader_op)];
     sp.extend(ints(&spec_shapes, known));
     let local = out.shape_local(device, known);
-    let steps = vec![step(
+    let steps = vec![Step::new(
         shader,
         local,
         spec(&sp),
@@ -418,16 +429,15 @@ fn binary_broadcast(
         let r = binary_ref(p, op, f64::from(va), f64::from(vb));
         (r.v, tol(mode, r.v, r.e))
     });
-    Run {
-        name: format!(
+    run_of(
+        format!(
             "binaryop {} broadcast A {ashape:?} pack{apack} B {bshape:?} pack{bpack} spec {known}",
             BINARY_OPS[op as usize]
         ),
         buffers,
         steps,
-        expect: vec![expect],
-        untouched: Vec::new(),
-    }
+        expect,
+    )
 }
 
 /// BinaryOp: every operation on same-shape blobs (shapes cycling through

@@ -1,9 +1,9 @@
 //! Cast: fp32 to the mode's storage and back.
 
-use ncnn_glsl_testkit::ncnn_layers::{expect_blob, spec, Data, Device, Mode, Run, Tensor};
+use ncnn_glsl_testkit::ncnn_layers::{spec, Data, Device, Mode, Run, Step, Tensor};
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{draw, ints, step, words, Blob};
+use super::common::{expect_copy, fp32_tensor, ints, run_of, words, Blob};
 
 /// A Cast configuration: from fp32 (else to fp32), shape, elempack,
 /// specialized.
@@ -36,12 +36,7 @@ pub(crate) fn cast(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
         };
         // fp32 inputs keep every bit; the others are what the storage holds.
         let t = if from_fp32 {
-            Tensor {
-                shape: shape.to_vec(),
-                values: (0..shape.iter().product::<u32>())
-                    .map(|_| draw(rng, -100.0, 100.0, 0.01))
-                    .collect(),
-            }
+            fp32_tensor(shape, rng)
         } else {
             Tensor::random(shape, mode, rng, -100.0, 100.0)
         };
@@ -62,14 +57,11 @@ pub(crate) fn cast(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
                 Data::Words(wide.poison_words()),
             ]
         };
-        let expect = expect_blob(mode, 1, &dst.m, &dst.shape, |x, y, z, q| {
-            let v = f64::from(t.at(x, y, z, q));
-            (v, v.abs())
-        });
-        runs.push(Run {
-            name: format!("cast from_fp32 {from_fp32} {shape:?} pack{elempack} spec {known}"),
+        let expect = expect_copy(mode, 1, dst, &t);
+        runs.push(run_of(
+            format!("cast from_fp32 {from_fp32} {shape:?} pack{elempack} spec {known}"),
             buffers,
-            steps: vec![step(
+            vec![Step::new(
                 shader,
                 local,
                 sp,
@@ -77,9 +69,8 @@ pub(crate) fn cast(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
                 &[0, 1],
                 dst.dispatcher(),
             )],
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }

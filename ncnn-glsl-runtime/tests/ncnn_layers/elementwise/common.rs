@@ -2,8 +2,10 @@
 //! blob with its logical shape, the tensors the cases draw, and the
 //! dispatch, specialization and tolerance helpers.
 
-use ncnn_glsl_runtime::{group_counts, optimal_local_size, NcnnMat, SpecValue};
-use ncnn_glsl_testkit::ncnn_layers::{pack, Device, Mode, Step, Tensor};
+use ncnn_glsl_runtime::{optimal_local_size, NcnnMat, SpecValue};
+use ncnn_glsl_testkit::ncnn_layers::{
+    expect_blob, pack, Data, Device, Expect, Mode, Run, Step, Tensor,
+};
 use ncnn_glsl_testkit::Rng;
 
 /// A blob as ncnn lays it out, with its logical shape.
@@ -154,22 +156,35 @@ pub(crate) fn tensor_in(
     })
 }
 
-/// A dispatch of `shader` over ncnn's dispatcher shape `dispatcher`.
-pub(crate) fn step(
-    shader: &'static str,
-    local_size: [u32; 3],
-    spec: Vec<(u32, SpecValue)>,
-    push: Vec<u32>,
-    bind: &[usize],
-    dispatcher: [u32; 3],
-) -> Step {
-    Step {
-        shader,
-        local_size,
-        spec,
-        push,
-        bind: bind.iter().map(|&b| (b, None)).collect(),
-        groups: group_counts(dispatcher, local_size),
+/// A tensor of `shape` uniform in `[-100, 100)`, `|x| >= 0.01`, as fp32:
+/// an fp32 input keeps every bit (no rounding to the mode's storage).
+pub(crate) fn fp32_tensor(shape: &[u32], rng: &mut Rng) -> Tensor {
+    Tensor {
+        shape: shape.to_vec(),
+        values: (0..shape.iter().product::<u32>())
+            .map(|_| draw(rng, -100.0, 100.0, 0.01))
+            .collect(),
+    }
+}
+
+/// The checks of a layer that only moves values: blob `dst` (buffer
+/// `buffer`) holds the tensor `t`.
+pub(crate) fn expect_copy(mode: &Mode, buffer: usize, dst: &Blob, t: &Tensor) -> Expect {
+    expect_blob(mode, buffer, &dst.m, &dst.shape, |x, y, z, q| {
+        let v = f64::from(t.at(x, y, z, q));
+        (v, v.abs())
+    })
+}
+
+/// The run of `steps` on `buffers`, whole buffers bound (nothing must stay
+/// untouched), checked by `expect`.
+pub(crate) fn run_of(name: String, buffers: Vec<Data>, steps: Vec<Step>, expect: Expect) -> Run {
+    Run {
+        name,
+        buffers,
+        steps,
+        expect: vec![expect],
+        untouched: Vec::new(),
     }
 }
 

@@ -2,10 +2,12 @@
 //! three inputs.
 
 use ncnn_glsl_runtime::{FloatStorage, SpecValue};
-use ncnn_glsl_testkit::ncnn_layers::{expect_blob_tol, spec, Data, Device, Mode, Run, Tensor};
+use ncnn_glsl_testkit::ncnn_layers::{
+    expect_blob_tol, spec, Data, Device, Mode, Run, Step, Tensor,
+};
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{flat_local, step, tol, Blob};
+use super::common::{flat_local, run_of, tol, Blob};
 use super::error_bounds::E;
 
 /// An Eltwise configuration: `op_type` (0 prod, 1 sum, 2 max), the
@@ -45,7 +47,7 @@ pub(crate) fn eltwise(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
         let out = inputs;
         let mut buffers: Vec<Data> = ts.iter().map(|t| Data::Floats(blob.data(t))).collect();
         buffers.push(Data::Poison(blob.bytes()));
-        let mut steps = vec![step(
+        let mut steps = vec![Step::new(
             "eltwise.comp",
             local,
             sp.clone(),
@@ -54,7 +56,7 @@ pub(crate) fn eltwise(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             [n, 1, 1],
         )];
         for b in 2..inputs {
-            steps.push(step(
+            steps.push(Step::new(
                 "eltwise.comp",
                 local,
                 sp.clone(),
@@ -93,13 +95,12 @@ pub(crate) fn eltwise(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             }
             (acc.v, tol(mode, acc.v, acc.e))
         });
-        runs.push(Run {
-            name: format!("eltwise op {op} coeffs {coeffs:?} inputs {inputs} {shape:?} pack{elempack} spec {known}"),
-            buffers,
-            steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+        runs.push(run_of(
+format!("eltwise op {op} coeffs {coeffs:?} inputs {inputs} {shape:?} pack{elempack} spec {known}"),
+buffers,
+steps,
+expect,
+));
     }
     runs
 }

@@ -2,10 +2,10 @@
 //! cast.
 
 use ncnn_glsl_runtime::{FloatStorage, SpecValue};
-use ncnn_glsl_testkit::ncnn_layers::{expect_blob, spec, Data, Device, Mode, Run, Step, Tensor};
+use ncnn_glsl_testkit::ncnn_layers::{spec, Data, Device, Mode, Run, Step, Tensor};
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{draw, flat_local, step, Blob};
+use super::common::{expect_copy, flat_local, fp32_tensor, run_of, Blob};
 
 /// Which of Packing's shaders a conversion runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +80,7 @@ fn packing_step(
         SpecValue::Uint(0),
         SpecValue::Uint(0),
     ]);
-    step(
+    Step::new(
         shader,
         flat_local(device),
         sp,
@@ -140,12 +140,7 @@ pub(crate) fn packing(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
         let src = blob(src_pack, from);
         let dst = blob(dst_pack, to);
         let t = if from == 1 && s != 1 {
-            Tensor {
-                shape: shape.to_vec(),
-                values: (0..shape.iter().product::<u32>())
-                    .map(|_| draw(rng, -100.0, 100.0, 0.01))
-                    .collect(),
-            }
+            fp32_tensor(shape, rng)
         } else {
             Tensor::random(shape, mode, rng, -100.0, 100.0)
         };
@@ -160,17 +155,13 @@ pub(crate) fn packing(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             Data::Poison(dst.bytes())
         };
         let st = packing_step(device, path, (&src, &dst), (from, to));
-        let expect = expect_blob(mode, 1, &dst.m, &dst.shape, |x, y, z, q| {
-            let v = f64::from(t.at(x, y, z, q));
-            (v, v.abs())
-        });
-        runs.push(Run {
-            name: format!("packing {path:?} {shape:?} pack{src_pack} cast {from}->{to}"),
-            buffers: vec![input, output],
-            steps: vec![st],
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+        let expect = expect_copy(mode, 1, &dst, &t);
+        runs.push(run_of(
+            format!("packing {path:?} {shape:?} pack{src_pack} cast {from}->{to}"),
+            vec![input, output],
+            vec![st],
+            expect,
+        ));
     }
     runs
 }

@@ -1,10 +1,10 @@
 //! PReLU: per-channel, per-element, per-row and single slopes.
 
 use ncnn_glsl_runtime::{optimal_local_size, FloatStorage, SpecValue};
-use ncnn_glsl_testkit::ncnn_layers::{expect_blob, spec, Data, Device, Mode, Run, Tensor};
+use ncnn_glsl_testkit::ncnn_layers::{expect_blob, spec, Data, Device, Mode, Run, Step, Tensor};
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{ints, step, words, Blob};
+use super::common::{ints, run_of, words, Blob};
 
 /// A PReLU configuration: slopes, shape, elempack, specialized.
 type PreluCase = (u32, &'static [u32], u32, bool);
@@ -81,10 +81,10 @@ pub(crate) fn prelu(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             let r = if v < 0.0 { v * slope } else { v };
             (r, r.abs())
         });
-        runs.push(Run {
-            name: format!("prelu slopes {num_slope} {shape:?} pack{elempack} spec {known}"),
-            buffers: vec![Data::Floats(blob.data(&t)), slope_buffer],
-            steps: vec![step(
+        runs.push(run_of(
+            format!("prelu slopes {num_slope} {shape:?} pack{elempack} spec {known}"),
+            vec![Data::Floats(blob.data(&t)), slope_buffer],
+            vec![Step::new(
                 shader,
                 local,
                 spec(&sp),
@@ -92,9 +92,8 @@ pub(crate) fn prelu(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
                 &[0, 1],
                 blob.dispatcher(),
             )],
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }

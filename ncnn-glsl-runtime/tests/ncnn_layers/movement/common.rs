@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use ncnn_glsl_runtime::{group_counts, optimal_local_size, BufferRange, NcnnMat, SpecValue};
+use ncnn_glsl_runtime::{optimal_local_size, BufferRange, NcnnMat, SpecValue};
 use ncnn_glsl_testkit::ncnn_layers::{
     expect_blob, pack, packed_mat, spec, Data, Device, Expect, Mode, Run, Step, Tensor,
 };
@@ -233,7 +233,8 @@ pub(crate) fn blob_local(m: &NcnnMat, known: bool) -> [u32; 3] {
     }
 }
 
-/// One step of `shader`.
+/// One step of `shader`, binding the blobs `bind` of buffer 0 at their
+/// ranges (the harness's [`Step::new`] binds whole buffers).
 pub(crate) fn step(
     shader: &'static str,
     local_size: [u32; 3],
@@ -243,11 +244,105 @@ pub(crate) fn step(
     dispatch: [u32; 3],
 ) -> Step {
     Step {
-        shader,
-        local_size,
-        spec: spec(spec_values),
-        push,
         bind: bind.iter().map(|p| (0, Some(p.range))).collect(),
-        groups: group_counts(dispatch, local_size),
+        ..Step::new(shader, local_size, spec(spec_values), push, &[], dispatch)
     }
+}
+
+/// The constants of a layer whose shaders take the shapes of an input and
+/// an output (`bot` and `top`, as [`shape5`] or [`shape6`] words):
+/// specialization `head` then both shapes (zeros unless `known`), push
+/// both shapes then `tail`.
+pub(crate) fn shape_consts(
+    head: Vec<SpecValue>,
+    bot: &[u32],
+    top: &[u32],
+    known: bool,
+    tail: &[u32],
+) -> (Vec<SpecValue>, Vec<u32>) {
+    let mut spec_values = head;
+    spec_values.extend(spec_shape(bot, known));
+    spec_values.extend(spec_shape(top, known));
+    let push = [bot, top, tail].concat();
+    (spec_values, push)
+}
+
+/// The shader, local-size guess and dispatcher of a layer with a shader
+/// per packing, `shaders` being its pack1, pack4, pack1to4 and pack4to1
+/// ones: the last runs over the input `bot`, the others over the output
+/// `top`.
+pub(crate) fn by_packing(
+    shaders: [&'static str; 4],
+    bot: &NcnnMat,
+    top: &NcnnMat,
+    known: bool,
+) -> (&'static str, [u32; 3], [u32; 3]) {
+    let [pack1, pack4, pack1to4, pack4to1] = shaders;
+    let shader = match (bot.elempack, top.elempack) {
+        (1, 1) => pack1,
+        (4, 4) => pack4,
+        (1, 4) => pack1to4,
+        _ => return (pack4to1, blob_local(bot, known), dispatcher(bot)),
+    };
+    (shader, blob_local(top, known), dispatcher(top))
+}
+
+/// One dispatch's choices: the shader, its local-size guess (before
+/// [`local`]), ncnn's dispatcher shape and its constants.
+pub(crate) struct Kernel {
+    /// ncnn's shader file.
+    pub(crate) shader: &'static str,
+    /// The local size the layer asks for.
+    pub(crate) local: [u32; 3],
+    /// The dispatcher shape.
+    pub(crate) dispatch: [u32; 3],
+    /// Specialization constants, in order.
+    pub(crate) spec: Vec<SpecValue>,
+    /// Push-constant words.
+    pub(crate) push: Vec<u32>,
+}
+
+impl Kernel {
+    /// The kernel of a shader choice `(shader, local, dispatch)` (as
+    /// [`by_packing`] gives it) and constants `(spec, push)` (as
+    /// [`shape_consts`] gives them).
+    pub(crate) fn new(
+        (shader, local, dispatch): (&'static str, [u32; 3], [u32; 3]),
+        (spec, push): (Vec<SpecValue>, Vec<u32>),
+    ) -> Kernel {
+        Kernel {
+            shader,
+            local,
+            dispatch,
+            spec,
+            push,
+        }
+    }
+}
+
+/// The run of a layer that copies the tensor `t` (in blob `bot`) into blob
+/// `top` (of logical `out_shape`) in one dispatch `k` bound to both: the
+/// output must hold the input values `want` names.
+pub(crate) fn copy_run(
+    device: &Device,
+    mode: &Mode,
+    name: String,
+    (t, bot): (&Tensor, &NcnnMat),
+    (top, out_shape): (&NcnnMat, &[u32]),
+    k: Kernel,
+    want: impl Fn(u32, u32, u32, u32) -> f64,
+) -> Run {
+    let mut a = Arena::new(device, mode);
+    let input = a.tensor(t, bot);
+    let out = a.blob(top);
+    let steps = vec![step(
+        k.shader,
+        local(device, k.local),
+        &k.spec,
+        k.push,
+        &[input, out],
+        k.dispatch,
+    )];
+    let expect = expect_copy(mode, out, top, out_shape, want);
+    finish_run(name, a, steps, vec![expect])
 }

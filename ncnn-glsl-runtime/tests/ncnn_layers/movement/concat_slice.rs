@@ -2,13 +2,36 @@
 //! or out of the input.
 
 use ncnn_glsl_runtime::{NcnnMat, SpecValue};
-use ncnn_glsl_testkit::ncnn_layers::{packed_mat, Device, Mode, Run, Tensor};
+use ncnn_glsl_testkit::ncnn_layers::{packed_mat, Device, Mode, Run, Step, Tensor};
 use ncnn_glsl_testkit::Rng;
 
 use super::common::{
     axis_slot, blob, dispatcher, expect_copy, finish_run, local, natural, outer_slot, shape6,
     shape_of, spec_shape, step, Arena, Placed,
 };
+
+/// A Concat or Slice dispatch: `shader` copying blob `from` (placed at
+/// `src`) into blob `to` (at `dst`), `offset` along the axis into the
+/// output (Concat) or out of the input (Slice), over `over`'s dispatcher.
+fn offset_step(
+    shader: &'static str,
+    local_size: [u32; 3],
+    spec_values: &[SpecValue],
+    (from, src): (&NcnnMat, Placed),
+    (to, dst): (&NcnnMat, Placed),
+    offset: u32,
+    over: &NcnnMat,
+) -> Step {
+    let push = [&shape6(from)[..], &shape6(to), &[offset]].concat();
+    step(
+        shader,
+        local_size,
+        spec_values,
+        push,
+        &[src, dst],
+        dispatcher(over),
+    )
+}
 
 /// `concat_vulkan.cpp`: one dispatch per input, dispatched over the input,
 /// writing it at an offset along the axis into the output. Along the packed
@@ -76,16 +99,14 @@ pub(crate) fn concat(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
                 (true, 4, 1) => "concat_pack4to1.comp",
                 other => unreachable!("{other:?}"),
             };
-            let mut push = shape6(m).to_vec();
-            push.extend(shape6(&top));
-            push.push(offset);
-            steps.push(step(
+            steps.push(offset_step(
                 shader,
                 local_size,
                 &spec_values,
-                push,
-                &[*p, out],
-                dispatcher(m),
+                (m, *p),
+                (&top, out),
+                offset,
+                m,
             ));
             offset += t.whdc()[slot] / if along_packed { elempack } else { 1 };
         }
@@ -181,16 +202,14 @@ pub(crate) fn slice(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
                 (true, 1, 4) => "slice_pack1to4.comp",
                 other => unreachable!("{other:?}"),
             };
-            let mut push = shape6(&bottom).to_vec();
-            push.extend(shape6(top));
-            push.push(offset);
-            steps.push(step(
+            steps.push(offset_step(
                 shader,
                 local_size,
                 &spec_values,
-                push,
-                &[input, *p],
-                dispatcher(top),
+                (&bottom, input),
+                (top, *p),
+                offset,
+                top,
             ));
             offset += s / if along_packed { out_elempack } else { 1 };
             let t = &t;

@@ -5,8 +5,7 @@ use ncnn_glsl_testkit::ncnn_layers::{Device, Mode, Run, Tensor};
 use ncnn_glsl_testkit::Rng;
 
 use super::common::{
-    blob, blob_local, dispatcher, expect_copy, finish_run, local, outer_slot, shape6, spec_shape,
-    step, Arena,
+    blob, blob_local, copy_run, dispatcher, outer_slot, shape6, shape_consts, Kernel,
 };
 
 /// One crop configuration: the input, the offsets `[w, h, d, c]`, the
@@ -51,31 +50,24 @@ pub(crate) fn crop(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             (4, _, 1) => "crop_pack4to1.comp",
             other => panic!("{other:?}: ncnn would convert the packing of the input"),
         };
-        let mut a = Arena::new(device, mode);
-        let input = a.tensor(&t, &bottom);
-        let out = a.blob(&top);
-        let mut spec_values = vec![SpecValue::Int(0)];
-        spec_values.extend(spec_shape(&shape6(&bottom), known));
-        spec_values.extend(spec_shape(&shape6(&top), known));
-        let mut push = shape6(&bottom).to_vec();
-        push.extend(shape6(&top));
-        push.extend(offs);
-        let steps = vec![step(
-            shader,
-            local(device, blob_local(&top, known)),
-            &spec_values,
-            push,
-            &[input, out],
-            dispatcher(&top),
-        )];
-        let expect = expect_copy(mode, out, &top, out_shape, |x, y, z, q| {
-            f64::from(t.at(x + offs[0], y + offs[1], z + offs[2], q + offs[3]))
-        });
-        runs.push(finish_run(
+        let kernel = Kernel::new(
+            (shader, blob_local(&top, known), dispatcher(&top)),
+            shape_consts(
+                vec![SpecValue::Int(0)],
+                &shape6(&bottom),
+                &shape6(&top),
+                known,
+                &offs,
+            ),
+        );
+        runs.push(copy_run(
+            device,
+            mode,
             format!("crop {shape:?} at {offs:?} to {out_shape:?} spec {known}"),
-            a,
-            steps,
-            vec![expect],
+            (&t, &bottom),
+            (&top, out_shape),
+            kernel,
+            |x, y, z, q| f64::from(t.at(x + offs[0], y + offs[1], z + offs[2], q + offs[3])),
         ));
     }
     runs

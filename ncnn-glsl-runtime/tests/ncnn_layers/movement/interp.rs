@@ -8,7 +8,7 @@ use ncnn_glsl_testkit::ncnn_layers::{
 use ncnn_glsl_testkit::Rng;
 
 use super::common::{
-    blob, blob_local, dispatcher, finish_run, local, placed, shape5, spec_shape, step, Arena,
+    blob, blob_local, dispatcher, finish_run, local, placed, shape5, shape_consts, step, Arena,
     Placed,
 };
 
@@ -135,12 +135,13 @@ pub(crate) fn interp(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             } else {
                 "interp.comp"
             };
-            let mut spec_values = vec![SpecValue::Int(resize), SpecValue::Int(i32::from(align))];
-            spec_values.extend(spec_shape(&shape5(&bot), known));
-            spec_values.extend(spec_shape(&shape5(&top_m), known));
-            let mut push = shape5(&bot).to_vec();
-            push.extend(shape5(&top_m));
-            push.extend([scale_x.to_bits(), scale_y.to_bits()]);
+            let (spec_values, push) = shape_consts(
+                vec![SpecValue::Int(resize), SpecValue::Int(i32::from(align))],
+                &shape5(&bot),
+                &shape5(&top_m),
+                known,
+                &[scale_x.to_bits(), scale_y.to_bits()],
+            );
             steps.push(step(
                 shader,
                 main_local,
@@ -192,10 +193,8 @@ pub(crate) fn interp(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             } else {
                 "interp_bicubic.comp"
             };
-            let mut spec_values = spec_shape(&shape5(&bot), known);
-            spec_values.extend(spec_shape(&shape5(&top_m), known));
-            let mut push = shape5(&bot).to_vec();
-            push.extend(shape5(&top_m));
+            let (spec_values, push) =
+                shape_consts(vec![], &shape5(&bot), &shape5(&top_m), known, &[]);
             steps.push(step(
                 shader,
                 main_local,

@@ -1,12 +1,12 @@
 //! Padding: constant (or per-channel), replicate and reflect.
 
-use ncnn_glsl_runtime::SpecValue;
+use ncnn_glsl_runtime::{NcnnMat, SpecValue};
 use ncnn_glsl_testkit::ncnn_layers::{Device, Mode, Run, Tensor};
 use ncnn_glsl_testkit::Rng;
 
 use super::common::{
     blob, blob_local, dispatcher, expect_copy, finish_run, local, outer_slot, shape5, shape6,
-    shape_of, spec_shape, step, Arena,
+    shape_consts, shape_of, step, Arena,
 };
 
 /// One padding configuration: the input, `[left, right, top, bottom,
@@ -97,24 +97,22 @@ pub(crate) fn padding(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             } else {
                 a.scalars_in(&[0.0; 4])
             };
-            let mut spec_values = vec![
-                SpecValue::Int(ty),
-                SpecValue::Float(value),
-                SpecValue::Int(i32::from(per_channel)),
-            ];
-            let mut push;
-            if dims == 4 {
-                spec_values.extend(spec_shape(&shape6(&bot), known));
-                spec_values.extend(spec_shape(&shape6(&top_m), known));
-                push = shape6(&bot).to_vec();
-                push.extend(shape6(&top_m));
-            } else {
-                spec_values.extend(spec_shape(&shape5(&bot), known));
-                spec_values.extend(spec_shape(&shape5(&top_m), known));
-                push = shape5(&bot).to_vec();
-                push.extend(shape5(&top_m));
-            }
-            push.extend([left, top, front]);
+            // Four dimensions take the shapes with depth.
+            let words = |m: &NcnnMat| match dims {
+                4 => shape6(m).to_vec(),
+                _ => shape5(m).to_vec(),
+            };
+            let (spec_values, push) = shape_consts(
+                vec![
+                    SpecValue::Int(ty),
+                    SpecValue::Float(value),
+                    SpecValue::Int(i32::from(per_channel)),
+                ],
+                &words(&bot),
+                &words(&top_m),
+                known,
+                &[left, top, front],
+            );
             let steps = vec![step(
                 shader,
                 local(device, blob_local(&top_m, known)),

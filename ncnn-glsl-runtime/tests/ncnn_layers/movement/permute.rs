@@ -4,10 +4,7 @@ use ncnn_glsl_runtime::SpecValue;
 use ncnn_glsl_testkit::ncnn_layers::{Device, Mode, Run, Tensor};
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{
-    blob, blob_local, dispatcher, expect_copy, finish_run, local, shape6, shape_of, spec_shape,
-    step, Arena,
-};
+use super::common::{blob, by_packing, copy_run, shape6, shape_consts, shape_of, Kernel};
 
 /// ncnn's permute orders of 3-D blobs: the input axes the output's `w`,
 /// `h`, `c` take.
@@ -62,57 +59,41 @@ pub(crate) fn permute(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             let out_shape = shape_of(out_whdc, dims);
             let bot = blob(shape, mode);
             let top_m = blob(&out_shape, mode);
-            let (shader, l, disp) = match (bot.elempack, top_m.elempack) {
-                (1, 1) => (
-                    "permute.comp",
-                    blob_local(&top_m, known),
-                    dispatcher(&top_m),
+            let kernel = Kernel::new(
+                by_packing(
+                    [
+                        "permute.comp",
+                        "permute_pack4.comp",
+                        "permute_pack1to4.comp",
+                        "permute_pack4to1.comp",
+                    ],
+                    &bot,
+                    &top_m,
+                    known,
                 ),
-                (4, 4) => (
-                    "permute_pack4.comp",
-                    blob_local(&top_m, known),
-                    dispatcher(&top_m),
+                shape_consts(
+                    vec![SpecValue::Int(order), SpecValue::Int(0)],
+                    &shape6(&bot),
+                    &shape6(&top_m),
+                    known,
+                    &[],
                 ),
-                (1, 4) => (
-                    "permute_pack1to4.comp",
-                    blob_local(&top_m, known),
-                    dispatcher(&top_m),
-                ),
-                _ => (
-                    "permute_pack4to1.comp",
-                    blob_local(&bot, known),
-                    dispatcher(&bot),
-                ),
-            };
-            let mut a = Arena::new(device, mode);
-            let input = a.tensor(&t, &bot);
-            let out = a.blob(&top_m);
-            let mut spec_values = vec![SpecValue::Int(order), SpecValue::Int(0)];
-            spec_values.extend(spec_shape(&shape6(&bot), known));
-            spec_values.extend(spec_shape(&shape6(&top_m), known));
-            let mut push = shape6(&bot).to_vec();
-            push.extend(shape6(&top_m));
-            let steps = vec![step(
-                shader,
-                local(device, l),
-                &spec_values,
-                push,
-                &[input, out],
-                disp,
-            )];
-            let expect = expect_copy(mode, out, &top_m, &out_shape, |x, y, z, q| {
-                let o = [x, y, z, q];
-                let mut c = [0; 4];
-                for (&p, l) in positions.iter().zip(letters.chars()) {
-                    c[slot_of(l)] = o[p];
-                }
-                f64::from(t.at(c[0], c[1], c[2], c[3]))
-            });
-            runs.push(finish_run(
+            );
+            runs.push(copy_run(
+                device,
+                mode,
                 format!("permute {shape:?} order {order} ({letters}) spec {known}"),
-                a,
-                steps,
-                vec![expect],
+                (&t, &bot),
+                (&top_m, &out_shape),
+                kernel,
+                |x, y, z, q| {
+                    let o = [x, y, z, q];
+                    let mut c = [0; 4];
+                    for (&p, l) in positions.iter().zip(letters.chars()) {
+                        c[slot_of(l)] = o[p];
+                    }
+                    f64::from(t.at(c[0], c[1], c[2], c[3]))
+                },
             ));
         }
     }

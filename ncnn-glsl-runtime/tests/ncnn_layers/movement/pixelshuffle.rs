@@ -4,9 +4,7 @@ use ncnn_glsl_runtime::SpecValue;
 use ncnn_glsl_testkit::ncnn_layers::{Device, Mode, Run, Tensor};
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{
-    blob, blob_local, dispatcher, expect_copy, finish_run, local, shape5, spec_shape, step, Arena,
-};
+use super::common::{blob, blob_local, copy_run, dispatcher, shape5, shape_consts, Kernel};
 
 /// `pixelshuffle_vulkan.cpp`: `pixelshuffle` / `pixelshuffle_pack4` over
 /// the output, `pixelshuffle_pack4to1` over the input (with ncnn's 4 x 4 x 4
@@ -41,36 +39,32 @@ pub(crate) fn pixelshuffle(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<R
             (4, 1) => ("pixelshuffle_pack4to1.comp", [0; 3], dispatcher(&bot)),
             other => unreachable!("{other:?}"),
         };
-        let mut a = Arena::new(device, mode);
-        let input = a.tensor(&t, &bot);
-        let out = a.blob(&top_m);
-        let mut spec_values = vec![SpecValue::Int(r as i32), SpecValue::Int(pmode)];
-        spec_values.extend(spec_shape(&shape5(&bot), known));
-        spec_values.extend(spec_shape(&shape5(&top_m), known));
-        let mut push = shape5(&bot).to_vec();
-        push.extend(shape5(&top_m));
-        let steps = vec![step(
-            shader,
-            local(device, l),
-            &spec_values,
-            push,
-            &[input, out],
-            disp,
-        )];
-        let expect = expect_copy(mode, out, &top_m, &out_shape, |x, y, _, q| {
-            let sub = (y % r) * r + x % r;
-            let ch = if pmode == 0 {
-                q * r * r + sub
-            } else {
-                sub * outc + q
-            };
-            f64::from(t.at(x / r, y / r, 0, ch))
-        });
-        runs.push(finish_run(
+        let kernel = Kernel::new(
+            (shader, l, disp),
+            shape_consts(
+                vec![SpecValue::Int(r as i32), SpecValue::Int(pmode)],
+                &shape5(&bot),
+                &shape5(&top_m),
+                known,
+                &[],
+            ),
+        );
+        runs.push(copy_run(
+            device,
+            mode,
             format!("pixelshuffle {shape:?} r {r} mode {pmode} spec {known}"),
-            a,
-            steps,
-            vec![expect],
+            (&t, &bot),
+            (&top_m, &out_shape),
+            kernel,
+            |x, y, _, q| {
+                let sub = (y % r) * r + x % r;
+                let ch = if pmode == 0 {
+                    q * r * r + sub
+                } else {
+                    sub * outc + q
+                };
+                f64::from(t.at(x / r, y / r, 0, ch))
+            },
         ));
     }
     runs

@@ -4,9 +4,7 @@ use ncnn_glsl_runtime::{NcnnMat, SpecValue};
 use ncnn_glsl_testkit::ncnn_layers::{whdc, Device, Mode, Run, Tensor};
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{
-    blob, blob_local, dispatcher, expect_copy, finish_run, local, shape6, spec_shape, step, Arena,
-};
+use super::common::{blob, by_packing, copy_run, dispatcher, shape6, shape_consts, Kernel};
 
 /// `reshape_vulkan.cpp` with an explicit output shape: `reshape` /
 /// `reshape_pack4` / `reshape_pack1to4` over the output, `reshape_pack4to1`
@@ -27,53 +25,35 @@ pub(crate) fn reshape(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
         let t = Tensor::random(shape, mode, rng, -10.0, 10.0);
         let bot = blob(shape, mode);
         let top_m = blob(out_shape, mode);
-        let (shader, l, disp) = match (bot.elempack, top_m.elempack) {
-            (1, 1) => (
-                "reshape.comp",
-                blob_local(&top_m, known),
-                dispatcher(&top_m),
+        let kernel = Kernel::new(
+            by_packing(
+                [
+                    "reshape.comp",
+                    "reshape_pack4.comp",
+                    "reshape_pack1to4.comp",
+                    "reshape_pack4to1.comp",
+                ],
+                &bot,
+                &top_m,
+                known,
             ),
-            (4, 4) => (
-                "reshape_pack4.comp",
-                blob_local(&top_m, known),
-                dispatcher(&top_m),
+            shape_consts(
+                vec![SpecValue::Int(out_shape.len() as i32)],
+                &shape6(&bot),
+                &shape6(&top_m),
+                known,
+                &[],
             ),
-            (1, 4) => (
-                "reshape_pack1to4.comp",
-                blob_local(&top_m, known),
-                dispatcher(&top_m),
-            ),
-            _ => (
-                "reshape_pack4to1.comp",
-                blob_local(&bot, known),
-                dispatcher(&bot),
-            ),
-        };
-        let mut a = Arena::new(device, mode);
-        let input = a.tensor(&t, &bot);
-        let out = a.blob(&top_m);
-        let mut spec_values = vec![SpecValue::Int(out_shape.len() as i32)];
-        spec_values.extend(spec_shape(&shape6(&bot), known));
-        spec_values.extend(spec_shape(&shape6(&top_m), known));
-        let mut push = shape6(&bot).to_vec();
-        push.extend(shape6(&top_m));
-        let steps = vec![step(
-            shader,
-            local(device, l),
-            &spec_values,
-            push,
-            &[input, out],
-            disp,
-        )];
+        );
         let [ow, oh, od, _] = whdc(out_shape);
-        let expect = expect_copy(mode, out, &top_m, out_shape, |x, y, z, q| {
-            f64::from(t.values[(((q * od + z) * oh + y) * ow + x) as usize])
-        });
-        runs.push(finish_run(
+        runs.push(copy_run(
+            device,
+            mode,
             format!("reshape {shape:?} to {out_shape:?} spec {known}"),
-            a,
-            steps,
-            vec![expect],
+            (&t, &bot),
+            (&top_m, out_shape),
+            kernel,
+            |x, y, z, q| f64::from(t.values[(((q * od + z) * oh + y) * ow + x) as usize]),
         ));
     }
     runs
@@ -105,34 +85,23 @@ pub(crate) fn flatten(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             other => unreachable!("{other:?}"),
         };
         let flat = |m: &NcnnMat| [m.dims.min(3), m.w, m.h * m.d, m.c, m.cstep() as u32];
-        let mut a = Arena::new(device, mode);
-        let input = a.tensor(&t, &bot);
-        let out = a.blob(&top_m);
-        let mut spec_values = spec_shape(&flat(&bot), known);
-        spec_values.extend(spec_shape(&flat(&top_m), known));
-        let mut push = flat(&bot).to_vec();
-        push.extend(flat(&top_m));
         let l = if known {
             [top_m.w.min(64), 1, 1]
         } else {
             [64, 1, 1]
         };
-        let steps = vec![step(
-            shader,
-            local(device, l),
-            &spec_values,
-            push,
-            &[input, out],
-            dispatcher(&top_m),
-        )];
-        let expect = expect_copy(mode, out, &top_m, &out_shape, |x, _, _, _| {
-            f64::from(t.values[x as usize])
-        });
-        runs.push(finish_run(
+        let kernel = Kernel::new(
+            (shader, l, dispatcher(&top_m)),
+            shape_consts(vec![], &flat(&bot), &flat(&top_m), known, &[]),
+        );
+        runs.push(copy_run(
+            device,
+            mode,
             format!("flatten {shape:?} spec {known}"),
-            a,
-            steps,
-            vec![expect],
+            (&t, &bot),
+            (&top_m, &out_shape),
+            kernel,
+            |x, _, _, _| f64::from(t.values[x as usize]),
         ));
     }
     runs

@@ -2,11 +2,11 @@
 //! derives at load time.
 
 use ncnn_glsl_testkit::ncnn_layers::{
-    expect_blob_tol, pack, packed_mat, Data, Device, Mode, Run, Tensor,
+    expect_blob_tol, pack, packed_mat, Data, Device, Mode, Run, Step, Tensor,
 };
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{at, optimal, packed, spec_ints, step, words, Buffers};
+use super::common::{at, blob_local, packed, run_of, spec_known, words, Buffers};
 
 /// `batchnorm_vulkan.cpp`, in place: `batchnorm` / `batchnorm_pack4` with
 /// the per-channel `a = bias - slope * mean / sqrt(var + eps)` and
@@ -45,28 +45,15 @@ pub(crate) fn batchnorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
             .unzip();
         let consts: [i32; 5] =
             [m.dims.min(3), m.w, m.h * m.d, m.c, m.cstep() as u32].map(|v| v as i32);
-        let local = match (specialized, m.dims) {
-            (false, _) => [4, 4, (channels / ep).min(4)],
-            (_, 1) => [m.w.min(64), 1, 1],
-            (_, 2) => [m.w.min(8), m.h.min(8), 1],
-            _ => [m.w.min(4), (m.h * m.d).min(4), m.c.min(4)],
-        };
-        let local = optimal(device, local);
+        let local = blob_local(device, specialized, &m, [4, 4, (channels / ep).min(4)]);
         let mut b = Buffers::default();
         let blob = b.add(Data::Floats(pack(&t, &m)));
         let ab = b.add(Data::Floats(a.clone()));
         let bb_buf = b.add(Data::Floats(bb.clone()));
-        let steps = vec![step(
+        let steps = vec![Step::new(
             packed(ep, "batchnorm.comp", "batchnorm_pack4.comp"),
             local,
-            spec_ints(
-                0,
-                &if specialized {
-                    consts.to_vec()
-                } else {
-                    vec![0; 5]
-                },
-            ),
+            spec_known(0, specialized, &consts),
             words(&consts),
             &[blob, ab, bb_buf],
             [m.w, m.h * m.d, m.c],
@@ -87,13 +74,12 @@ pub(crate) fn batchnorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
             let stored = (v * f64::from(bb[ch])).abs() + f64::from(a[ch]).abs();
             (want, mode.tol_stored(want, stored + want.abs(), stored))
         });
-        runs.push(Run {
-            name: format!("batchnorm {shape:?} pack{ep} spec {specialized}"),
-            buffers: b.0,
+        runs.push(run_of(
+            format!("batchnorm {shape:?} pack{ep} spec {specialized}"),
+            b,
             steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }

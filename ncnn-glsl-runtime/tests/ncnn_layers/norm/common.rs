@@ -1,9 +1,9 @@
 //! Host pieces the normalization, pooling and reduction layers share: the
-//! geometry of the blobs a layer allocates, dispatch steps, buffer lists,
-//! and the statistics their references need.
+//! geometry of the blobs a layer allocates, the constants and local sizes
+//! layers pick, buffer lists, and the statistics their references need.
 
-use ncnn_glsl_runtime::{group_counts, optimal_local_size, NcnnMat, SpecValue};
-use ncnn_glsl_testkit::ncnn_layers::{whdc, Data, Device, Mode, Step, Tensor};
+use ncnn_glsl_runtime::{optimal_local_size, NcnnMat, SpecValue};
+use ncnn_glsl_testkit::ncnn_layers::{whdc, Data, Device, Expect, Mode, Run, Step, Tensor};
 use ncnn_glsl_testkit::Rng;
 
 /// The geometry of an ncnn `Mat`/`VkMat` a layer allocates: extents and
@@ -96,23 +96,63 @@ pub(crate) fn optimal(device: &Device, size: [u32; 3]) -> [u32; 3] {
     optimal_local_size(size, &device.limits)
 }
 
-/// One dispatch binding whole buffers; `dispatcher` is ncnn's dispatcher
-/// shape (`w`, `h * d`, `c`).
-pub(crate) fn step(
-    shader: &'static str,
-    local_size: [u32; 3],
-    spec: Vec<(u32, SpecValue)>,
-    push: Vec<u32>,
-    bind: &[usize],
-    dispatcher: [u32; 3],
-) -> Step {
-    Step {
-        shader,
-        local_size,
-        spec,
-        push,
-        bind: bind.iter().map(|&b| (b, None)).collect(),
-        groups: group_counts(dispatcher, local_size),
+/// Integer specialization constants `first..`: `v` where the layer knows
+/// the shapes at create time, else as many zeros (the shader then reads the
+/// pushed shapes).
+pub(crate) fn spec_known(first: u32, known: bool, v: &[i32]) -> Vec<(u32, SpecValue)> {
+    if known {
+        spec_ints(first, v)
+    } else {
+        spec_ints(first, &vec![0; v.len()])
+    }
+}
+
+/// The local size a layer picks for a dispatch over `size`: up to four a
+/// side where the shape is known at create time, else its `unknown` size.
+pub(crate) fn local_known(
+    device: &Device,
+    known: bool,
+    size: [u32; 3],
+    unknown: [u32; 3],
+) -> [u32; 3] {
+    optimal(
+        device,
+        if known {
+            size.map(|v| v.min(4))
+        } else {
+            unknown
+        },
+    )
+}
+
+/// The local size an element-wise layer picks for the blob `m` when its
+/// shape is known (64 wide in one dimension, 8x8 in two, 4x4x4 from three),
+/// else its `unknown` size.
+pub(crate) fn blob_local(device: &Device, known: bool, m: &NcnnMat, unknown: [u32; 3]) -> [u32; 3] {
+    let size = match (known, m.dims) {
+        (false, _) => unknown,
+        (_, 1) => [m.w.min(64), 1, 1],
+        (_, 2) => [m.w.min(8), m.h.min(8), 1],
+        _ => [m.w.min(4), (m.h * m.d).min(4), m.c.min(4)],
+    };
+    optimal(device, size)
+}
+
+/// The push constants of a reduce-sum-by-four pass: the source (`w` sums
+/// per row, `rows` rows per channel, `ch` channels `cstep` apart) and the
+/// workspace `next` it writes.
+pub(crate) fn sum4_push(w: u32, rows: u32, ch: u32, cstep: u32, next: &Geo) -> Vec<u32> {
+    words(&[w, rows, ch, cstep, next.w, rows, ch, next.cstep()].map(|v| v as i32))
+}
+
+/// A run with one output blob to check and no bytes that must stay.
+pub(crate) fn run_of(name: String, b: Buffers, steps: Vec<Step>, expect: Expect) -> Run {
+    Run {
+        name,
+        buffers: b.0,
+        steps,
+        expect: vec![expect],
+        untouched: Vec::new(),
     }
 }
 
@@ -131,6 +171,15 @@ impl Buffers {
     /// without affine parameters); a small buffer of zeros stands in.
     pub(crate) fn dummy(&mut self) -> usize {
         self.add(Data::Words(vec![0; 16]))
+    }
+
+    /// The weights `w` where the layer is affine, else ncnn's dummy buffer.
+    pub(crate) fn affine(&mut self, affine: bool, w: &[f32]) -> usize {
+        if affine {
+            self.add(Data::Floats(w.to_vec()))
+        } else {
+            self.dummy()
+        }
     }
 }
 
@@ -176,6 +225,16 @@ pub(crate) fn group_stats(
     (0..groups)
         .map(|k| (mean[k], var[k] / sum[k].1 as f64))
         .collect()
+}
+
+/// Affine weight `i` of `w` where the layer is affine, else `none` (1 for a
+/// scale, 0 for a shift).
+pub(crate) fn affine_at(affine: bool, w: &[f32], i: usize, none: f64) -> f64 {
+    if affine {
+        f64::from(w[i])
+    } else {
+        none
+    }
 }
 
 /// `name` or `name_pack4`, as the layer picks by elempack.

@@ -9,7 +9,8 @@ use ncnn_glsl_testkit::ncnn_layers::{
 use ncnn_glsl_testkit::Rng;
 
 use super::common::{
-    at, group_stats, optimal, packed, spec_ints, step, weights, words, Buffers, Geo,
+    affine_at, at, group_stats, local_known, optimal, packed, run_of, spec_ints, spec_known,
+    sum4_push, weights, words, Buffers, Geo,
 };
 
 /// What a partial-sum pass reads: `w` values per channel, `c` channels
@@ -34,20 +35,11 @@ fn sum4_pass(
 ) -> (usize, Rows) {
     let next = Geo::new(&[r.w.div_ceil(4), 1, r.c], 4 * ep);
     let nb = b.add(next.poison());
-    steps.push(step(
+    steps.push(Step::new(
         shader,
         local,
         Vec::new(),
-        words(&[
-            r.w as i32,
-            1,
-            r.c as i32,
-            r.cstep as i32,
-            next.w as i32,
-            1,
-            next.c as i32,
-            next.cstep() as i32,
-        ]),
+        sum4_push(r.w, 1, r.c, r.cstep, &next),
         &[src, nb],
         [next.w, 1, next.c],
     ));
@@ -80,6 +72,62 @@ fn partial_sums(
         cur = sum4_pass(b, steps, fp32, local, ep, cur);
     }
     cur
+}
+
+/// A `*_reduce_mean` pass: the partial sums `src` (`r`) folded into `n`
+/// statistics in `dst`; `extra` follows the source shape in the push
+/// constants (the divisor, and for GroupNorm its grouping).
+fn mean_step(
+    shader: &'static str,
+    local: [u32; 3],
+    cc: u32,
+    (src, r): (usize, Rows),
+    extra: &[u32],
+    dst: usize,
+    n: u32,
+) -> Step {
+    let mut push = words(&[r.w as i32, 1, r.c as i32, r.cstep as i32]);
+    push.extend(extra);
+    Step::new(
+        shader,
+        local,
+        spec_ints(0, &[0, 0, cc as i32, 0]),
+        push,
+        &[src, dst],
+        [n, 1, 1],
+    )
+}
+
+/// A `*_coeffs` pass writing `n` channels' coefficients: `eps`, then the
+/// integer constants `ints` from 1, specialized.
+fn coeffs_step(
+    shader: &'static str,
+    local: [u32; 3],
+    eps: f32,
+    ints: &[i32],
+    n: u32,
+    bind: &[usize],
+) -> Step {
+    let mut spec = vec![(0, SpecValue::Float(eps))];
+    spec.extend(spec_ints(1, ints));
+    Step::new(shader, local, spec, vec![n], bind, [n, 1, 1])
+}
+
+/// The reference of one element `x` normalized by its group's `(mean,
+/// variance)` and scaled and shifted by `gm` and `bt`, with its tolerance.
+fn normalized(
+    mode: &Mode,
+    x: f64,
+    (mu, var): (f64, f64),
+    eps: f32,
+    gm: f64,
+    bt: f64,
+) -> (f64, f64) {
+    let a = gm / (var + f64::from(eps)).sqrt();
+    let want = (x - mu) * a + bt;
+    // `a` and `b = beta - mean * a` are stored in the blob's storage.
+    let stored = (x * a).abs() + (mu * a).abs() + bt.abs();
+    (want, mode.tol_stored(want, stored + want.abs(), stored))
 }
 
 /// `groupnorm_vulkan.cpp`, in place: per-channel fp32 partial sums
@@ -133,23 +181,9 @@ pub(crate) fn groupnorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
         };
         let local_sum = optimal(device, [16, 1, cc.min(4)]);
         let local_mean = optimal(device, [group.min(64), 1, 1]);
-        let local_sq = optimal(
-            device,
-            if known {
-                [sq.w.min(4), sq.h.min(4), sq.c.min(4)]
-            } else {
-                [4, 4, cc.min(4)]
-            },
-        );
+        let local_sq = local_known(device, known, [sq.w, sq.h, sq.c], [4, 4, cc.min(4)]);
         let local_coeffs = optimal(device, [cc.min(64), 1, 1]);
-        let local_norm = optimal(
-            device,
-            if known {
-                [w.min(4), h.min(4), c.min(4)]
-            } else {
-                [4, 4, cc.min(4)]
-            },
-        );
+        let local_norm = local_known(device, known, [w, h, c], [4, 4, cc.min(4)]);
         let area = ((channels_g * size_v) as f32).to_bits();
         let fp32 = packed(
             ep,
@@ -161,11 +195,6 @@ pub(crate) fn groupnorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
             "groupnorm_reduce_mean.comp",
             "groupnorm_reduce_mean_pack4.comp",
         );
-        let mean_push = |r: Rows| {
-            let mut p = words(&[r.w as i32, 1, r.c as i32, r.cstep as i32]);
-            p.extend([area, group, channels_g]);
-            p
-        };
         let mut b = Buffers::default();
         let mut steps = Vec::new();
         let blob = b.add(Data::Floats(pack(&t, &m)));
@@ -190,31 +219,29 @@ pub(crate) fn groupnorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
             )),
             fp32,
         );
-        steps.push(step(
+        let grouping = [area, group, channels_g];
+        steps.push(mean_step(
             reduce_mean,
             local_mean,
-            spec_ints(0, &[0, 0, cc as i32, 0]),
-            mean_push(sums.1),
-            &[sums.0, mean],
-            [group, 1, 1],
+            cc,
+            sums,
+            &grouping,
+            mean,
+            group,
         ));
         let var = b.add(Geo::new(&[group], 4).poison());
         let square = b.add(sq.poison());
-        let sq_spec = if known {
-            view.into_iter().chain(sq.whc()).collect()
-        } else {
-            vec![0; 10]
-        };
-        let mut sq_push: Vec<i32> = view.into_iter().chain(sq.whc()).collect();
+        let sq_consts: Vec<i32> = view.into_iter().chain(sq.whc()).collect();
+        let mut sq_push = sq_consts.clone();
         sq_push.push(channels_g as i32);
-        steps.push(step(
+        steps.push(Step::new(
             packed(
                 ep,
                 "groupnorm_sub_mean_square.comp",
                 "groupnorm_sub_mean_square_pack4.comp",
             ),
             local_sq,
-            spec_ints(0, &sq_spec),
+            spec_known(0, known, &sq_consts),
             words(&sq_push),
             &[blob, mean, square],
             [sq.w, sq.h, sq.c],
@@ -235,40 +262,30 @@ pub(crate) fn groupnorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
             None,
             fp32,
         );
-        steps.push(step(
+        steps.push(mean_step(
             reduce_mean,
             local_mean,
-            spec_ints(0, &[0, 0, cc as i32, 0]),
-            mean_push(sqsums.1),
-            &[sqsums.0, var],
-            [group, 1, 1],
+            cc,
+            sqsums,
+            &grouping,
+            var,
+            group,
         ));
         let coeffs = b.add(Geo::new(&[c_v], m.elemsize * 2).poison());
-        let (g, be) = if affine {
-            (
-                b.add(Data::Floats(gamma.clone())),
-                b.add(Data::Floats(beta.clone())),
-            )
-        } else {
-            (b.dummy(), b.dummy())
-        };
-        let mut coeff_spec = vec![(0, SpecValue::Float(eps))];
-        coeff_spec.extend(spec_ints(
-            1,
-            &[i32::from(affine), cc as i32, channels_g as i32],
-        ));
-        steps.push(step(
+        let g = b.affine(affine, &gamma);
+        let be = b.affine(affine, &beta);
+        steps.push(coeffs_step(
             packed(ep, "groupnorm_coeffs.comp", "groupnorm_coeffs_pack4.comp"),
             local_coeffs,
-            coeff_spec,
-            vec![c_v],
+            eps,
+            &[i32::from(affine), cc as i32, channels_g as i32],
+            c_v,
             &[coeffs, mean, var, g, be],
-            [c_v, 1, 1],
         ));
-        steps.push(step(
+        steps.push(Step::new(
             packed(ep, "groupnorm_norm.comp", "groupnorm_norm_pack4.comp"),
             local_norm,
-            spec_ints(0, &if known { view.to_vec() } else { vec![0; 5] }),
+            spec_known(0, known, &view),
             words(&view),
             &[blob, coeffs],
             if three { [w, h, c] } else { [size_v, 1, c_v] },
@@ -282,29 +299,24 @@ pub(crate) fn groupnorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
         let stats = group_stats(&t, group as usize, |p| (channel(p) / channels_g) as usize);
         let expect = expect_blob_tol(blob, &m, shape, |x, y, z, q| {
             let p = [x, y, z, q];
-            let ch = channel(p);
-            let (mu, var) = stats[(ch / channels_g) as usize];
-            let (gm, bt) = if affine {
-                (f64::from(gamma[ch as usize]), f64::from(beta[ch as usize]))
-            } else {
-                (1.0, 0.0)
-            };
-            let a = gm / (var + f64::from(eps)).sqrt();
-            let x = at(&t, p);
-            let want = (x - mu) * a + bt;
-            // `a` and `b = beta - mean * a` are stored in the blob's storage.
-            let stored = (x * a).abs() + (mu * a).abs() + bt.abs();
-            (want, mode.tol_stored(want, stored + want.abs(), stored))
+            let ch = channel(p) as usize;
+            normalized(
+                mode,
+                at(&t, p),
+                stats[ch / channels_g as usize],
+                eps,
+                affine_at(affine, &gamma, ch, 1.0),
+                affine_at(affine, &beta, ch, 0.0),
+            )
         });
-        runs.push(Run {
-            name: format!(
+        runs.push(run_of(
+            format!(
                 "groupnorm {shape:?} pack{ep} group {group} affine {affine} spec {specialized}"
             ),
-            buffers: b.0,
+            b,
             steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }
@@ -338,22 +350,8 @@ pub(crate) fn instancenorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<R
         let view: [i32; 5] = [m.dims.min(3), w, h, c, cstep].map(|v| v as i32);
         let local_sum = optimal(device, [16, 1, cc.min(4)]);
         let local_ch = optimal(device, [cc.min(64), 1, 1]);
-        let local_sq = optimal(
-            device,
-            if specialized {
-                [sq.w.min(4), sq.h.min(4), sq.c.min(4)]
-            } else {
-                [4, 4, cc.min(4)]
-            },
-        );
-        let local_norm = optimal(
-            device,
-            if specialized {
-                [w.min(4), h.min(4), c.min(4)]
-            } else {
-                [4, 4, cc.min(4)]
-            },
-        );
+        let local_sq = local_known(device, specialized, [sq.w, sq.h, sq.c], [4, 4, cc.min(4)]);
+        let local_norm = local_known(device, specialized, [w, h, c], [4, 4, cc.min(4)]);
         let fp32 = packed(
             ep,
             "instancenorm_reduce_sum4_fp32.comp",
@@ -364,11 +362,7 @@ pub(crate) fn instancenorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<R
             "instancenorm_reduce_mean.comp",
             "instancenorm_reduce_mean_pack4.comp",
         );
-        let mean_push = |r: Rows| {
-            let mut p = words(&[r.w as i32, 1, r.c as i32, r.cstep as i32]);
-            p.push((size as f32).to_bits());
-            p
-        };
+        let divisor = [(size as f32).to_bits()];
         let mut b = Buffers::default();
         let mut steps = Vec::new();
         let blob = b.add(Data::Floats(pack(&t, &m)));
@@ -386,32 +380,26 @@ pub(crate) fn instancenorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<R
             )),
             fp32,
         );
-        steps.push(step(
+        steps.push(mean_step(
             reduce_mean,
             local_ch,
-            spec_ints(0, &[0, 0, cc as i32, 0]),
-            mean_push(sums.1),
-            &[sums.0, mean],
-            [c, 1, 1],
+            cc,
+            sums,
+            &divisor,
+            mean,
+            c,
         ));
         let var = b.add(Geo::new(&[c], 4 * ep).poison());
         let square = b.add(sq.poison());
         let sq_consts: Vec<i32> = view.into_iter().chain(sq.whc()).collect();
-        steps.push(step(
+        steps.push(Step::new(
             packed(
                 ep,
                 "instancenorm_sub_mean_square.comp",
                 "instancenorm_sub_mean_square_pack4.comp",
             ),
             local_sq,
-            spec_ints(
-                0,
-                &if specialized {
-                    sq_consts.clone()
-                } else {
-                    vec![0; 10]
-                },
-            ),
+            spec_known(0, specialized, &sq_consts),
             words(&sq_consts),
             &[blob, mean, square],
             [w, h, c],
@@ -432,48 +420,34 @@ pub(crate) fn instancenorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<R
             Some(fp32),
             fp32,
         );
-        steps.push(step(
+        steps.push(mean_step(
             reduce_mean,
             local_ch,
-            spec_ints(0, &[0, 0, cc as i32, 0]),
-            mean_push(sqsums.1),
-            &[sqsums.0, var],
-            [c, 1, 1],
+            cc,
+            sqsums,
+            &divisor,
+            var,
+            c,
         ));
         let coeffs = b.add(Geo::new(&[c], m.elemsize * 2).poison());
-        let (g, be) = if affine {
-            (
-                b.add(Data::Floats(gamma.clone())),
-                b.add(Data::Floats(beta.clone())),
-            )
-        } else {
-            (b.dummy(), b.dummy())
-        };
-        let mut coeff_spec = vec![(0, SpecValue::Float(eps))];
-        coeff_spec.extend(spec_ints(1, &[i32::from(affine), cc as i32]));
-        steps.push(step(
+        let g = b.affine(affine, &gamma);
+        let be = b.affine(affine, &beta);
+        steps.push(coeffs_step(
             packed(
                 ep,
                 "instancenorm_coeffs.comp",
                 "instancenorm_coeffs_pack4.comp",
             ),
             local_ch,
-            coeff_spec,
-            vec![c],
+            eps,
+            &[i32::from(affine), cc as i32],
+            c,
             &[coeffs, mean, var, g, be],
-            [c, 1, 1],
         ));
-        steps.push(step(
+        steps.push(Step::new(
             packed(ep, "instancenorm_norm.comp", "instancenorm_norm_pack4.comp"),
             local_norm,
-            spec_ints(
-                0,
-                &if specialized {
-                    view.to_vec()
-                } else {
-                    vec![0; 5]
-                },
-            ),
+            spec_known(0, specialized, &view),
             words(&view),
             &[blob, coeffs],
             [w, h, c],
@@ -481,26 +455,22 @@ pub(crate) fn instancenorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<R
         let stats = group_stats(&t, channels as usize, |p| p[3] as usize);
         let expect = expect_blob_tol(blob, &m, shape, |x, y, z, q| {
             let p = [x, y, z, q];
-            let (mu, var) = stats[q as usize];
-            let (gm, bt) = if affine {
-                (f64::from(gamma[q as usize]), f64::from(beta[q as usize]))
-            } else {
-                (1.0, 0.0)
-            };
-            let a = gm / (var + f64::from(eps)).sqrt();
-            let x = at(&t, p);
-            let want = (x - mu) * a + bt;
-            // `a` and `b = beta - mean * a` are stored in the blob's storage.
-            let stored = (x * a).abs() + (mu * a).abs() + bt.abs();
-            (want, mode.tol_stored(want, stored + want.abs(), stored))
+            let q = q as usize;
+            normalized(
+                mode,
+                at(&t, p),
+                stats[q],
+                eps,
+                affine_at(affine, &gamma, q, 1.0),
+                affine_at(affine, &beta, q, 0.0),
+            )
         });
-        runs.push(Run {
-            name: format!("instancenorm {shape:?} pack{ep} affine {affine} spec {specialized}"),
-            buffers: b.0,
+        runs.push(run_of(
+            format!("instancenorm {shape:?} pack{ep} affine {affine} spec {specialized}"),
+            b,
             steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }

@@ -8,7 +8,8 @@ use ncnn_glsl_testkit::ncnn_layers::{
 use ncnn_glsl_testkit::Rng;
 
 use super::common::{
-    at, coords, group_stats, optimal, packed, spec_ints, step, weights, words, Buffers, Geo,
+    affine_at, at, coords, group_stats, optimal, packed, run_of, spec_ints, sum4_push, weights,
+    words, Buffers, Geo,
 };
 
 /// The shape LayerNorm and RMSNorm work on: a one-dimensional blob as
@@ -59,6 +60,44 @@ impl NormView {
             groups_per_channel,
         }
     }
+
+    /// The square workspace the layers allocate: the view's shape, in the
+    /// blob's storage.
+    fn square(&self) -> Geo {
+        Geo::new(&[self.w, self.h, self.channels], self.elemsize)
+    }
+
+    /// A pass over the whole view (8x8 local size), the view's shape pushed.
+    fn over_blob(
+        &self,
+        device: &Device,
+        shader: &'static str,
+        spec: Vec<(u32, SpecValue)>,
+        bind: &[usize],
+    ) -> Step {
+        Step::new(
+            shader,
+            optimal(device, [8, 8, 1]),
+            spec,
+            words(&[self.w, self.h, self.channels, self.cstep].map(|v| v as i32)),
+            bind,
+            [self.w, self.h, self.channels],
+        )
+    }
+
+    /// A `*_coeffs` pass: one coefficient set per group from its statistic,
+    /// `eps` specialized.
+    fn coeffs(&self, device: &Device, shader: &'static str, eps: f32, bind: &[usize]) -> Step {
+        let (ng, ch) = (self.groups_per_channel, self.channels);
+        Step::new(
+            shader,
+            optimal(device, [8, 8, 1]),
+            vec![(0, SpecValue::Float(eps))],
+            words(&[ng as i32, ch as i32]),
+            bind,
+            [1, ng, ch],
+        )
+    }
 }
 
 /// LayerNorm's statistic chain over `src` (whose channel step is
@@ -76,60 +115,46 @@ fn ln_mean_chain(
 ) {
     let ep = v.elempack;
     let (ng, ch) = (v.groups_per_channel, v.channels);
-    let ws_of = |w: u32| Geo::new(&[w, ng, ch], 4 * ep);
-    let mut ws = ws_of(v.group_size.div_ceil(4));
-    let mut cur = b.add(ws.poison());
-    steps.push(step(
-        packed(
-            ep,
-            "layernorm_reduce_sum4_fp16_to_fp32.comp",
-            "layernorm_reduce_sum4_fp16_to_fp32_pack4.comp",
-        ),
-        optimal(device, [16, 4, 1]),
-        Vec::new(),
-        words(&[
-            v.group_size as i32,
-            ng as i32,
-            ch as i32,
-            src_cstep as i32,
-            ws.w as i32,
-            ng as i32,
-            ch as i32,
-            ws.cstep() as i32,
-        ]),
-        &[src, cur],
-        [ws.w, ng, ch],
-    ));
-    while ws.w > 1 {
-        let next = ws_of(ws.w.div_ceil(4));
+    // The first pass converts the blob's storage to fp32, the others fold
+    // fp32 sums; each writes a new workspace.
+    let (mut cur, mut w, mut cstep) = (src, v.group_size, src_cstep);
+    let mut first = true;
+    while first || w > 1 {
+        let (shader, local) = if first {
+            (
+                packed(
+                    ep,
+                    "layernorm_reduce_sum4_fp16_to_fp32.comp",
+                    "layernorm_reduce_sum4_fp16_to_fp32_pack4.comp",
+                ),
+                [16, 4, 1],
+            )
+        } else {
+            (
+                packed(
+                    ep,
+                    "layernorm_reduce_sum4_fp32.comp",
+                    "layernorm_reduce_sum4_fp32_pack4.comp",
+                ),
+                [8, 8, 1],
+            )
+        };
+        let next = Geo::new(&[w.div_ceil(4), ng, ch], 4 * ep);
         let nb = b.add(next.poison());
-        steps.push(step(
-            packed(
-                ep,
-                "layernorm_reduce_sum4_fp32.comp",
-                "layernorm_reduce_sum4_fp32_pack4.comp",
-            ),
-            optimal(device, [8, 8, 1]),
+        steps.push(Step::new(
+            shader,
+            optimal(device, local),
             Vec::new(),
-            words(&[
-                ws.w as i32,
-                ng as i32,
-                ch as i32,
-                ws.cstep() as i32,
-                next.w as i32,
-                ng as i32,
-                ch as i32,
-                next.cstep() as i32,
-            ]),
+            sum4_push(w, ng, ch, cstep, &next),
             &[cur, nb],
             [next.w, ng, ch],
         ));
-        ws = next;
-        cur = nb;
+        (cur, w, cstep) = (nb, next.w, next.cstep());
+        first = false;
     }
-    let mut push = words(&[ws.w as i32, ng as i32, ch as i32, ws.cstep() as i32]);
+    let mut push = words(&[w as i32, ng as i32, ch as i32, cstep as i32]);
     push.push((v.group_size as f32).to_bits());
-    steps.push(step(
+    steps.push(Step::new(
         packed(
             ep,
             "layernorm_reduce_mean.comp",
@@ -207,20 +232,17 @@ pub(crate) fn layernorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
         let mean = b.add(Geo::new(&[ngt], 4 * v.elempack).poison());
         ln_mean_chain(device, &v, &mut b, &mut steps, blob, v.cstep, mean);
         let var = b.add(Geo::new(&[ngt], 4 * v.elempack).poison());
-        let square_geo = Geo::new(&[v.w, v.h, v.channels], v.elemsize);
+        let square_geo = v.square();
         let square = b.add(square_geo.poison());
-        let wh = words(&[v.w as i32, v.h as i32, v.channels as i32, v.cstep as i32]);
-        steps.push(step(
+        steps.push(v.over_blob(
+            device,
             packed(
                 v.elempack,
                 "layernorm_sub_mean_square.comp",
                 "layernorm_sub_mean_square_pack4.comp",
             ),
-            optimal(device, [8, 8, 1]),
             spec_ints(0, &[affine_size as i32]),
-            wh.clone(),
             &[blob, mean, square],
-            [v.w, v.h, v.channels],
         ));
         ln_mean_chain(
             device,
@@ -232,37 +254,27 @@ pub(crate) fn layernorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
             var,
         );
         let coeffs = b.add(Geo::new(&[ngt * 2], v.elemsize).poison());
-        steps.push(step(
+        steps.push(v.coeffs(
+            device,
             packed(
                 v.elempack,
                 "layernorm_coeffs.comp",
                 "layernorm_coeffs_pack4.comp",
             ),
-            optimal(device, [8, 8, 1]),
-            vec![(0, SpecValue::Float(eps))],
-            words(&[v.groups_per_channel as i32, v.channels as i32]),
+            eps,
             &[coeffs, mean, var],
-            [1, v.groups_per_channel, v.channels],
         ));
-        let (g, be) = if affine {
-            (
-                b.add(Data::Floats(gamma.clone())),
-                b.add(Data::Floats(beta.clone())),
-            )
-        } else {
-            (b.dummy(), b.dummy())
-        };
-        steps.push(step(
+        let g = b.affine(affine, &gamma);
+        let be = b.affine(affine, &beta);
+        steps.push(v.over_blob(
+            device,
             packed(
                 v.elempack,
                 "layernorm_norm.comp",
                 "layernorm_norm_pack4.comp",
             ),
-            optimal(device, [8, 8, 1]),
             spec_ints(0, &[i32::from(affine), affine_size as i32]),
-            wh,
             &[blob, coeffs, g, be],
-            [v.w, v.h, v.channels],
         ));
         let stats = group_stats(&t, ln_groups(shape, affine_size), |p| {
             ln_group(shape, affine_size, p).0
@@ -272,14 +284,8 @@ pub(crate) fn layernorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
             let (k, inner) = ln_group(shape, affine_size, p);
             let (mu, var) = stats[k];
             let a = 1.0 / (var + f64::from(eps)).sqrt();
-            let (gm, bt) = if affine {
-                (
-                    f64::from(gamma[inner as usize]),
-                    f64::from(beta[inner as usize]),
-                )
-            } else {
-                (1.0, 0.0)
-            };
+            let gm = affine_at(affine, &gamma, inner as usize, 1.0);
+            let bt = affine_at(affine, &beta, inner as usize, 0.0);
             let x = at(&t, p);
             let want = (x - mu) * a * gm + bt;
             // `a` and `b = -mean * a` are stored in the blob's storage.
@@ -289,13 +295,12 @@ pub(crate) fn layernorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run>
                 mode.tol_stored(want, stored + bt.abs() + want.abs(), stored),
             )
         });
-        runs.push(Run {
-            name: format!("layernorm {shape:?} pack{ep} affine_size {affine_size} affine {affine}"),
-            buffers: b.0,
+        runs.push(run_of(
+            format!("layernorm {shape:?} pack{ep} affine_size {affine_size} affine {affine}"),
+            b,
             steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }
@@ -324,20 +329,17 @@ pub(crate) fn rmsnorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
         let mut b = Buffers::default();
         let mut steps = Vec::new();
         let blob = b.add(Data::Floats(pack(&t, &m)));
-        let square_geo = Geo::new(&[v.w, v.h, v.channels], v.elemsize);
+        let square_geo = v.square();
         let square = b.add(square_geo.poison());
-        let wh = words(&[v.w as i32, v.h as i32, v.channels as i32, v.cstep as i32]);
-        steps.push(step(
+        steps.push(v.over_blob(
+            device,
             packed(
                 v.elempack,
                 "rmsnorm_square.comp",
                 "rmsnorm_square_pack4.comp",
             ),
-            optimal(device, [8, 8, 1]),
             Vec::new(),
-            wh.clone(),
             &[blob, square],
-            [v.w, v.h, v.channels],
         ));
         let rms = b.add(Geo::new(&[ngt], 4 * v.elempack).poison());
         ln_mean_chain(
@@ -350,30 +352,22 @@ pub(crate) fn rmsnorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             rms,
         );
         let coeffs = b.add(Geo::new(&[ngt], v.elemsize).poison());
-        steps.push(step(
+        steps.push(v.coeffs(
+            device,
             packed(
                 v.elempack,
                 "rmsnorm_coeffs.comp",
                 "rmsnorm_coeffs_pack4.comp",
             ),
-            optimal(device, [8, 8, 1]),
-            vec![(0, SpecValue::Float(eps))],
-            words(&[v.groups_per_channel as i32, v.channels as i32]),
+            eps,
             &[coeffs, rms],
-            [1, v.groups_per_channel, v.channels],
         ));
-        let g = if affine {
-            b.add(Data::Floats(gamma.clone()))
-        } else {
-            b.dummy()
-        };
-        steps.push(step(
+        let g = b.affine(affine, &gamma);
+        steps.push(v.over_blob(
+            device,
             packed(v.elempack, "rmsnorm_norm.comp", "rmsnorm_norm_pack4.comp"),
-            optimal(device, [8, 8, 1]),
             spec_ints(0, &[i32::from(affine), affine_size as i32]),
-            wh,
             &[blob, coeffs, g],
-            [v.w, v.h, v.channels],
         ));
         let groups = ln_groups(shape, affine_size);
         let mut ms = vec![(0.0f64, 0u32); groups];
@@ -386,23 +380,18 @@ pub(crate) fn rmsnorm(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             let p = [x, y, z, q];
             let (k, inner) = ln_group(shape, affine_size, p);
             let a = 1.0 / (ms[k].0 / f64::from(ms[k].1) + f64::from(eps)).sqrt();
-            let gm = if affine {
-                f64::from(gamma[inner as usize])
-            } else {
-                1.0
-            };
+            let gm = affine_at(affine, &gamma, inner as usize, 1.0);
             let want = at(&t, p) * a * gm;
             // The squares and `a` are stored in the blob's storage: a
             // relative rounding each, within the storage units `tol` gives.
             (want, want.abs())
         });
-        runs.push(Run {
-            name: format!("rmsnorm {shape:?} pack{ep} affine_size {affine_size} affine {affine}"),
-            buffers: b.0,
+        runs.push(run_of(
+            format!("rmsnorm {shape:?} pack{ep} affine_size {affine_size} affine {affine}"),
+            b,
             steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }

@@ -3,11 +3,25 @@
 
 use ncnn_glsl_runtime::{Flag, SpecValue};
 use ncnn_glsl_testkit::ncnn_layers::{
-    expect_blob, pack, packed_mat, Data, Device, Mode, Run, Tensor,
+    expect_blob, pack, packed_mat, Data, Device, Mode, Run, Step, Tensor,
 };
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{optimal, packed, spec_ints, step, words, Buffers, Geo};
+use super::common::{
+    local_known, optimal, packed, run_of, spec_ints, spec_known, words, Buffers, Geo,
+};
+
+/// The reference of pooling `vals` (kind 0 max, else the average over `n`)
+/// and the magnitude of its terms.
+fn pooled(kind: i32, vals: &[f64], n: f64) -> (f64, f64) {
+    if kind == 0 {
+        let v = vals.iter().cloned().fold(f64::MIN, f64::max);
+        (v, v.abs())
+    } else {
+        let mag: f64 = vals.iter().map(|v| v.abs()).sum();
+        (vals.iter().sum::<f64>() / n, mag / n)
+    }
+}
 
 /// One Pooling configuration (the layer's parameters).
 #[derive(Clone, Copy, Debug)]
@@ -161,26 +175,12 @@ pub(crate) fn pooling(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
                 (2, SpecValue::Int(0)),
             ];
             let shapes: Vec<i32> = g.whc().into_iter().chain(gb.whc()).collect();
-            spec.extend(spec_ints(
-                3,
-                &if cfg.specialized {
-                    shapes.clone()
-                } else {
-                    vec![0; 10]
-                },
-            ));
+            spec.extend(spec_known(3, cfg.specialized, &shapes));
             let mut push = shapes;
             push.extend([pads[2] as i32, pads[0] as i32, 0]);
-            steps.push(step(
+            steps.push(Step::new(
                 packed(ep, "padding.comp", "padding_pack4.comp"),
-                optimal(
-                    device,
-                    if cfg.specialized {
-                        [wb.min(4), hb.min(4), mb.c.min(4)]
-                    } else {
-                        [0; 3]
-                    },
-                ),
+                local_known(device, cfg.specialized, [wb, hb, mb.c], [0; 3]),
                 spec,
                 words(&push),
                 &[input, out, per_channel],
@@ -212,22 +212,12 @@ pub(crate) fn pooling(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             ],
         );
         let shapes: Vec<i32> = gb.whc().into_iter().chain(go.whc()).collect();
-        spec.extend(spec_ints(
-            12,
-            &if known { shapes.clone() } else { vec![0; 10] },
-        ));
+        spec.extend(spec_known(12, known, &shapes));
         let mut push = shapes;
         push.extend([wtail as i32, htail as i32]);
-        steps.push(step(
+        steps.push(Step::new(
             packed(ep, "pooling.comp", "pooling_pack4.comp"),
-            optimal(
-                device,
-                if cfg.specialized {
-                    [ow.min(4), oh.min(4), mo.c.min(4)]
-                } else {
-                    [0; 3]
-                },
-            ),
+            local_known(device, cfg.specialized, [ow, oh, mo.c], [0; 3]),
             spec,
             words(&push),
             &[bordered, output],
@@ -244,26 +234,14 @@ pub(crate) fn pooling(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
                     }
                 }
             }
-            let mag: f64 = vals.iter().map(|v| v.abs()).sum();
-            if cfg.kind == 0 {
-                let v = vals.iter().cloned().fold(f64::MIN, f64::max);
-                (v, v.abs())
+            let n = if cfg.include_pad {
+                f64::from(kw * kh)
             } else {
-                let n = if cfg.include_pad {
-                    f64::from(kw * kh)
-                } else {
-                    vals.len() as f64
-                };
-                (vals.iter().sum::<f64>() / n, mag / n)
-            }
+                vals.len() as f64
+            };
+            pooled(cfg.kind, &vals, n)
         });
-        runs.push(Run {
-            name: format!("pooling {cfg:?}"),
-            buffers: b.0,
-            steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+        runs.push(run_of(format!("pooling {cfg:?}"), b, steps, expect));
     }
     runs
 }
@@ -318,16 +296,13 @@ pub(crate) fn global_pooling(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec
         let input = b.add(Data::Floats(pack(&t, &m)));
         let mut red = Geo::new(&[(w * h).div_ceil(8), 1, c], red_elemsize);
         let mut rb = b.add(red.poison());
-        steps.push(step(
+        steps.push(Step::new(
             shaders[0],
             local64,
-            spec_ints(
+            spec_known(
                 0,
-                &if specialized {
-                    [w, h, c, g.cstep(), 0, 0].map(|v| v as i32)
-                } else {
-                    [0; 6]
-                },
+                specialized,
+                &[w, h, c, g.cstep(), 0, 0].map(|v| v as i32),
             ),
             words(&[w, h, c, g.cstep(), red.w, red.cstep()].map(|v| v as i32)),
             &[input, rb],
@@ -336,7 +311,7 @@ pub(crate) fn global_pooling(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec
         while red.w > 32 {
             let next = Geo::new(&[red.w.div_ceil(8), 1, c], red_elemsize);
             let nb = b.add(next.poison());
-            steps.push(step(
+            steps.push(Step::new(
                 shaders[1],
                 local64,
                 spec_ints(0, &[0, spec_c, 0, 0, 0]),
@@ -349,7 +324,7 @@ pub(crate) fn global_pooling(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec
         }
         let mo = packed_mat(&[shape[2]], ep, mode);
         let out = b.add(Geo::of(&mo).poison());
-        steps.push(step(
+        steps.push(Step::new(
             shaders[2],
             optimal(device, [1, 1, 64]),
             spec_ints(0, &[0, spec_c, 0]),
@@ -362,22 +337,14 @@ pub(crate) fn global_pooling(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec
                 .flat_map(|y| (0..w).map(move |x| (x, y)))
                 .map(|(x, y)| f64::from(t.at(x, y, 0, q)))
                 .collect();
-            if kind == 0 {
-                let v = vals.iter().cloned().fold(f64::MIN, f64::max);
-                (v, v.abs())
-            } else {
-                let n = vals.len() as f64;
-                let mag: f64 = vals.iter().map(|v| v.abs()).sum();
-                (vals.iter().sum::<f64>() / n, mag / n)
-            }
+            pooled(kind, &vals, vals.len() as f64)
         });
-        runs.push(Run {
-            name: format!("global_pooling {shape:?} pack{ep} kind {kind} spec {specialized}"),
-            buffers: b.0,
+        runs.push(run_of(
+            format!("global_pooling {shape:?} pack{ep} kind {kind} spec {specialized}"),
+            b,
             steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }
@@ -405,27 +372,13 @@ pub(crate) fn adaptive_pooling(device: &Device, mode: &Mode, rng: &mut Rng) -> V
             .chain(Geo::of(&mo).whc())
             .collect();
         let mut spec = vec![(0, SpecValue::Int(kind))];
-        spec.extend(spec_ints(
-            1,
-            &if specialized {
-                shapes.clone()
-            } else {
-                vec![0; 10]
-            },
-        ));
+        spec.extend(spec_known(1, specialized, &shapes));
         let mut b = Buffers::default();
         let input = b.add(Data::Floats(pack(&t, &m)));
         let output = b.add(Geo::of(&mo).poison());
-        let steps = vec![step(
+        let steps = vec![Step::new(
             packed(ep, "pooling_adaptive.comp", "pooling_adaptive_pack4.comp"),
-            optimal(
-                device,
-                if specialized {
-                    [ow.min(4), oh.min(4), mo.c.min(4)]
-                } else {
-                    [0; 3]
-                },
-            ),
+            local_known(device, specialized, [ow, oh, mo.c], [0; 3]),
             spec,
             words(&shapes),
             &[input, output],
@@ -438,24 +391,16 @@ pub(crate) fn adaptive_pooling(device: &Device, mode: &Mode, rng: &mut Rng) -> V
                 .flat_map(|y| (sx..ex).map(move |x| (x, y)))
                 .map(|(x, y)| f64::from(t.at(x, y, 0, q)))
                 .collect();
-            if kind == 0 {
-                let v = vals.iter().cloned().fold(f64::MIN, f64::max);
-                (v, v.abs())
-            } else {
-                let n = vals.len() as f64;
-                let mag: f64 = vals.iter().map(|v| v.abs()).sum();
-                (vals.iter().sum::<f64>() / n, mag / n)
-            }
+            pooled(kind, &vals, vals.len() as f64)
         });
-        runs.push(Run {
-            name: format!(
+        runs.push(run_of(
+            format!(
                 "adaptive_pooling {shape:?} pack{ep} kind {kind} out {out:?} spec {specialized}"
             ),
-            buffers: b.0,
+            b,
             steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }

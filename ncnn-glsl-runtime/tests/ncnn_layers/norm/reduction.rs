@@ -3,11 +3,11 @@
 
 use ncnn_glsl_runtime::ncnn_local_size;
 use ncnn_glsl_testkit::ncnn_layers::{
-    expect_blob, pack, packed_mat, Data, Device, Mode, Run, Tensor,
+    expect_blob, pack, packed_mat, Data, Device, Mode, Run, Step, Tensor,
 };
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{at, spec_ints, step, words, Buffers, Geo};
+use super::common::{at, run_of, spec_ints, words, Buffers, Geo};
 
 /// One Reduction configuration: input shape, operation, reduced axes as
 /// `[w, h, d, c]` flags, keepdims, coefficient.
@@ -154,7 +154,7 @@ pub(crate) fn reduction_runs_of(
         let mut b = Buffers::default();
         let out = b.add(go.poison());
         let input = b.add(Data::Floats(pack(&t, &m)));
-        let steps = vec![step(
+        let steps = vec![Step::new(
             "reduction.comp",
             local,
             spec_ints(0, &[op]),
@@ -218,15 +218,14 @@ pub(crate) fn reduction_runs_of(
             };
             (r * c, mag * c.abs())
         });
-        runs.push(Run {
-            name: format!(
+        runs.push(run_of(
+            format!(
                 "reduction {shape:?} op {op} axes {reduce:?} keepdims {keepdims} coeff {coeff}"
             ),
-            buffers: b.0,
+            b,
             steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }

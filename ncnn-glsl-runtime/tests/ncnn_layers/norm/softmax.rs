@@ -3,11 +3,11 @@
 
 use ncnn_glsl_runtime::SpecValue;
 use ncnn_glsl_testkit::ncnn_layers::{
-    expect_blob, pack, packed_mat, Data, Device, Mode, Run, Tensor,
+    expect_blob, pack, packed_mat, Data, Device, Mode, Run, Step, Tensor,
 };
 use ncnn_glsl_testkit::Rng;
 
-use super::common::{at, optimal, packed, spec_ints, step, words, Buffers, Geo};
+use super::common::{at, blob_local, local_known, packed, run_of, spec_known, words, Buffers, Geo};
 
 /// `softmax_vulkan.cpp`, in place: `softmax_reduce_max` into a max
 /// workspace, `softmax_exp_sub_max` over the blob, `softmax_reduce_sum` into
@@ -51,80 +51,59 @@ pub(crate) fn softmax(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
         let ws = Geo::new(&ws_shape, m.elemsize);
         let constants: Vec<i32> = g.shape6().into_iter().chain(ws.shape6()).collect();
         let mut spec = vec![(0, SpecValue::Int(axis))];
-        spec.extend(spec_ints(
-            1,
-            &if specialized {
-                constants.clone()
-            } else {
-                vec![0; 12]
-            },
-        ));
-        let reduce_local = if specialized {
-            [ws.w.min(4), (ws.h * ws.d).min(4), ws.c.min(4)]
-        } else {
-            [0; 3]
-        };
-        let blob_local = match (specialized, dims) {
-            (false, _) => [0; 3],
-            (_, 1) => [m.w.min(64), 1, 1],
-            (_, 2) => [m.w.min(8), m.h.min(8), 1],
-            _ => [m.w.min(4), (m.h * m.d).min(4), m.c.min(4)],
-        };
-        let (reduce_local, blob_local) =
-            (optimal(device, reduce_local), optimal(device, blob_local));
+        spec.extend(spec_known(1, specialized, &constants));
         let ws_dispatch = [ws.w, ws.h * ws.d, ws.c];
         let blob_dispatch = [m.w, m.h * m.d, m.c];
+        // The reduce pipelines run over the workspace, the element-wise ones
+        // over the blob.
+        let over_ws = (
+            local_known(device, specialized, ws_dispatch, [0; 3]),
+            ws_dispatch,
+        );
+        let over_blob = (blob_local(device, specialized, &m, [0; 3]), blob_dispatch);
         let mut b = Buffers::default();
         let blob = b.add(Data::Floats(pack(&t, &m)));
         let max_ws = b.add(ws.poison());
         let sum_ws = b.add(ws.poison());
         let push = words(&constants);
-        let steps = vec![
-            step(
-                packed(
-                    ep,
-                    "softmax_reduce_max.comp",
-                    "softmax_reduce_max_pack4.comp",
-                ),
-                reduce_local,
+        let steps = [
+            (
+                "softmax_reduce_max.comp",
+                "softmax_reduce_max_pack4.comp",
+                over_ws,
+                max_ws,
+            ),
+            (
+                "softmax_exp_sub_max.comp",
+                "softmax_exp_sub_max_pack4.comp",
+                over_blob,
+                max_ws,
+            ),
+            (
+                "softmax_reduce_sum.comp",
+                "softmax_reduce_sum_pack4.comp",
+                over_ws,
+                sum_ws,
+            ),
+            (
+                "softmax_div_sum.comp",
+                "softmax_div_sum_pack4.comp",
+                over_blob,
+                sum_ws,
+            ),
+        ]
+        .into_iter()
+        .map(|(pack1, pack4, (local, dispatcher), work)| {
+            Step::new(
+                packed(ep, pack1, pack4),
+                local,
                 spec.clone(),
                 push.clone(),
-                &[blob, max_ws],
-                ws_dispatch,
-            ),
-            step(
-                packed(
-                    ep,
-                    "softmax_exp_sub_max.comp",
-                    "softmax_exp_sub_max_pack4.comp",
-                ),
-                blob_local,
-                spec.clone(),
-                push.clone(),
-                &[blob, max_ws],
-                blob_dispatch,
-            ),
-            step(
-                packed(
-                    ep,
-                    "softmax_reduce_sum.comp",
-                    "softmax_reduce_sum_pack4.comp",
-                ),
-                reduce_local,
-                spec.clone(),
-                push.clone(),
-                &[blob, sum_ws],
-                ws_dispatch,
-            ),
-            step(
-                packed(ep, "softmax_div_sum.comp", "softmax_div_sum_pack4.comp"),
-                blob_local,
-                spec,
-                push,
-                &[blob, sum_ws],
-                blob_dispatch,
-            ),
-        ];
+                &[blob, work],
+                dispatcher,
+            )
+        })
+        .collect();
         // The softmax axis among `[w, h, d, c]`.
         let ax = match (dims, pos) {
             (1, _) => 0,
@@ -158,13 +137,12 @@ pub(crate) fn softmax(device: &Device, mode: &Mode, rng: &mut Rng) -> Vec<Run> {
             let mag = want * (f64::from(n) + (v - max).abs() + 2.0);
             (want, mag)
         });
-        runs.push(Run {
-            name: format!("softmax {shape:?} axis {axis} pack{ep} spec {specialized}"),
-            buffers: b.0,
+        runs.push(run_of(
+            format!("softmax {shape:?} axis {axis} pack{ep} spec {specialized}"),
+            b,
             steps,
-            expect: vec![expect],
-            untouched: Vec::new(),
-        });
+            expect,
+        ));
     }
     runs
 }
