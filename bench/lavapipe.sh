@@ -7,6 +7,8 @@
 #   bash bench/lavapipe.sh whole          the whole benchmark (the seed's sizes, both quantizations)
 #   bash bench/lavapipe.sh sweep ARGS...  q8ta_bench with ARGS (a sweep: --sweep, --cases, ...)
 #   bash bench/lavapipe.sh tests          the ignored whole q8ta GPU test product
+#   bash bench/lavapipe.sh layers         ncnn's layers (tests/ncnn_layers.rs) in every mode, against
+#                                         glslang's blobs, timed (NCNN_SHADER_DIR, default ../shared's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-}
@@ -38,8 +40,21 @@ tests)
         VK_LOADER_DEBUG= CI=true cargo test --release -q -p ncnn-glsl-q8ta --test gpu -- --include-ignored 2>&1
     } | tee "$file"
     ;;
+layers)
+    rev=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- $sources || echo -dirty)
+    file="$out/ncnn-layers.txt"
+    versus="$out/ncnn-layers-vs-glslang.md"
+    rm -f "$versus"
+    export NCNN_SHADER_DIR=${NCNN_SHADER_DIR:-$(cd ../shared/ncnn/src/layer/vulkan/shader && pwd)}
+    {
+        echo "# revision $rev; $(vulkaninfo --summary 2>/dev/null | grep -m1 -E 'deviceName' | xargs); $(vulkaninfo --summary 2>/dev/null | grep -m1 -E 'driverInfo' | xargs)"
+        # A debug build: the times are the driver's (compiling pipelines, running dispatches).
+        echo "# command: NCNN_LAYERS_GLSLANG=$versus cargo test -p ncnn-glsl-runtime --test ncnn_layers -- --test-threads=1 --nocapture"
+        CI=true NCNN_LAYERS_GLSLANG=$versus cargo test -q -p ncnn-glsl-runtime --test ncnn_layers -- --test-threads=1 --nocapture 2>&1
+    } | tee "$file"
+    ;;
 *)
-    sed -n '2,11p' "$0" >&2
+    sed -n '2,13p' "$0" >&2
     exit 2
     ;;
 esac
