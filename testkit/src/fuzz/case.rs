@@ -82,10 +82,17 @@ impl Gen {
     }
 
     /// The arrays whose length at `spec` is not positive, huge or not
-    /// computable, with the constants their lengths read.
+    /// computable, with the constants their lengths read: of those the
+    /// compiled module keeps (an array of a function `main` never reaches
+    /// is not in it, whatever its length).
     fn broken(&self, spec: &[(u32, SpecValue)]) -> Vec<String> {
         let mut names = Vec::new();
-        for a in &self.arrays_made {
+        let reached = self.shader.reached();
+        for a in self
+            .arrays_made
+            .iter()
+            .filter(|a| self.shader.keeps(a, &reached))
+        {
             for d in &a.dims {
                 if d.literal {
                     continue;

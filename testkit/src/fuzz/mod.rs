@@ -17,6 +17,7 @@ mod gen_expr;
 pub mod known;
 pub mod minimize;
 pub mod program;
+mod reach;
 pub mod run;
 #[cfg(test)]
 mod tests;
@@ -186,6 +187,9 @@ pub struct Found {
 /// What a run counted.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
+    /// The repository's revision when the run began (a long run outlives
+    /// the tree it was built from).
+    pub revision: String,
     /// The device, as the context names it, and its driver version.
     pub device: String,
     /// Seeds from `first_seed` to `last_seed`.
@@ -268,6 +272,7 @@ fn fuzz_on(gpu: &Gpu, settings: &Settings) -> Report {
     };
     let caps = ctx.caps();
     let mut report = Report {
+        revision: crate::revision(),
         device: format!("{} (driver version {:#x})", caps.name, caps.driver_version),
         first_seed: settings.one.unwrap_or(settings.base),
         ..Report::default()
@@ -456,7 +461,7 @@ impl Report {
     /// The result file of a long run: revision, device, command, seeds and counts.
     pub fn result_file(&self, command: &str) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "revision: {}", crate::revision());
+        let _ = writeln!(s, "revision: {} (when the run began)", self.revision);
         let _ = writeln!(s, "device: {}", self.device);
         let _ = writeln!(s, "command: {command}");
         let _ = writeln!(s, "seeds: {}..={}", self.first_seed, self.last_seed);
