@@ -25,6 +25,7 @@ use ncnn_glsl_testkit::shaders::workspace_root;
 use ncnn_glsl_testkit::tools::{spirv_val_auto, tool_available};
 
 static SEED: &VariantSet = include_ncnn_shader!("shaders/seed_example.comp");
+static SCALE: &VariantSet = include_ncnn_shader!("shaders/scale.comp");
 /// The store-cost program's shaders (`bench/src/bin/store_cost.rs`).
 static STORE_ST1: &VariantSet = include_ncnn_shader!("../bench/shaders/store_st1.comp");
 static STORE_PLAIN_RMW: &VariantSet = include_ncnn_shader!("../bench/shaders/store_plain_rmw.comp");
@@ -41,7 +42,9 @@ fn embedded_sets() -> Vec<(&'static VariantSet, PathBuf)> {
         // Named without a directory: found in the shipped library.
         .map(|s| (*s, Path::new("shaders").join(s.name)))
         .collect();
-    out.push((SEED, Path::new("tests").join(SEED.name)));
+    for set in [SEED, SCALE] {
+        out.push((set, Path::new("tests").join(set.name)));
+    }
     for (set, file) in [
         (BENCH_COPY, "bench_copy.comp"),
         (STORE_ST1, "store_st1.comp"),
