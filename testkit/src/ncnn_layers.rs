@@ -617,7 +617,11 @@ pub fn suite(cases: &[Case]) {
         );
     }
     if let Some(path) = &versus {
-        glslang::write(path, &device, &times);
+        let name = format!(
+            "{} (driver version {:#x})",
+            device.caps.name, device.caps.driver_version
+        );
+        glslang::write(path, &name, &times);
     }
     assert!(
         failures.is_empty(),

@@ -12,7 +12,6 @@ use std::sync::Mutex;
 
 use ncnn_glsl_runtime::Blob;
 
-use super::Device;
 use crate::differential::{glslang, glslang_blob};
 
 /// The environment variable naming the result file.
@@ -55,19 +54,15 @@ pub(super) fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Appends the rows' summary (per layer and mode: runs, total times, ratio)
-/// to `path`, with the revision, device and command first where the file is
-/// new.
-pub(super) fn write(path: &PathBuf, device: &Device, rows: &[Row]) {
+/// to `path`, with the revision, `device` and command first where the file
+/// is new.
+pub(super) fn write(path: &PathBuf, device: &str, rows: &[Row]) {
     static FILE: Mutex<()> = Mutex::new(());
     let _one_writer = FILE.lock().unwrap_or_else(|p| p.into_inner());
     let mut s = String::new();
     if !path.exists() {
         let _ = writeln!(s, "revision: {}", crate::revision());
-        let _ = writeln!(
-            s,
-            "device: {} (driver version {:#x})",
-            device.caps.name, device.caps.driver_version
-        );
+        let _ = writeln!(s, "device: {device}");
         let args: Vec<String> = std::env::args().collect();
         let _ = writeln!(
             s,
