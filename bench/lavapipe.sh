@@ -43,7 +43,8 @@ tests)
 layers)
     rev=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- $sources || echo -dirty)
     file="$out/ncnn-layers.txt"
-    versus="$out/ncnn-layers-vs-glslang.md"
+    # Absolute: cargo runs a test in its package's folder.
+    versus="$PWD/$out/ncnn-layers-vs-glslang.md"
     rm -f "$versus"
     export NCNN_SHADER_DIR=${NCNN_SHADER_DIR:-$(cd ../shared/ncnn/src/layer/vulkan/shader && pwd)}
     {
