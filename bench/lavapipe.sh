@@ -8,7 +8,7 @@
 #   bash bench/lavapipe.sh sweep ARGS...  q8ta_bench with ARGS (a sweep: --sweep, --cases, ...)
 #   bash bench/lavapipe.sh tests          the ignored whole q8ta GPU test product
 #   bash bench/lavapipe.sh layers         ncnn's layers (tests/ncnn_layers.rs) in every mode, against
-#                                         glslang's blobs, timed (NCNN_SHADER_DIR, default ../shared's)
+#                                         glslang's blobs, timed (NCNN_SHADER_DIR: ncnn's shader folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-}
@@ -46,7 +46,9 @@ layers)
     # Absolute: cargo runs a test in its package's folder.
     versus="$PWD/$out/ncnn-layers-vs-glslang.md"
     rm -f "$versus"
-    export NCNN_SHADER_DIR=${NCNN_SHADER_DIR:-$(cd ../shared/ncnn/src/layer/vulkan/shader && pwd)}
+    : "${NCNN_SHADER_DIR:?set it to the shader folder of an ncnn checkout (src/layer/vulkan/shader)}"
+    NCNN_SHADER_DIR=$(cd "$NCNN_SHADER_DIR" && pwd)
+    export NCNN_SHADER_DIR
     {
         echo "# revision $rev; $(vulkaninfo --summary 2>/dev/null | grep -m1 -E 'deviceName' | xargs); $(vulkaninfo --summary 2>/dev/null | grep -m1 -E 'driverInfo' | xargs)"
         # A debug build: the times are the driver's (compiling pipelines, running dispatches).

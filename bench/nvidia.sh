@@ -47,10 +47,11 @@ if [ "$what" = build ]; then
         cp "$(test_exe ncnn-glsl-runtime contexts_on_threads)" "$bin/contexts_on_threads_test" ;;
     esac
     case $parts in *layers*)
-        # ncnn's shaders travel with the test: the GPU machine has no ../shared.
+        # ncnn's shaders travel with the test: the GPU machine has no ncnn checkout.
+        : "${NCNN_SHADER_DIR:?set it to the shader folder of an ncnn checkout (src/layer/vulkan/shader)}"
         cp "$(test_exe ncnn-glsl-runtime ncnn_layers)" "$bin/ncnn_layers_test"
         mkdir -p "$bin/ncnn-shader"
-        cp "${NCNN_SHADER_DIR:-../shared/ncnn/src/layer/vulkan/shader}"/*.comp "$bin/ncnn-shader/" ;;
+        cp "$NCNN_SHADER_DIR"/*.comp "$bin/ncnn-shader/" ;;
     esac
     strip "$bin"/*_test "$bin"/q8ta_bench "$bin"/bandwidth "$bin"/store_cost "$bin"/coopmat_gemm 2>/dev/null || true
     # The test compares with glslang's blobs, and Debian 12's glslang does
